@@ -1,0 +1,87 @@
+"""Audit every corpus document at the issue's settings and print the figures.
+
+    python -m bench.corpus_audit [CORPUS_DIR]
+
+Settings: 512 cl100k tokens / 64 overlap, and 2000 characters / 500 overlap.
+Exits non-zero if any invariant is violated.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from chunking.audit import Audit, audit_document
+from chunking.options import ChunkOptions, Limits, Unit
+from chunking.pipeline import chunk_document, parse
+from chunking.sizing import make_sizer
+
+SETTINGS = {
+    "512 tokens / 64": Limits(Unit.TOKENS, 512, 64),
+    "2000 characters / 500": Limits(Unit.CHARACTERS, 2000, 500),
+}
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
+
+def corpus_files(root: Path) -> list[Path]:
+    """Markdown and HTML files under `root`, sorted."""
+    return sorted(
+        p for p in root.rglob("*") if p.suffix.lower() in {".md", ".html", ".htm"} and p.is_file()
+    )
+
+
+def audit_corpus(files: list[Path], limits: Limits) -> tuple[Audit, float]:
+    """Chunk and audit every file; returns the audit and the seconds spent chunking."""
+    options = ChunkOptions(limits=limits)
+    sizer = make_sizer(limits.unit, options.encoder_model_name)
+    total = Audit()
+    seconds = 0.0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        began = time.perf_counter()
+        document = chunk_document(text, options=options, file_name=path.name)
+        seconds += time.perf_counter() - began
+        outline = parse(text, file_name=path.name)
+        total.merge(
+            audit_document(str(path), outline, document, options, sizer, file_name=path.name)
+        )
+    return total, seconds
+
+
+def main() -> int:
+    """Print one block of figures per setting; non-zero exit on any violation."""
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_CORPUS
+    files = corpus_files(root)
+    size_mb = sum(p.stat().st_size for p in files) / 1e6
+    failed = False
+    for label, limits in SETTINGS.items():
+        audit, seconds = audit_corpus(files, limits)
+        fills = sorted(audit.fill)
+        print(f"== {label}: {audit.documents} documents ({size_mb:.1f} MB), {audit.chunks} chunks")
+        print(f"   chunking time {seconds:.1f} s ({size_mb / seconds:.2f} MB/s)")
+        print(
+            f"   fill of limit: mean {statistics.mean(fills):.2f}, median "
+            f"{statistics.median(fills):.2f}, below 25%: "
+            f"{sum(f < 0.25 for f in fills) / len(fills):.1%}"
+        )
+        kinds = [
+            "oversize", "content_not_slice", "text_not_ending_in_content",
+            "starts_not_increasing", "wrong_heading_path", "path_missing_from_text",
+            "cut_inside_table_row", "cut_inside_code_line", "heading_in_code",
+            "heading_in_front_matter", "lost_text",
+        ]  # fmt: skip
+        for kind in kinds:
+            print(f"   {kind}: {audit.violations[kind]}", end="")
+            if audit.allowed[kind]:
+                print(f" (plus {audit.allowed[kind]} where the row/line alone is too big)", end="")
+            print()
+        for kind, example in audit.examples.items():
+            print(f"   e.g. {kind}: {example}")
+        failed |= bool(audit.violations)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+"""Structure-aware chunking: parse markdown, HTML or text into an outline, cut it
+by section within a size limit, and put the title and heading path in front of
+every chunk.  Pure Python, no Azure imports."""
+
+from __future__ import annotations
+
+from chunking.chunk import Chunk, ChunkedDocument
+from chunking.options import ChunkOptions, Limits, OptionError, SplitMode, Unit
+from chunking.pipeline import FormatName, chunk_document
+
+__all__ = [
+    "Chunk",
+    "ChunkOptions",
+    "ChunkedDocument",
+    "FormatName",
+    "Limits",
+    "OptionError",
+    "SplitMode",
+    "Unit",
+    "chunk_document",
+]

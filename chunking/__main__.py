@@ -1,0 +1,119 @@
+"""`python -m chunking [FILE ...]`: print one JSON object per chunk per line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, TextIO, get_args
+
+from chunking.options import ChunkOptions, Limits, OptionError, SplitMode, Unit
+from chunking.pipeline import FormatName, chunk_document
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with status 2 and one line, as the issue asks."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m chunking",
+        description="Chunk markdown, HTML or text by structure; prints JSON lines.",
+    )
+    parser.add_argument("files", nargs="*", help="files to chunk (stdin when none)")
+    parser.add_argument("--format", choices=get_args(FormatName), default="auto")
+    parser.add_argument("--unit", choices=[u.value for u in Unit], default=Unit.TOKENS.value)
+    parser.add_argument("--max", type=int, default=None, help="maximumPageLength")
+    parser.add_argument("--overlap", type=int, default=None, help="pageOverlapLength")
+    parser.add_argument("--pages", type=int, default=0, help="maximumPagesToTake (0 = all)")
+    parser.add_argument("--mode", choices=[m.value for m in SplitMode], default="pages")
+    parser.add_argument("--language", default="en", help="defaultLanguageCode")
+    parser.add_argument("--encoder", default="cl100k_base", help="encoderModelName")
+    parser.add_argument("--title", default=None, help="title when the document has none")
+    parser.add_argument("--no-title-prefix", action="store_true")
+    return parser
+
+
+def _options(args: argparse.Namespace) -> ChunkOptions:
+    unit = Unit(args.unit)
+    default_max, default_overlap = (2000, 500) if unit is Unit.CHARACTERS else (512, 64)
+    limits = Limits(
+        unit=unit,
+        maximum_page_length=default_max if args.max is None else args.max,
+        page_overlap_length=default_overlap if args.overlap is None else args.overlap,
+        maximum_pages_to_take=args.pages,
+    )
+    return ChunkOptions(
+        limits=limits,
+        mode=SplitMode(args.mode),
+        encoder_model_name=args.encoder,
+        language=args.language,
+        title_prefix=not args.no_title_prefix,
+    )
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    with open(name, encoding="utf-8", errors="surrogateescape") as handle:
+        return handle.read()
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _arguments()
+    args = parser.parse_args(argv)
+    out = out or sys.stdout
+    try:
+        options = _options(args)
+    except OptionError as error:
+        parser.error(str(error))
+    for name in args.files or ["-"]:
+        try:
+            text = _read(name)
+        except OSError as error:
+            parser.exit(2, f"{parser.prog}: cannot read {name}: {error.strerror}\n")
+        try:
+            document = chunk_document(
+                text,
+                options=options,
+                format=args.format,
+                title=args.title,
+                file_name=None if name == "-" else name,
+            )
+        except OptionError as error:
+            parser.error(str(error))
+        for warning in document.warnings:
+            print(f"{name}: warning: {warning}", file=sys.stderr)
+        for chunk in document.chunks:
+            record = {
+                "source": name,
+                "ordinal": chunk.ordinal,
+                "content": chunk.content,
+                "text": chunk.text,
+                "start": chunk.start,
+                "end": chunk.end,
+                "headings": list(chunk.headings),
+                "title": chunk.title,
+                "size": chunk.size,
+                "anchor": chunk.anchor,
+                "id": chunk.id,
+            }
+            line = json.dumps(record, ensure_ascii=False)
+            if not line.isascii():
+                try:
+                    line.encode("utf-8")
+                except UnicodeEncodeError:  # lone surrogates: fall back to \u escapes
+                    line = json.dumps(record)
+            out.write(line + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Checking a chunked document against the invariants the chunker promises.
+
+Used by the tests and by `bench/corpus_audit.py`, which reports the figures over
+the whole corpus.  Every check recomputes from the source; nothing is trusted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from chunking.outline import Outline, RegionKind
+from chunking.sections import SectionTree
+from chunking.titles import resolve_title
+
+if TYPE_CHECKING:
+    from chunking.chunk import ChunkedDocument
+    from chunking.options import ChunkOptions
+    from chunking.sizing import Sizer
+
+
+@dataclass(slots=True)
+class Audit:
+    """Counts of checks and violations over one or more documents."""
+
+    documents: int = 0
+    chunks: int = 0
+    violations: Counter[str] = field(default_factory=Counter)
+    allowed: Counter[str] = field(default_factory=Counter)
+    """Cuts inside a row or line that are allowed because that row or line alone is too big."""
+    examples: dict[str, str] = field(default_factory=dict)
+    fill: list[float] = field(default_factory=list)
+    """Size of each chunk as a share of the limit."""
+
+    def flag(self, kind: str, example: str) -> None:
+        """Record one violation, keeping the first example of each kind."""
+        self.violations[kind] += 1
+        self.examples.setdefault(kind, example)
+
+    def merge(self, other: Audit) -> None:
+        """Add another audit's counts to this one."""
+        self.documents += other.documents
+        self.chunks += other.chunks
+        self.violations.update(other.violations)
+        self.allowed.update(other.allowed)
+        for kind, example in other.examples.items():
+            self.examples.setdefault(kind, example)
+        self.fill += other.fill
+
+
+def audit_document(
+    name: str,
+    outline: Outline,
+    document: ChunkedDocument,
+    options: ChunkOptions,
+    sizer: Sizer,
+    *,
+    title: str | None = None,
+    file_name: str | None = None,
+) -> Audit:
+    """Check one chunked document; `outline` is the parse the chunker used."""
+    audit = Audit(documents=1, chunks=len(document.chunks))
+    source = document.source
+    maximum = options.limits.maximum_page_length
+    _, hidden = resolve_title(outline, given=title, file_name=file_name)
+    tree = SectionTree.build(outline, hidden)
+    previous_start = -1
+    for chunk in document.chunks:
+        where = f"{name} chunk {chunk.ordinal} [{chunk.start}:{chunk.end}]"
+        audit.fill.append(chunk.size / maximum)
+        exact = sizer.size(chunk.text)
+        if exact > maximum or chunk.size != exact:
+            audit.flag("oversize", f"{where}: size {exact} > {maximum}")
+        if chunk.content != source[chunk.start : chunk.end]:
+            audit.flag("content_not_slice", where)
+        if not chunk.text.endswith(chunk.content):
+            audit.flag("text_not_ending_in_content", where)
+        if chunk.start <= previous_start:
+            audit.flag("starts_not_increasing", where)
+        previous_start = chunk.start
+        names = tree.names(tree.chain_of_span(chunk.start, chunk.end))
+        if chunk.headings != names:
+            audit.flag("wrong_heading_path", f"{where}: {chunk.headings} != {names}")
+        if options.title_prefix and names and names[-1] not in chunk.text:
+            audit.flag("path_missing_from_text", f"{where}: {names[-1]!r}")
+        for position, side in ((chunk.start, "start"), (chunk.end, "end")):
+            _check_region_cut(audit, outline, sizer, maximum, position, f"{where} {side}")
+    _check_headings(audit, name, outline)
+    if not options.limits.maximum_pages_to_take:
+        _check_coverage(audit, name, outline, document)
+    return audit
+
+
+def _check_region_cut(
+    audit: Audit, outline: Outline, sizer: Sizer, maximum: int, position: int, where: str
+) -> None:
+    """A cut inside a table row or a code line is a violation unless the line is too big."""
+    source = outline.source
+    for region in outline.regions:
+        if not region.start < position < region.end:
+            continue
+        line_start = source.rfind("\n", 0, position) + 1
+        line_end = source.find("\n", position)
+        line_end = len(source) if line_end < 0 else line_end
+        at_line_edge = source[line_start:position].strip() == "" or (
+            source[position:line_end].strip() == ""
+        )
+        if at_line_edge:
+            continue
+        kind = "cut_inside_table_row" if region.kind is RegionKind.TABLE else "cut_inside_code_line"
+        if sizer.size(source[line_start:line_end]) > maximum // 2:
+            audit.allowed[kind] += 1
+        else:
+            audit.flag(kind, where)
+
+
+def _check_headings(audit: Audit, name: str, outline: Outline) -> None:
+    code = [r for r in outline.regions if r.kind is RegionKind.CODE]
+    for heading in outline.headings:
+        if heading.start < outline.body_start:
+            audit.flag("heading_in_front_matter", f"{name}: {heading.text!r}")
+        if any(r.start <= heading.start < r.end for r in code):
+            audit.flag("heading_in_code", f"{name}: {heading.text!r}")
+
+
+def _check_coverage(audit: Audit, name: str, outline: Outline, document: ChunkedDocument) -> None:
+    source = document.source
+    covered_to = outline.body_start
+    for chunk in document.chunks:
+        gap = source[covered_to : chunk.start]
+        if chunk.start > covered_to and gap.strip():
+            audit.flag("lost_text", f"{name}: {gap.strip()[:60]!r}")
+        covered_to = max(covered_to, chunk.end)
+    if source[covered_to:].strip():
+        audit.flag("lost_text", f"{name}: tail {source[covered_to:].strip()[:60]!r}")

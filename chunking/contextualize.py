@@ -1,0 +1,92 @@
+"""Joining title, heading path, continuation lead and content into the text to embed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chunking.sizing import Sizer
+
+PREFIX_SHARE = 0.25
+"""At most this share of `maximumPageLength` goes to the title and heading path,
+so every chunk keeps at least three quarters of its room for content."""
+ELLIPSIS = "…"
+
+
+@dataclass(slots=True)
+class Contextualizer:
+    """Builds prefixes (cached per heading path) and embedded texts."""
+
+    sizer: Sizer
+    title: str
+    maximum: int
+    enabled: bool
+    heading_separator: str
+    prefix_separator: str
+    shortened: set[tuple[str, ...]] = field(default_factory=set)
+    """Heading paths whose prefix had to be shortened (reported as warnings)."""
+    _cache: dict[tuple[str, ...], tuple[str, int]] = field(default_factory=dict)
+
+    def prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:
+        """The prefix text for a heading path (separator included) and its size."""
+        cached = self._cache.get(headings)
+        if cached is None:
+            cached = self._build_prefix(headings)
+            self._cache[headings] = cached
+        return cached
+
+    def text(self, headings: tuple[str, ...], lead: str, content: str) -> str:
+        """The embedded text: prefix, continuation lead, content."""
+        return self.prefix(headings)[0] + lead + content
+
+    def _join(self, parts: list[str]) -> str:
+        return self.heading_separator.join(parts) + self.prefix_separator
+
+    def _build_prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:
+        if not self.enabled:
+            return "", 0
+        parts = [p for p in (self.title, *headings) if p]
+        if not parts:
+            return "", 0
+        allowed = int(self.maximum * PREFIX_SHARE)
+        text = self._join(parts)
+        size = self.sizer.size(text)
+        if size <= allowed:
+            return text, size
+        self.shortened.add(headings)
+        # Keep the title and the innermost heading; the middle of the path goes first.
+        while len(parts) > 2:
+            parts = (
+                [parts[0], ELLIPSIS, parts[-1]] if parts[1] != ELLIPSIS else [parts[0], *parts[2:]]
+            )
+            text = self._join(parts)
+            size = self.sizer.size(text)
+            if size <= allowed:
+                return text, size
+        # Still too long: shorten each remaining part to its leading words.
+        parts = [self._truncate(part, allowed // len(parts)) for part in parts]
+        text = self._join(parts)
+        return text, self.sizer.size(text)
+
+    def _truncate(self, part: str, allowed: int) -> str:
+        """The longest word-boundary prefix of `part` that fits `allowed`, plus an ellipsis."""
+        words = part.split()
+        low, high = 0, len(words)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.sizer.size(" ".join(words[:middle]) + ELLIPSIS) <= allowed:
+                low = middle
+            else:
+                high = middle - 1
+        if low:
+            return " ".join(words[:low]) + ELLIPSIS
+        # One giant word: cut characters.
+        low, high = 0, len(part)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.sizer.size(part[:middle] + ELLIPSIS) <= allowed:
+                low = middle
+            else:
+                high = middle - 1
+        return part[:low] + ELLIPSIS

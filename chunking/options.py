@@ -1,0 +1,98 @@
+"""Chunking parameters with the Text Split skill's names, meaning and validation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Unit(Enum):
+    """What `maximumPageLength` and `pageOverlapLength` count."""
+
+    CHARACTERS = "characters"
+    """UTF-16 code units, like .NET `String.Length` (the Split skill's measure)."""
+    TOKENS = "azureOpenAITokens"
+    """Tokens of `encoderModelName` (tiktoken)."""
+
+
+class SplitMode(Enum):
+    """The Split skill's `textSplitMode`."""
+
+    PAGES = "pages"
+    SENTENCES = "sentences"
+
+
+MIN_CHARACTERS = 300
+"""The Split skill's lower bound for `maximumPageLength` in characters."""
+MAX_CHARACTERS = 50_000
+"""The Split skill's upper bound for `maximumPageLength` in characters."""
+MIN_TOKENS = 64
+"""Below this, the title and heading prefix leaves too little room for content."""
+MAX_TOKENS = 8191
+"""The input limit of every Azure OpenAI embedding model (ada-002, 3-small, 3-large)."""
+
+DEFAULT_UNIT = Unit.TOKENS
+DEFAULT_MAXIMUM_PAGE_LENGTH = 512
+DEFAULT_PAGE_OVERLAP_LENGTH = 64
+DEFAULT_ENCODER = "cl100k_base"
+DEFAULT_LANGUAGE = "en"
+DEFAULT_HEADING_SEPARATOR = " › "
+"""Joins the title and headings in the prefix of each embedded text."""
+DEFAULT_PREFIX_SEPARATOR = "\n\n"
+"""Separates the title/heading prefix from the chunk content."""
+
+
+class OptionError(ValueError):
+    """A parameter is out of range; the message names it and the allowed range."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Size limits; validated on creation like the Split skill validates them."""
+
+    unit: Unit = DEFAULT_UNIT
+    maximum_page_length: int = DEFAULT_MAXIMUM_PAGE_LENGTH
+    """Upper bound for the whole embedded text of a chunk, prefix included."""
+    page_overlap_length: int = DEFAULT_PAGE_OVERLAP_LENGTH
+    """Each continuation starts with at most this much of the previous chunk's end."""
+    maximum_pages_to_take: int = 0
+    """Stop after this many chunks; 0 takes all."""
+
+    def __post_init__(self) -> None:
+        low, high = (
+            (MIN_CHARACTERS, MAX_CHARACTERS)
+            if self.unit is Unit.CHARACTERS
+            else (MIN_TOKENS, MAX_TOKENS)
+        )
+        if not low <= self.maximum_page_length <= high:
+            raise OptionError(
+                f"maximumPageLength must be between {low} and {high} {self.unit.value} "
+                f"(got {self.maximum_page_length})"
+            )
+        if self.page_overlap_length < 0 or 2 * self.page_overlap_length >= self.maximum_page_length:
+            raise OptionError(
+                "pageOverlapLength must be at least 0 and less than half of maximumPageLength "
+                f"(< {(self.maximum_page_length + 1) // 2}; got {self.page_overlap_length})"
+            )
+        if self.maximum_pages_to_take < 0:
+            raise OptionError(
+                f"maximumPagesToTake must be 0 (all) or more (got {self.maximum_pages_to_take})"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOptions:
+    """Everything that decides how a document is cut and contextualized."""
+
+    limits: Limits = Limits()
+    mode: SplitMode = SplitMode.PAGES
+    encoder_model_name: str = DEFAULT_ENCODER
+    """tiktoken encoding used when the unit is tokens."""
+    language: str = DEFAULT_LANGUAGE
+    """Language code for sentence boundaries (the Split skill's defaultLanguageCode)."""
+    title_prefix: bool = True
+    """Put `title › heading › subheading` in front of each embedded text."""
+    heading_separator: str = DEFAULT_HEADING_SEPARATOR
+    prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
+    strategy: str = "structure"
+    """Name of the splitting strategy (see `chunking.strategies.STRATEGIES`)."""

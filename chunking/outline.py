@@ -1,0 +1,148 @@
+"""The one outline type every parser produces and the splitter consumes.
+
+An outline is a source text plus spans into it: headings, blocks and verbatim
+regions (code and tables).  The splitter never learns which format the source
+came from.  For markdown and plain text the source is the input itself; for
+HTML it is the normalized text rendering the HTML parser builds.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from typing import Literal
+
+Format = Literal["markdown", "html", "text"]
+
+
+class Level(IntEnum):
+    """How strong a boundary is, from coarse to fine; lower is stronger.
+
+    Section boundaries use the heading depth (1..6) as their level, so an H2
+    boundary is stronger than an H3 boundary and both beat a block boundary.
+    """
+
+    DOCUMENT = 0
+    H1 = 1
+    H2 = 2
+    H3 = 3
+    H4 = 4
+    H5 = 5
+    H6 = 6
+    BLOCK = 7
+    LINE = 8
+    SENTENCE = 9
+    WORD = 10
+    CHARACTER = 11
+
+
+class BlockKind(Enum):
+    """What a block is; how it may be split lives in the splitter's table."""
+
+    HEADING = "heading"
+    PARAGRAPH = "paragraph"
+    LIST_ITEM = "list_item"
+    QUOTE = "quote"
+    CODE = "code"
+    TABLE = "table"
+    HTML = "html"
+    RULE = "rule"
+    OTHER = "other"
+
+
+class RegionKind(Enum):
+    """Verbatim regions split only between lines (code) or rows (tables)."""
+
+    CODE = "code"
+    TABLE = "table"
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading: the span of its whole line(s) in the source, and its text."""
+
+    start: int
+    """Offset of the first character of the heading block (e.g. the `#`)."""
+    end: int
+    """Offset just past the heading block, excluding the final newline."""
+    depth: int
+    """1..6, as h1..h6 or the number of `#`."""
+    text: str
+    """The heading's plain text, inline markup removed, whitespace collapsed."""
+    anchor: str | None = None
+    """Fragment id a link can point at (HTML `id`, or a GitHub-style slug)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A unit the splitter packs whole when it can: paragraph, list item, fence..."""
+
+    kind: BlockKind
+    start: int
+    """Offset of the block's first character."""
+    end: int
+    """Offset just past the block's last non-newline character."""
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A code block or table, which may only be split between lines/rows.
+
+    A chunk that starts inside a region after `lead_end` is a continuation:
+    its embedded text repeats `lead` (the fence line with its info string, or
+    the table's header and delimiter rows) before the content.
+    """
+
+    kind: RegionKind
+    start: int
+    """Offset of the region's first character (the opening fence / header row)."""
+    end: int
+    """Offset just past the region's last character."""
+    lead_end: int
+    """End of the lead (fence line or header rows), including its newline."""
+    lead: str
+    """The text repeated at the start of a continuation chunk, newline-terminated."""
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """An element id at an offset of the source, for deep links."""
+
+    offset: int
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A parsed document: the source text and structural spans into it.
+
+    Invariants every parser keeps:
+    - `headings`, `blocks`, `regions` and `anchors` are sorted by start offset;
+    - blocks do not overlap and every heading is also a block of kind HEADING;
+    - every offset lies in `body_start..len(source)`;
+    - every non-whitespace character from `body_start` on lies in some block.
+    """
+
+    source: str
+    """The text offsets point into (the input, or the HTML rendering)."""
+    format: Format
+    title: str | None = None
+    """Title from metadata (front matter `title`, HTML `<title>`), if any."""
+    body_start: int = 0
+    """Where chunkable content begins (after YAML front matter)."""
+    headings: tuple[Heading, ...] = ()
+    blocks: tuple[Block, ...] = ()
+    regions: tuple[Region, ...] = ()
+    anchors: tuple[Anchor, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """Things the parser dropped or repaired, said plainly."""
+    _anchor_offsets: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_anchor_offsets", tuple(a.offset for a in self.anchors))
+
+    def anchor_at(self, offset: int) -> str | None:
+        """The id of the nearest anchor at or before `offset`, if any."""
+        index = bisect.bisect_right(self._anchor_offsets, offset) - 1
+        return self.anchors[index].id if index >= 0 else None

@@ -1,0 +1,131 @@
+"""The chunking pipeline: detect format -> parse -> outline -> split -> contextualize."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Literal
+
+from chunking.chunk import Chunk, ChunkedDocument
+from chunking.contextualize import Contextualizer
+from chunking.detect import detect_format
+from chunking.options import ChunkOptions, OptionError
+from chunking.sections import SectionTree
+from chunking.sizing import make_sizer
+from chunking.strategies import STRATEGIES
+from chunking.titles import resolve_title
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from chunking.outline import Format, Outline
+
+FormatName = Literal["auto", "markdown", "html", "text"]
+ID_DIGEST_BYTES = 16
+"""128-bit ids: collisions are not a concern at index scale."""
+
+
+def _parser(format: Format) -> Callable[[str], Outline]:
+    # Imported on use: a markdown-only Function never pays for loading lxml.
+    if format == "markdown":
+        from chunking.markdown_outline import parse_markdown  # noqa: PLC0415
+
+        return parse_markdown
+    if format == "html":
+        from chunking.html_outline import parse_html  # noqa: PLC0415
+
+        return parse_html
+    from chunking.text_outline import parse_text  # noqa: PLC0415
+
+    return parse_text
+
+
+def parse(
+    text: str,
+    format: FormatName = "auto",
+    *,
+    file_name: str | None = None,
+    content_type: str | None = None,
+) -> Outline:
+    """Parse a document into an outline, detecting the format when asked to."""
+    chosen: Format = (
+        detect_format(text, content_type=content_type, file_name=file_name)
+        if format == "auto"
+        else format
+    )
+    return _parser(chosen)(text)
+
+
+def chunk_document(
+    text: str,
+    *,
+    options: ChunkOptions | None = None,
+    format: FormatName = "auto",
+    title: str | None = None,
+    file_name: str | None = None,
+    content_type: str | None = None,
+) -> ChunkedDocument:
+    """Chunk one document.
+
+    Raises `OptionError` for settings that cannot be honoured (e.g. an encoder
+    that is not available); everything else about the input becomes a warning.
+    """
+    options = options or ChunkOptions()
+    strategy = STRATEGIES.get(options.strategy)
+    if strategy is None:
+        raise OptionError(
+            f"strategy must be one of {', '.join(sorted(STRATEGIES))} (got {options.strategy!r})"
+        )
+    sizer = make_sizer(options.limits.unit, options.encoder_model_name)
+    outline = parse(text, format, file_name=file_name, content_type=content_type)
+    title_text, title_heading = resolve_title(outline, given=title, file_name=file_name)
+    tree = SectionTree.build(outline, title_heading)
+    context = Contextualizer(
+        sizer=sizer,
+        title=title_text,
+        maximum=options.limits.maximum_page_length,
+        enabled=options.title_prefix,
+        heading_separator=options.heading_separator,
+        prefix_separator=options.prefix_separator,
+    )
+    spans = strategy(outline, tree, sizer, context, options)
+    digest = _document_digest(outline.source, options)
+    chunks = tuple(
+        Chunk(
+            ordinal=ordinal,
+            start=span.start,
+            end=span.end,
+            content=outline.source[span.start : span.end],
+            text=span.text,
+            title=title_text,
+            headings=tree.names(list(span.chain)),
+            anchor=outline.anchor_at(span.start),
+            size=span.size,
+            id=_chunk_id(digest, span.start, span.end),
+        )
+        for ordinal, span in enumerate(spans)
+    )
+    warnings = list(outline.warnings)
+    warnings += [
+        f"heading path shortened to fit the prefix limit: {' › '.join(path)[:200]}"
+        for path in sorted(context.shortened)
+    ]
+    return ChunkedDocument(
+        source=outline.source,
+        format=outline.format,
+        title=title_text,
+        chunks=chunks,
+        warnings=tuple(warnings),
+    )
+
+
+def _document_digest(source: str, options: ChunkOptions) -> bytes:
+    hasher = hashlib.blake2b(digest_size=ID_DIGEST_BYTES)
+    hasher.update(source.encode("utf-8", "surrogatepass"))
+    hasher.update(repr(options).encode("utf-8", "surrogatepass"))
+    return hasher.digest()
+
+
+def _chunk_id(digest: bytes, start: int, end: int) -> str:
+    return hashlib.blake2b(
+        digest + f":{start}:{end}".encode(), digest_size=ID_DIGEST_BYTES
+    ).hexdigest()

@@ -1,0 +1,70 @@
+"""The heading tree over an outline: which sections hold an offset or a span."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chunking.outline import Heading, Outline
+
+
+@dataclass(frozen=True, slots=True)
+class SectionTree:
+    """Section extents derived from the headings: heading i owns [start_i, ends[i])."""
+
+    headings: tuple[Heading, ...]
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    """Where each heading's section ends: the next heading of equal or lower depth."""
+    parents: tuple[int, ...]
+    """Index of the enclosing heading, or -1."""
+    hidden: int
+    """Index of the heading used as the document title (kept out of paths), or -1."""
+
+    @classmethod
+    def build(cls, outline: Outline, hidden: int = -1) -> SectionTree:
+        """Derive section extents and parents in one pass over the headings."""
+        headings = outline.headings
+        ends = [len(outline.source)] * len(headings)
+        parents = [-1] * len(headings)
+        open_stack: list[int] = []
+        for index, heading in enumerate(headings):
+            while open_stack and headings[open_stack[-1]].depth >= heading.depth:
+                ends[open_stack.pop()] = heading.start
+            parents[index] = open_stack[-1] if open_stack else -1
+            open_stack.append(index)
+        return cls(
+            headings=headings,
+            starts=tuple(h.start for h in headings),
+            ends=tuple(ends),
+            parents=tuple(parents),
+            hidden=hidden,
+        )
+
+    def chain_at(self, offset: int) -> list[int]:
+        """Indices of the headings whose sections contain `offset`, outermost first."""
+        index = bisect.bisect_right(self.starts, offset) - 1
+        chain: list[int] = []
+        while index >= 0:
+            if self.ends[index] > offset:
+                chain.append(index)
+            index = self.parents[index]
+        chain.reverse()
+        return chain
+
+    def chain_of_span(self, start: int, end: int) -> list[int]:
+        """Headings of the smallest section holding all of [start, end), outermost first."""
+        return [index for index in self.chain_at(start) if self.ends[index] >= end]
+
+    def names(self, chain: list[int]) -> tuple[str, ...]:
+        """The heading texts of a chain, without the title heading or empty headings."""
+        return tuple(
+            self.headings[i].text for i in chain if i != self.hidden and self.headings[i].text
+        )
+
+    def section_start_before(self, offset: int) -> int:
+        """Start of the last heading at or before `offset`, or -1."""
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return self.starts[index] if index >= 0 else -1

@@ -1,0 +1,461 @@
+"""Cutting an outline into spans that fit the limit, preferring structural boundaries.
+
+Every position where a chunk may end has a `Level`: a heading start is a section
+boundary (its depth), then block, line, sentence, word and character boundaries.
+From a chunk's start we walk forward over whole units of the coarsest level,
+descending into a unit only when it does not fit; that gives the furthest end
+that fits and the boundaries on the way.  The cut is the furthest boundary of the
+strongest level that still fills the chunk reasonably (`MIN_FILL`), so chunks
+stay near the target size while sections, blocks and sentences stay whole.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from chunking.options import ChunkOptions, SplitMode
+from chunking.outline import BlockKind, Level, Outline, RegionKind
+from chunking.sentences import sentence_starts
+
+if TYPE_CHECKING:
+    from chunking.contextualize import Contextualizer
+    from chunking.sections import SectionTree
+    from chunking.sizing import Sizer
+
+MIN_FILL: dict[Level, float] = {
+    **dict.fromkeys((Level.H1, Level.H2, Level.H3, Level.H4, Level.H5, Level.H6), 0.2),
+    Level.BLOCK: 0.5,
+    Level.LINE: 0.6,
+    Level.SENTENCE: 0.6,
+    Level.WORD: 0.85,
+    Level.CHARACTER: 0.0,
+}
+"""The least share of the available room a cut at each level must fill.
+
+A section boundary wins even at a fifth of the room (whole sections beat full
+chunks), but a block boundary must fill half of it, and a word boundary almost
+all of it: otherwise many tiny chunks result, which hurts retrieval."""
+
+MAX_CHARACTERS_PER_UNIT = 16
+"""Text longer than this many code points per unit of room left cannot plausibly
+fit (for tokens, English averages about 4 characters a token), so it is split
+before it is measured.  That keeps every measurement short and the walk linear."""
+
+_WHITESPACE_RUN = re.compile(r"\s+")
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A planned chunk: a source span and what its embedded text needs."""
+
+    start: int
+    end: int
+    chain: tuple[int, ...]
+    """Heading indices of the smallest section holding the span."""
+    lead: str
+    """Repeated table header or reopened fence for a continuation, else ''."""
+    text: str
+    """The full embedded text."""
+    size: int
+
+
+@dataclass(slots=True)
+class _Document:
+    """Per-document indexes the walk needs, built once."""
+
+    outline: Outline
+    tree: SectionTree
+    coarse_positions: list[int]
+    coarse_levels: list[Level]
+    forbidden_low: list[int]
+    forbidden_high: list[int]
+    region_starts: list[int]
+    block_starts: list[int]
+    block_ends: list[int]
+    language: str
+    sentence_cache: dict[int, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, outline: Outline, tree: SectionTree, language: str) -> _Document:
+        """Index boundaries, no-cut zones and regions of an outline."""
+        source = outline.source
+        positions: list[int] = []
+        levels: list[Level] = []
+        forbidden: list[tuple[int, int]] = []
+        heading_starts = {h.start: h.depth for h in outline.headings}
+        previous_kind: BlockKind | None = None
+        for block in outline.blocks:
+            # A heading never ends a chunk: no boundary between it and what follows.
+            if previous_kind is not BlockKind.HEADING and positions[-1:] != [block.start]:
+                depth = heading_starts.get(block.start)
+                positions.append(block.start)
+                levels.append(Level(depth) if depth else Level.BLOCK)
+            if block.kind is BlockKind.HEADING:
+                forbidden.append((block.start, _skip_space(source, block.end)))
+            previous_kind = block.kind
+        if positions and positions[0] <= outline.body_start:
+            del positions[0], levels[0]
+        positions.append(len(source))
+        levels.append(Level.DOCUMENT)
+        for region in outline.regions:
+            # Ending a chunk right after a fence line or a table header leaves it meaningless.
+            forbidden.append((region.start, _skip_space(source, region.lead_end)))
+        forbidden.sort()
+        return cls(
+            outline=outline,
+            tree=tree,
+            coarse_positions=positions,
+            coarse_levels=levels,
+            forbidden_low=[low for low, _ in forbidden],
+            forbidden_high=[high for _, high in forbidden],
+            region_starts=[r.start for r in outline.regions],
+            block_starts=[b.start for b in outline.blocks],
+            block_ends=[b.end for b in outline.blocks],
+            language=language,
+        )
+
+    def next_coarse(self, position: int) -> tuple[int, Level]:
+        """The first section or block boundary after `position`."""
+        index = bisect.bisect_right(self.coarse_positions, position)
+        return self.coarse_positions[index], self.coarse_levels[index]
+
+    def can_cut(self, position: int) -> bool:
+        """Whether a chunk may end at `position` (not inside a heading or a lead)."""
+        # Zones are disjoint: only the last one starting before `position` can hold it.
+        index = bisect.bisect_left(self.forbidden_low, position) - 1
+        return index < 0 or position > self.forbidden_high[index]
+
+    def region_at(self, position: int) -> int:
+        """Index of the code/table region containing `position`, or -1."""
+        index = bisect.bisect_right(self.region_starts, position) - 1
+        if index >= 0 and position < self.outline.regions[index].end:
+            return index
+        return -1
+
+    def lead_at(self, position: int) -> str:
+        """The lead a chunk starting at `position` repeats (inside a region, past its lead)."""
+        index = self.region_at(position)
+        if index < 0:
+            return ""
+        region = self.outline.regions[index]
+        return region.lead if position >= region.lead_end else ""
+
+    def sentence_positions(self, low: int, high: int) -> list[int]:
+        """Sentence starts strictly inside (low, high), computed per block and cached."""
+        found: list[int] = []
+        index = max(bisect.bisect_right(self.block_starts, low) - 1, 0)
+        while index < len(self.block_starts) and self.block_starts[index] < high:
+            block_start = self.block_starts[index]
+            if self.block_ends[index] > low:
+                cached = self.sentence_cache.get(block_start)
+                if cached is None:
+                    text = self.outline.source[block_start : self.block_ends[index]]
+                    cached = [block_start + s for s in sentence_starts(text, self.language)]
+                    self.sentence_cache[block_start] = cached
+                found += cached[bisect.bisect_right(cached, low) : bisect.bisect_left(cached, high)]
+            index += 1
+        return found
+
+
+def _skip_space(source: str, position: int) -> int:
+    """The first non-whitespace offset at or after `position` (or the end)."""
+    match = _WHITESPACE_RUN.match(source, position)
+    return match.end() if match else position
+
+
+def _trim(source: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink [start, end) to exclude leading and trailing whitespace."""
+    while start < end and source[start].isspace():
+        start += 1
+    while end > start and source[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+@dataclass(slots=True)
+class _Walk:
+    """The result of walking forward from a start: boundaries where the chunk still fits."""
+
+    positions: list[int] = field(default_factory=list)
+    levels: list[Level] = field(default_factory=list)
+
+
+class StructureSplitter:
+    """The structure-aware strategy: sections, then blocks, lines, sentences, words."""
+
+    def __init__(
+        self,
+        outline: Outline,
+        tree: SectionTree,
+        sizer: Sizer,
+        context: Contextualizer,
+        options: ChunkOptions,
+    ) -> None:
+        self.source = outline.source
+        self.doc = _Document.build(outline, tree, options.language)
+        self.tree = tree
+        self.sizer = sizer
+        self.context = context
+        self.options = options
+        self.maximum = options.limits.maximum_page_length
+        self._sizes: dict[tuple[int, int], int] = {}
+
+    # -- measuring -------------------------------------------------------------
+
+    def _size(self, start: int, end: int) -> int:
+        key = (start, end)
+        size = self._sizes.get(key)
+        if size is None:
+            size = self.sizer.size(self.source[start:end])
+            self._sizes[key] = size
+        return size
+
+    # -- finer boundaries --------------------------------------------------------
+
+    def _finer(self, low: int, high: int, level: Level) -> list[int]:
+        """Boundaries of exactly `level` strictly inside (low, high)."""
+        source = self.source
+        if level is Level.LINE:
+            return [m.end() for m in _LINE_BREAK.finditer(source, low, high) if m.end() < high]
+        if level is Level.SENTENCE:
+            if self.doc.region_at(low) >= 0:
+                return []  # code and tables split by lines only
+            return self.doc.sentence_positions(low, high)
+        if level is Level.WORD:
+            return [
+                m.end()
+                for m in _WHITESPACE_RUN.finditer(source, low, high)
+                if low < m.end() < high and m.start() > low
+            ]
+        raise ValueError(level)
+
+    # -- walking -----------------------------------------------------------------
+
+    def _walk(self, start: int, room: int) -> _Walk:
+        """Accept whole units from `start` while they fit `room`, descending on overflow."""
+        walk = _Walk()
+        doc_end = len(self.source)
+        position, used = start, 0
+        level = Level.BLOCK
+        # Finer boundaries inside each unit that did not fit, innermost last.  Pieces
+        # can fit where their whole did not (tokens are not additive), so a level
+        # may run out and the walk resumes one level up.
+        frontiers: list[deque[tuple[int, Level]]] = []
+        while position < doc_end:
+            while frontiers and not frontiers[-1]:
+                frontiers.pop()
+                level = Level(level - 1)
+            if not frontiers:
+                level = Level.BLOCK
+                unit_end, unit_level = self.doc.next_coarse(position)
+            else:
+                unit_end, unit_level = frontiers[-1].popleft()
+            left = room - used
+            if left <= 0:
+                break
+            if (unit_end - position) <= left * MAX_CHARACTERS_PER_UNIT and (
+                size := self._size(position, unit_end)
+            ) <= left:
+                used += size
+                position = unit_end
+                walk.positions.append(unit_end)
+                walk.levels.append(unit_level)
+                continue
+            if level is Level.LINE and self._row_fits_alone(position, unit_end, room):
+                break  # a table row or code line that fits a chunk of its own is never cut
+            if level is Level.WORD:
+                self._walk_characters(position, unit_end, unit_level, left, walk)
+                break
+            # Descend: the next level's boundaries inside the failing unit, then its end.
+            level = Level(level + 1)
+            frontier = deque((p, level) for p in self._finer(position, unit_end, level))
+            frontier.append((unit_end, unit_level))
+            frontiers.append(frontier)
+        return walk
+
+    def _row_fits_alone(self, start: int, end: int, room: int) -> bool:
+        """Whether [start, end) is a line of a code block or table that fits `room` alone."""
+        if self.doc.region_at(start) < 0:
+            return False
+        return (end - start) <= room * MAX_CHARACTERS_PER_UNIT and self._size(start, end) <= room
+
+    def _walk_characters(
+        self, start: int, end: int, end_level: Level, left: int, walk: _Walk
+    ) -> None:
+        """The furthest character position in (start, end) that still fits, by bisection."""
+        low, high = start, min(end, start + max(left, 0) * MAX_CHARACTERS_PER_UNIT)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.sizer.size(self.source[start:middle]) <= left:
+                low = middle
+            else:
+                high = middle - 1
+        if low > start:
+            walk.positions.append(low)
+            walk.levels.append(end_level if low == end else Level.CHARACTER)
+
+    # -- choosing ----------------------------------------------------------------
+
+    def _choose(self, start: int, walk: _Walk, minimum_end: int) -> list[int]:
+        """Candidate cut positions, best first (the caller falls back down the list)."""
+        usable = [
+            (p, lv)
+            for p, lv in zip(walk.positions, walk.levels, strict=True)
+            if p >= minimum_end and self.doc.can_cut(p)
+        ]
+        if not usable:
+            return [p for p in reversed(walk.positions) if p >= minimum_end]
+        furthest = walk.positions[-1]
+        reach = max(furthest - start, 1)
+        ordered: list[int] = []
+        if self.options.mode is SplitMode.SENTENCES:
+            ordered += [p for p, lv in usable if lv <= Level.SENTENCE][:1]
+        for level in Level:
+            if level is Level.DOCUMENT:
+                continue
+            best = next((p for p, lv in reversed(usable) if lv <= level), None)
+            if best is not None and (best - start) >= MIN_FILL[level] * reach:
+                ordered.append(best)
+                break
+        ordered += [p for p, _ in reversed(usable)]
+        return list(dict.fromkeys(ordered))
+
+    # -- overlap -------------------------------------------------------------------
+
+    def _overlap_start(self, chunk_start: int, cut: int) -> int | None:
+        """Where the next chunk starts to repeat the tail of this one, if anywhere."""
+        overlap = self.options.limits.page_overlap_length
+        if overlap <= 0 or self.options.mode is SplitMode.SENTENCES:
+            return None
+        section_start = self.tree.section_start_before(cut - 1)
+        low = max(chunk_start + 1, section_start + 1 if section_start >= 0 else 0)
+        window_low = max(low, cut - overlap * MAX_CHARACTERS_PER_UNIT)
+        if window_low >= cut:
+            return None
+        for candidates in (
+            self._boundaries_back(window_low, cut, Level.SENTENCE),
+            self._boundaries_back(window_low, cut, Level.WORD),
+        ):
+            fitting = [p for p in candidates if self.doc.can_cut(p) and self._overlap_may_start(p)]
+            # Sizes shrink as the start moves right: bisect for the longest tail that fits.
+            lo, hi = 0, len(fitting)
+            while lo < hi:
+                middle = (lo + hi) // 2
+                begin, end = _trim(self.source, fitting[middle], cut)
+                if self.sizer.size(self.source[begin:end]) <= overlap:
+                    hi = middle
+                else:
+                    lo = middle + 1
+            if lo < len(fitting) and _trim(self.source, fitting[lo], cut)[0] < cut:
+                return fitting[lo]
+        return None
+
+    def _overlap_may_start(self, position: int) -> bool:
+        """Inside code or a table an overlap starts at a line start, never mid-line."""
+        if self.doc.region_at(position) < 0:
+            return True
+        return position == 0 or self.source[position - 1] in "\r\n"
+
+    def _boundaries_back(self, low: int, high: int, level: Level) -> list[int]:
+        """Positions in (low, high) at `level` or stronger, ascending."""
+        source = self.source
+        found: set[int] = set()
+        if level is Level.SENTENCE:
+            found.update(m.end() for m in _LINE_BREAK.finditer(source, low, high))
+            found.update(self.doc.sentence_positions(low, high))
+            index = bisect.bisect_right(self.doc.coarse_positions, low)
+            while (
+                index < len(self.doc.coarse_positions) and self.doc.coarse_positions[index] < high
+            ):
+                found.add(self.doc.coarse_positions[index])
+                index += 1
+        else:
+            found.update(m.end() for m in _WHITESPACE_RUN.finditer(source, low, high))
+        return sorted(p for p in found if low < p < high)
+
+    # -- the loop ------------------------------------------------------------------
+
+    def spans(self) -> list[Span]:
+        """All chunks of the document, in order."""
+        source = self.source
+        limits = self.options.limits
+        position = _skip_space(source, self.doc.outline.body_start)
+        previous_end = position
+        result: list[Span] = []
+        while position < len(source):
+            span = self._next_span(position, previous_end)
+            if span is None and position < previous_end:
+                # The overlap left no room to move on: start after the previous chunk instead.
+                position = _skip_space(source, previous_end)
+                span = self._next_span(position, position)
+            if span is None:
+                break
+            result.append(span)
+            if limits.maximum_pages_to_take and len(result) >= limits.maximum_pages_to_take:
+                break
+            next_start = _skip_space(source, span.end)
+            overlap = None
+            if next_start < len(source) and self._is_continuation(next_start):
+                overlap = self._overlap_start(span.start, span.end)
+            previous_end = span.end
+            position = overlap if overlap is not None else next_start
+        return result
+
+    def _is_continuation(self, next_start: int) -> bool:
+        """True unless the next chunk begins a new section (no overlap across headings)."""
+        index = bisect.bisect_left(self.doc.coarse_positions, next_start)
+        if (
+            index < len(self.doc.coarse_positions)
+            and self.doc.coarse_positions[index] == next_start
+        ):
+            return self.doc.coarse_levels[index] > Level.H6
+        return True
+
+    def _room(self, start: int) -> tuple[int, str]:
+        """Room for content at `start`: the limit less prefix and lead, and the lead."""
+        chain = self.tree.chain_at(start)
+        _, prefix_size = self.context.prefix(self.tree.names(chain))
+        lead = self.doc.lead_at(start)
+        lead_size = self.sizer.size(lead) if lead else 0
+        if lead and prefix_size + lead_size > self.maximum // 2:
+            lead, lead_size = "", 0  # a header too long to repeat is left out, not truncated
+        return self.maximum - prefix_size - lead_size, lead
+
+    def _next_span(self, start: int, previous_end: int) -> Span | None:
+        source = self.source
+        room, lead = self._room(start)
+        walk = self._walk(start, room)
+        minimum_end = max(previous_end, start) + 1
+        for cut in self._choose(start, walk, minimum_end):
+            span = self._make_span(start, cut, lead)
+            if span is not None and span.size <= self.maximum:
+                return span
+        # Nothing on the walk fits once measured exactly: take as many characters as fit.
+        low, high = max(start, minimum_end - 1), min(len(source), start + self.maximum * 8)
+        best: Span | None = None
+        while low < high:
+            middle = (low + high + 1) // 2
+            span = self._make_span(start, middle, lead)
+            if span is not None and span.size <= self.maximum:
+                best, low = span, middle
+            else:
+                high = middle - 1
+        return best
+
+    def _make_span(self, start: int, end: int, lead: str) -> Span | None:
+        begin, finish = _trim(self.source, start, end)
+        if begin >= finish:
+            return None
+        chain = tuple(self.tree.chain_of_span(begin, finish))
+        text = self.context.text(self.tree.names(list(chain)), lead, self.source[begin:finish])
+        return Span(begin, finish, chain, lead, text, self.sizer.size(text))
+
+
+def region_kind_name(kind: RegionKind) -> str:
+    """Readable name of a region kind, for warnings."""
+    return "table" if kind is RegionKind.TABLE else "code block"
