@@ -79,7 +79,7 @@ def audit_document(
         if chunk.start <= previous_start:
             audit.flag("starts_not_increasing", where)
         previous_start = chunk.start
-        names = tree.names(tree.chain_of_span(chunk.start, chunk.end))
+        names = tree.names(tree.chain_of_chunk(source, chunk.start, chunk.end))
         if chunk.headings != names:
             audit.flag("wrong_heading_path", f"{where}: {chunk.headings} != {names}")
         if options.title_prefix and names and names[-1] not in chunk.text:

@@ -37,7 +37,13 @@ class EncodingUnavailable(OptionError):
 
 
 def _load_cl100k() -> tiktoken.Encoding:
-    data = resources.files("chunking").joinpath("data/cl100k_base.tiktoken").read_bytes()
+    return cl100k_from_bytes(
+        resources.files("chunking").joinpath("data/cl100k_base.tiktoken").read_bytes()
+    )
+
+
+def cl100k_from_bytes(data: bytes) -> tiktoken.Encoding:
+    """Build cl100k_base from the contents of its .tiktoken file, after checking the hash."""
     digest = hashlib.sha256(data).hexdigest()
     if digest != CL100K_SHA256:
         raise EncodingUnavailable(

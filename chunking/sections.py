@@ -58,6 +58,28 @@ class SectionTree:
         """Headings of the smallest section holding all of [start, end), outermost first."""
         return [index for index in self.chain_at(start) if self.ends[index] >= end]
 
+    def content_start(self, source: str, start: int, end: int) -> int:
+        """The first offset of [start, end) past the headings it begins with.
+
+        A chunk that begins with headings is about what follows them, so its
+        heading path is taken from there (headings are glued to their content).
+        """
+        position = start
+        index = bisect.bisect_left(self.starts, position)
+        while index < len(self.starts) and self.starts[index] == position:
+            after = self.headings[index].end
+            while after < end and source[after].isspace():
+                after += 1
+            if after >= end:
+                break
+            position = after
+            index += 1
+        return position
+
+    def chain_of_chunk(self, source: str, start: int, end: int) -> list[int]:
+        """The heading chain of a chunk: the smallest section holding its content."""
+        return self.chain_of_span(self.content_start(source, start, end), end)
+
     def names(self, chain: list[int]) -> tuple[str, ...]:
         """The heading texts of a chain, without the title heading or empty headings."""
         return tuple(

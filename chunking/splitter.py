@@ -258,9 +258,11 @@ class StructureSplitter:
             left = room - used
             if left <= 0:
                 break
-            if (unit_end - position) <= left * MAX_CHARACTERS_PER_UNIT and (
-                size := self._size(position, unit_end)
-            ) <= left:
+            if (
+                (unit_end - position) <= left * MAX_CHARACTERS_PER_UNIT
+                and (level >= Level.SENTENCE or self.options.mode is SplitMode.PAGES)
+                and (size := self._size(position, unit_end)) <= left
+            ):
                 used += size
                 position = unit_end
                 walk.positions.append(unit_end)
@@ -418,7 +420,7 @@ class StructureSplitter:
 
     def _room(self, start: int) -> tuple[int, str]:
         """Room for content at `start`: the limit less prefix and lead, and the lead."""
-        chain = self.tree.chain_at(start)
+        chain = self.tree.chain_at(self.tree.content_start(self.source, start, len(self.source)))
         _, prefix_size = self.context.prefix(self.tree.names(chain))
         lead = self.doc.lead_at(start)
         lead_size = self.sizer.size(lead) if lead else 0
@@ -451,7 +453,7 @@ class StructureSplitter:
         begin, finish = _trim(self.source, start, end)
         if begin >= finish:
             return None
-        chain = tuple(self.tree.chain_of_span(begin, finish))
+        chain = tuple(self.tree.chain_of_chunk(self.source, begin, finish))
         text = self.context.text(self.tree.names(list(chain)), lead, self.source[begin:finish])
         return Span(begin, finish, chain, lead, text, self.sizer.size(text))
 

@@ -1,0 +1,39 @@
+"""Shared helpers for the chunking tests: chunk with options and audit the result."""
+
+from __future__ import annotations
+
+from chunking import ChunkedDocument, ChunkOptions, Limits, SplitMode, Unit, chunk_document
+from chunking.audit import Audit, audit_document
+from chunking.pipeline import FormatName, parse
+from chunking.sizing import make_sizer
+
+
+def options(
+    maximum: int = 300,
+    overlap: int = 0,
+    *,
+    unit: Unit = Unit.CHARACTERS,
+    pages: int = 0,
+    mode: SplitMode = SplitMode.PAGES,
+    title_prefix: bool = True,
+) -> ChunkOptions:
+    """Chunk options with short argument names."""
+    return ChunkOptions(
+        limits=Limits(unit, maximum, overlap, pages), mode=mode, title_prefix=title_prefix
+    )
+
+
+def chunk_and_audit(
+    text: str,
+    opts: ChunkOptions,
+    *,
+    format: FormatName = "markdown",
+    title: str | None = None,
+    file_name: str | None = None,
+) -> tuple[ChunkedDocument, Audit]:
+    """Chunk a document and check every invariant of the result."""
+    document = chunk_document(text, options=opts, format=format, title=title, file_name=file_name)
+    outline = parse(text, format, file_name=file_name)
+    sizer = make_sizer(opts.limits.unit, opts.encoder_model_name)
+    audit = audit_document("doc", outline, document, opts, sizer, title=title, file_name=file_name)
+    return document, audit

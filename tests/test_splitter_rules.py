@@ -1,0 +1,189 @@
+"""Focused tests for each splitting rule, on small documents written to exercise it."""
+
+from __future__ import annotations
+
+import re
+
+from chunking import SplitMode, Unit, chunk_document
+from chunking.contextualize import ELLIPSIS
+from tests.helpers import chunk_and_audit, options
+
+SENTENCE = "The quick brown fox jumps over the lazy dog near the river bank. "
+
+
+def _paragraph(sentences: int, tag: str = "") -> str:
+    return "".join(f"{tag}{i} {SENTENCE}" for i in range(sentences)).strip()
+
+
+def test_a_section_that_fits_is_one_chunk_and_starts_at_its_heading() -> None:
+    sections = [f"## Section {n}\n\n{_paragraph(3, chr(65 + n))}" for n in range(4)]
+    document, audit = chunk_and_audit("\n\n".join(sections), options(400), title="Guide")
+    assert not audit.violations
+    assert [c.content.split("\n", 1)[0] for c in document.chunks] == [
+        f"## Section {n}" for n in range(4)
+    ]
+    assert [c.headings for c in document.chunks] == [(f"Section {n}",) for n in range(4)]
+
+
+def test_small_sibling_sections_are_packed_under_their_common_parent() -> None:
+    tiny = "\n\n".join(f"### Option {n}\n\nSet it to {n}." for n in range(12))
+    text = f"## Options\n\n{tiny}\n\n## Other\n\n{_paragraph(5)}"
+    document, audit = chunk_and_audit(text, options(300), title="Reference")
+    assert not audit.violations
+    packed = [c for c in document.chunks if c.content.count("### Option") > 1]
+    assert len(packed) >= 2, "tiny sibling sections should share chunks"
+    assert all(c.headings == ("Options",) for c in packed)
+    assert len(document.chunks) < 8
+    assert all(c.headings == ("Other",) for c in document.chunks if "## Other" in c.content)
+
+
+def test_table_continuations_repeat_the_header_and_cut_between_rows() -> None:
+    header = "| Setting | Default | Meaning |\n| --- | --- | --- |\n"
+    rows = "".join(f"| setting{n} | {n} | {SENTENCE.strip()} |\n" for n in range(60))
+    text = f"# Settings\n\n## Table\n\n{header}{rows}"
+    document, audit = chunk_and_audit(text, options(600))
+    assert not audit.violations
+    continuations = [c for c in document.chunks if c.content.startswith("| setting")]
+    assert len(continuations) >= 5
+    for chunk in continuations:
+        assert chunk.text.endswith(header + chunk.content)
+        assert document.source[chunk.start - 1] == "\n"
+        assert document.source[chunk.end] == "\n"
+
+
+def test_code_continuations_reopen_the_fence_with_its_info_string() -> None:
+    code = "".join(f"    value_{n} = compute({n}, 'argument')\n" for n in range(120))
+    text = f'# Code\n\nRun this:\n\n```python title="x.py"\n{code}```\n\nDone.'
+    document, audit = chunk_and_audit(text, options(500))
+    assert not audit.violations
+    inside = [c for c in document.chunks if c.content.startswith("value_")]
+    assert len(inside) >= 3
+    for chunk in inside:
+        assert '```python title="x.py"\n' in chunk.text
+        assert chunk.text.index("```python") < chunk.text.index(chunk.content)
+
+
+def test_a_heading_never_ends_a_chunk() -> None:
+    parts = [f"## Part {n}\n\n{_paragraph(n % 4 + 1)}" for n in range(20)]
+    text = "\n\n".join(parts)
+    for maximum in (300, 450, 700):
+        document, audit = chunk_and_audit(text, options(maximum, maximum // 5))
+        assert not audit.violations
+        for chunk in document.chunks:
+            assert not chunk.content.rstrip().split("\n")[-1].startswith("#")
+
+
+def test_overlap_starts_at_a_sentence_and_stays_within_the_limit() -> None:
+    text = "# Long\n\n" + _paragraph(40)
+    document, audit = chunk_and_audit(text, options(600, 150))
+    assert not audit.violations
+    pairs = list(zip(document.chunks, document.chunks[1:], strict=False))
+    assert pairs
+    for previous, chunk in pairs:
+        assert chunk.start < previous.end, "continuations repeat the previous tail"
+        tail = document.source[chunk.start : previous.end]
+        assert len(tail) <= 150
+        assert document.source[chunk.start - 2 : chunk.start] == ". "
+
+
+def test_overlap_falls_back_to_a_word_boundary_never_mid_word() -> None:
+    words = " ".join(f"word{n}" for n in range(400))  # no sentence ends at all
+    document, audit = chunk_and_audit(words, options(300, 100), format="text")
+    assert not audit.violations
+    for previous, chunk in zip(document.chunks, document.chunks[1:], strict=False):
+        assert chunk.start < previous.end
+        assert document.source[chunk.start - 1] == " "
+
+
+def test_no_overlap_across_a_heading() -> None:
+    text = "\n\n".join(f"## Part {n}\n\n{_paragraph(8)}" for n in range(3))
+    document, audit = chunk_and_audit(text, options(400, 150))
+    assert not audit.violations
+    for chunk in document.chunks:
+        if chunk.content.startswith("## Part"):
+            assert all(
+                other.end <= chunk.start for other in document.chunks if other.start < chunk.start
+            )
+
+
+def test_maximum_pages_to_take_stops_early() -> None:
+    text = "# Long\n\n" + _paragraph(60)
+    all_chunks = chunk_document(text, options=options(400, 0)).chunks
+    taken = chunk_document(text, options=options(400, 0, pages=2)).chunks
+    assert len(all_chunks) > 2
+    assert [(c.start, c.end, c.text) for c in taken] == [
+        (c.start, c.end, c.text) for c in all_chunks[:2]
+    ]
+
+
+def test_sentences_mode_gives_one_sentence_per_chunk() -> None:
+    text = "# Notes\n\nFirst point here. Second point there! Third point, finally?"
+    document, audit = chunk_and_audit(text, options(300, mode=SplitMode.SENTENCES))
+    assert not audit.violations
+    assert [c.content for c in document.chunks] == [
+        "# Notes\n\nFirst point here.",
+        "Second point there!",
+        "Third point, finally?",
+    ]
+
+
+def test_every_chunk_carries_title_and_heading_path() -> None:
+    text = "---\ntitle: Cluster guide\n---\n# Cluster\n\n## Networking\n\n### DNS\n\n" + _paragraph(
+        20
+    )
+    document, audit = chunk_and_audit(text, options(400, 80))
+    assert not audit.violations
+    assert document.title == "Cluster guide"
+    for chunk in document.chunks:
+        assert chunk.headings == ("Networking", "DNS")
+        assert chunk.text.startswith("Cluster guide › Networking › DNS\n\n")
+
+
+def test_title_prefix_can_be_turned_off() -> None:
+    document = chunk_document("# T\n\n## A\n\nBody text.", options=options(title_prefix=False))
+    assert [c.text for c in document.chunks] == [c.content for c in document.chunks]
+
+
+def test_an_absurd_heading_path_is_shortened_with_a_warning_never_oversized() -> None:
+    long_heading = " ".join(["verylongheadingword"] * 30)
+    text = (
+        "\n\n".join(f"{'#' * d} {long_heading} {d}" for d in range(1, 7)) + "\n\n" + _paragraph(10)
+    )
+    document, audit = chunk_and_audit(text, options(300, 50))
+    assert not audit.violations or set(audit.violations) == {"path_missing_from_text"}
+    assert any("shortened" in w for w in document.warnings)
+    assert all(c.size <= 300 for c in document.chunks)
+    assert any(ELLIPSIS in c.text for c in document.chunks)
+
+
+def test_a_giant_word_is_cut_by_characters_within_the_limit() -> None:
+    blob = "A" * 5000
+    for unit, maximum in ((Unit.CHARACTERS, 300), (Unit.TOKENS, 64)):
+        document, audit = chunk_and_audit(f"Data: {blob} end.", options(maximum, unit=unit))
+        assert not audit.violations, audit.examples
+        assert "".join(c.content for c in document.chunks).replace("Data: ", "").count("A") >= 5000
+
+
+def test_cjk_text_without_spaces_splits_at_sentence_punctuation() -> None:
+    text = "这是一个很长的句子，用来测试没有空格的文本如何被切分。" * 40
+    document, audit = chunk_and_audit(text, options(300), format="text")
+    assert not audit.violations
+    assert all(c.content.endswith("。") for c in document.chunks)
+
+
+def test_lone_surrogates_and_nul_do_not_break_chunking() -> None:
+    text = "# Bad \ud800 heading\n\nText with \x00 nul and \udfff surrogate. " + _paragraph(10)
+    for unit in (Unit.CHARACTERS, Unit.TOKENS):
+        maximum = 300 if unit is Unit.CHARACTERS else 64
+        document, audit = chunk_and_audit(text, options(maximum, unit=unit))
+        assert not audit.violations
+        assert document.chunks
+
+
+def test_same_input_same_output() -> None:
+    text = "# A\n\n" + "\n\n".join(f"## S{n}\n\n{_paragraph(n + 1)}" for n in range(8))
+    first = chunk_document(text, options=options(500, 100))
+    second = chunk_document(text, options=options(500, 100))
+    assert first == second
+    assert len({c.id for c in first.chunks}) == len(first.chunks)
+    assert all(re.fullmatch(r"[0-9a-f]{32}", c.id) for c in first.chunks)
