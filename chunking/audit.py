@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chunking.contextualize import ELLIPSIS
 from chunking.outline import Outline, RegionKind
 from chunking.sections import SectionTree
 from chunking.titles import resolve_title
@@ -82,7 +83,8 @@ def audit_document(
         names = tree.names(tree.chain_of_chunk(source, chunk.start, chunk.end))
         if chunk.headings != names:
             audit.flag("wrong_heading_path", f"{where}: {chunk.headings} != {names}")
-        if options.title_prefix and names and names[-1] not in chunk.text:
+        prefix = chunk.text[: len(chunk.text) - len(chunk.content)]
+        if options.title_prefix and names and names[-1] not in prefix and ELLIPSIS not in prefix:
             audit.flag("path_missing_from_text", f"{where}: {names[-1]!r}")
         for position, side in ((chunk.start, "start"), (chunk.end, "end")):
             _check_region_cut(audit, outline, sizer, maximum, position, f"{where} {side}")

@@ -260,7 +260,7 @@ class StructureSplitter:
                 break
             if (
                 (unit_end - position) <= left * MAX_CHARACTERS_PER_UNIT
-                and (level >= Level.SENTENCE or self.options.mode is SplitMode.PAGES)
+                and not self._must_descend(position, level)
                 and (size := self._size(position, unit_end)) <= left
             ):
                 used += size
@@ -279,6 +279,13 @@ class StructureSplitter:
             frontier.append((unit_end, unit_level))
             frontiers.append(frontier)
         return walk
+
+    def _must_descend(self, position: int, level: Level) -> bool:
+        """In sentences mode every sentence (or row, or code line) ends a chunk."""
+        if self.options.mode is SplitMode.PAGES:
+            return False
+        finest = Level.LINE if self.doc.region_at(position) >= 0 else Level.SENTENCE
+        return level < finest
 
     def _row_fits_alone(self, start: int, end: int, room: int) -> bool:
         """Whether [start, end) is a line of a code block or table that fits `room` alone."""
