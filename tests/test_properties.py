@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, SplitMode, Unit, chunk_document
-from chunking.pipeline import FormatName
 from tests.helpers import chunk_and_audit
+
+if TYPE_CHECKING:
+    from chunking.pipeline import FormatName
 
 WORDS = st.sampled_from(
     [
