@@ -1,0 +1,1100 @@
+"""Render HTML into a markdown-like text and its outline in one walk over the DOM.
+
+The outline's `source` is the rendering built here, not the HTML: headings become
+`#` lines, lists `- ` items, `<pre>` a fenced block, tables GFM pipe tables.  Spans
+are recorded while the text is appended, so no offset is ever searched for later.
+BeautifulSoup objects stay inside this module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from typing import Final
+
+from bs4 import BeautifulSoup
+from bs4.element import NavigableString, PageElement, PreformattedString, Tag
+
+from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region, RegionKind
+
+__all__ = ["parse_html"]
+
+# --- what is dropped ---------------------------------------------------------
+
+_DROP_TAGS: Final = frozenset(
+    {
+        "script", "style", "template", "noscript", "svg", "iframe", "object",
+        "embed", "canvas", "audio", "video", "map", "button", "input", "select",
+        "textarea", "datalist", "option", "optgroup", "link", "meta", "base", "title",
+    }
+)  # fmt: skip
+"""Never content: code, styles, embedded media, form controls, metadata.
+
+`head` itself is not here: libxml2 knows only HTML4, so in a page without `<body>`
+it leaves HTML5 elements that follow a `<script>` or `<meta>` inside `head`.
+"""
+
+_BOILERPLATE_TAGS: Final = frozenset({"nav", "aside"})
+_LANDMARK_TAGS: Final = frozenset({"header", "footer"})
+"""Site banner/footer unless inside article/main/section (the ARIA mapping rule)."""
+_SECTIONING_TAGS: Final = frozenset({"article", "main", "section"})
+
+_BOILERPLATE_ROLES: Final = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search"}
+)
+
+_BOILERPLATE_TOKEN = re.compile(
+    r"(?:nav|navbar|navigation|menu|sidebar|breadcrumbs?|cookie.*|consent.*|gdpr|banner"
+    r"|site-(?:header|footer)|footer|toc|toc2|toctitle|table-of-contents|skip-link)",
+    re.IGNORECASE,
+)
+"""An id or class token that marks navigation, banners, TOCs or the site footer.
+
+Matched against whole tokens: `sidebarblock` (an Asciidoctor content sidebar) or
+`footer-text` are not boilerplate by themselves.
+"""
+
+
+@lru_cache(maxsize=4096)
+def _is_boilerplate_token(token: str) -> bool:
+    # Pages repeat a few class names thousands of times; the cache makes the
+    # check a dict lookup instead of a regex run per element.
+    return _BOILERPLATE_TOKEN.fullmatch(token) is not None
+
+
+# --- text normalization --------------------------------------------------------
+
+_INVISIBLE: Final = "\u200b\u200c\u200d\u2060\ufeff\u00ad" + "".join(
+    chr(c) for c in (*range(0x00, 0x09), 0x0E, 0x0F, *range(0x10, 0x20), 0x7F)
+)
+"""Zero-width characters, the soft hyphen and C0 controls other than whitespace."""
+_TRANSLATION: Final = str.maketrans({"\u00a0": " ", "\r": "\n", **dict.fromkeys(_INVISIBLE)})
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LANGUAGE_CLASS = re.compile(r"(?:language|lang|highlight)-([\w+#.-]+)", re.IGNORECASE)
+_MAX_COLSPAN: Final = 1000
+"""The HTML spec's own clamp; keeps a hostile colspan from exploding the output."""
+_MAX_PREFIX: Final = 64
+"""Longest line prefix (indent, quote marks); deeper nesting is not indented further."""
+_MAX_ORDINAL: Final = 999_999_999
+_FENCE: Final = "```"
+_REGION_KINDS: Final = {BlockKind.CODE: RegionKind.CODE, BlockKind.TABLE: RegionKind.TABLE}
+_HEADING_DEPTH: Final = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+def _bounded_int(text: str, low: int, high: int) -> int:
+    """An attribute's decimal value clamped to `low..high` (`low` if not a number)."""
+    if not (text.isascii() and text.isdigit()):
+        return low
+    # Compare lengths first: int() of a huge digit string is slow or refused.
+    return high if len(text) > len(str(high)) else max(low, min(int(text), high))
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.translate(_TRANSLATION).split())
+
+
+def _attr_tokens(value: object) -> list[str]:
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list):
+        return [token for token in value if isinstance(token, str)]
+    return []
+
+
+def _attr(tag: Tag, name: str) -> str:
+    value = tag.attrs.get(name)
+    return value if isinstance(value, str) else " ".join(_attr_tokens(value))
+
+
+# --- render state ------------------------------------------------------------
+
+
+class _Mode(Enum):
+    """How the walk treats elements; set by the element that owns it."""
+
+    NORMAL = "normal"
+    INLINE = "inline"
+    """Inside a heading: everything is one line of text."""
+    PRE = "pre"
+    """Inside `<pre>`: text verbatim."""
+    TABLE = "table"
+    """Inside a data table: text goes to cells."""
+
+
+@dataclass(slots=True)
+class _Item:
+    """A container whose lines carry a prefix: list item, dl part, blockquote."""
+
+    kind: BlockKind
+    first: str
+    """Prefix of the item's first line (`- `, `1. `, `> `)."""
+    cont: str
+    """Prefix of its later lines, on top of the enclosing items' prefixes."""
+    prefix: str = ""
+    """Cumulative continuation prefix including the enclosing items."""
+    is_dl: bool = False
+    after_dd: bool = False
+    """For a `dl`: the last part seen was a `dd`, so a `dt` starts a new group."""
+
+
+@dataclass(slots=True)
+class _List:
+    ordered: bool
+    next_number: int = 1
+
+
+@dataclass(slots=True)
+class _HeadingState:
+    depth: int
+    anchor: str | None
+    """The heading's own id, or that of the section/div it opens."""
+    inner_anchor: str | None = None
+    """The first `<a id|name>` inside it, the last resort."""
+    text_index: int = -1
+    """Index in the output parts where the heading text begins."""
+
+
+@dataclass(slots=True)
+class _Cell:
+    parts: list[str] = field(default_factory=list)
+    need_space: bool = False
+    ids: list[str] = field(default_factory=list)
+    span: int = 1
+
+    def add(self, text: str) -> None:
+        words = text.split()
+        if not words:
+            if text and self.parts:
+                self.need_space = True
+            return
+        if self.parts and (self.need_space or text[0].isspace()):
+            self.parts.append(" ")
+        self.parts.append(" ".join(words))
+        self.need_space = text[-1].isspace()
+
+    def text(self) -> str:
+        """The cell as pipe-table text: a `|` inside would end the cell."""
+        return "".join(self.parts).replace("|", "\\|")
+
+
+@dataclass(slots=True)
+class _Row:
+    in_head: bool
+    cells: list[_Cell] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Table:
+    rows: list[_Row] = field(default_factory=list)
+    cell: _Cell | None = None
+    caption: _Cell | None = None
+    in_caption: bool = False
+    in_head: bool = False
+    pending_ids: list[str] = field(default_factory=list)
+    """Ids waiting for the next cell text, like the renderer's own."""
+
+    def add(self, text: str) -> None:
+        """Add text to the open cell (or caption), opening a stray cell if none is."""
+        if not text.strip():
+            if self.cell is not None:
+                self.cell.add(text)
+            return
+        if self.in_caption:
+            if self.caption is None:
+                self.caption = _Cell()
+            target = self.caption
+        else:
+            if self.cell is None:
+                if not self.rows:
+                    self.rows.append(_Row(self.in_head))
+                self.cell = _Cell()
+                self.rows[-1].cells.append(self.cell)
+            target = self.cell
+        if self.pending_ids:
+            target.ids.extend(self.pending_ids)
+            self.pending_ids.clear()
+        target.add(text)
+
+    def space(self) -> None:
+        target = self.caption if self.in_caption else self.cell
+        if target is not None and target.parts:
+            target.need_space = True
+
+
+@dataclass(slots=True)
+class _Pre:
+    language: str
+    parts: list[str] = field(default_factory=list)
+
+
+_Exit = Callable[[], None]
+_Handler = Callable[["_Renderer", Tag], "_Exit | None"]
+
+
+def _language(tag: Tag) -> str:
+    for token in _attr_tokens(tag.attrs.get("class")):
+        match = _LANGUAGE_CLASS.fullmatch(token)
+        if match:
+            return match.group(1)
+    return ""
+
+
+def _fence_for(text: str) -> str:
+    """A backtick fence longer than any backtick run inside the code."""
+    if _FENCE not in text:
+        return _FENCE
+    longest = max(len(run) for run in re.findall("`+", text))
+    return "`" * (longest + 1)
+
+
+def _trim_pre(text: str) -> str:
+    # Leading blank lines (including the newline HTML ignores after <pre>) and
+    # trailing whitespace carry nothing; indentation of the first line does.
+    stripped = text.lstrip()
+    if not stripped:
+        return ""
+    first = len(text) - len(stripped)
+    return text[text.rfind("\n", 0, first) + 1 :].rstrip()
+
+
+class _Renderer:
+    """Appends the rendering part by part and records spans as it goes."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.pos = 0
+        self.blocks: list[Block] = []
+        self.headings: list[Heading] = []
+        self.regions: list[Region] = []
+        self.anchors: list[Anchor] = []
+        self.pending_ids: list[str] = []
+        """Ids whose element has produced no text yet; they anchor the next text."""
+        self.block_kind: BlockKind | None = None
+        self.block_start = 0
+        self.line_open = False
+        self.need_space = False
+        self.breaks = 0
+        """`<br>`s waiting for the next text."""
+        self.tight = False
+        """The next block is a sibling list item: one newline apart, not two."""
+        self.items: list[_Item] = []
+        self.first_pending = 0
+        """Items from this index on have not written their first-line prefix yet."""
+        self.lists: list[_List] = []
+        self.sectioning = 0
+        self.id_frames: list[tuple[str, int]] = []
+        """(id, headings seen when entered) of open section/div elements with an id."""
+        self.heading_count = 0
+        self.mode = _Mode.NORMAL
+        self.heading: _HeadingState | None = None
+        self.pre: _Pre | None = None
+        self.table: _Table | None = None
+        self.dropped = 0
+
+    # --- output primitives -------------------------------------------------
+
+    def write(self, text: str) -> None:
+        self.out.append(text)
+        self.pos += len(text)
+
+    def resolve_ids(self) -> None:
+        for anchor_id in self.pending_ids:
+            self.anchors.append(Anchor(self.pos, anchor_id))
+        self.pending_ids.clear()
+
+    def line_prefix(self) -> str:
+        if self.heading is not None:
+            return "#" * self.heading.depth + " "
+        items = self.items
+        start = self.first_pending
+        prefix = items[start - 1].prefix if start else ""
+        if start < len(items):
+            prefix += "".join(item.first for item in items[start:])
+        self.first_pending = len(items)
+        return prefix[:_MAX_PREFIX]
+
+    def start_line(self) -> None:
+        opening = self.block_kind is None
+        if opening:
+            if self.pos:
+                self.write("\n" if self.tight else "\n\n")
+            self.tight = False
+            if self.heading is not None:
+                self.block_kind = BlockKind.HEADING
+            else:
+                self.block_kind = self.items[0].kind if self.items else BlockKind.PARAGRAPH
+        else:
+            self.write("\n" * max(1, self.breaks))
+        self.breaks = 0
+        prefix = self.line_prefix()
+        # Indentation is layout: blocks and anchors begin after it.
+        marks = prefix.lstrip(" ")
+        if len(marks) < len(prefix):
+            self.write(prefix[: len(prefix) - len(marks)])
+        if opening:
+            self.block_start = self.pos
+        self.resolve_ids()
+        if marks:
+            self.write(marks)
+        if self.heading is not None:
+            self.heading.text_index = len(self.out)
+        self.line_open = True
+        self.need_space = False
+
+    def text(self, raw: str) -> None:
+        """Append inline text, whitespace collapsed across text nodes."""
+        text = raw.translate(_TRANSLATION)
+        words = text.split()
+        if not words:
+            if text and self.line_open:
+                self.need_space = True
+            return
+        if not self.line_open:
+            self.start_line()
+        elif self.need_space or text[0].isspace():
+            self.write(" ")
+        if self.pending_ids:
+            self.resolve_ids()
+        self.write(words[0] if len(words) == 1 else " ".join(words))
+        self.need_space = text[-1].isspace()
+
+    def end_line(self) -> None:
+        """A block boundary: ends the paragraph, or only the line inside an item."""
+        self.line_open = False
+        self.need_space = False
+        self.breaks = 0
+        if not self.items:
+            self.close_block()
+
+    def close_block(self) -> None:
+        if self.block_kind is not None:
+            self.blocks.append(Block(self.block_kind, self.block_start, self.pos))
+            self.block_kind = None
+        self.line_open = False
+        self.need_space = False
+        self.breaks = 0
+
+    def emit_block(self, kind: BlockKind, body: str, lead: str = "") -> int:
+        """Write a standalone block (rule, caption, code, table); return its start."""
+        self.close_block()
+        if self.pos:
+            self.write("\n\n")
+        self.tight = False
+        start = self.pos
+        self.resolve_ids()
+        self.write(body)
+        self.blocks.append(Block(kind, start, self.pos))
+        region_kind = _REGION_KINDS.get(kind)
+        if region_kind is not None:
+            # A header-only table ends on its delimiter row, before the lead's newline.
+            lead_end = min(start + len(lead), self.pos)
+            self.regions.append(Region(region_kind, start, self.pos, lead_end, lead))
+        return start
+
+    # --- element bookkeeping ----------------------------------------------
+
+    def is_dropped(self, tag: Tag) -> bool:
+        name = tag.name
+        if name in _DROP_TAGS:
+            return True
+        boilerplate = name in _BOILERPLATE_TAGS or (name in _LANDMARK_TAGS and self.sectioning == 0)
+        attrs = tag.attrs
+        if not boilerplate and attrs:
+            boilerplate = _has_boilerplate_attrs(attrs)
+        if boilerplate:
+            self.dropped += 1
+        return boilerplate
+
+    def register_ids(self, tag: Tag) -> None:
+        attrs = tag.attrs
+        element_id = attrs.get("id")
+        table = self.table if self.mode is _Mode.TABLE else None
+        target = self.pending_ids if table is None else table.pending_ids
+        if isinstance(element_id, str) and element_id.strip():
+            target.append(element_id.strip())
+        if tag.name == "a":
+            name = attrs.get("name")
+            if isinstance(name, str) and name.strip() and name.strip() != element_id:
+                target.append(name.strip())
+            if self.heading is not None and self.heading.inner_anchor is None:
+                inner = element_id if isinstance(element_id, str) and element_id else name
+                if isinstance(inner, str) and inner.strip():
+                    self.heading.inner_anchor = inner.strip()
+
+    def add_text(self, raw: str) -> None:
+        """Route a text node by mode: inline, verbatim, or into a table cell."""
+        mode = self.mode
+        if mode is _Mode.NORMAL or mode is _Mode.INLINE:
+            self.text(raw)
+        elif mode is _Mode.PRE:
+            if self.pre is not None:
+                self.pre.parts.append(raw.translate(_TRANSLATION))
+        elif self.table is not None:
+            self.table.add(raw.translate(_TRANSLATION))
+
+    def enter(self, tag: Tag) -> _Exit | None:
+        """Open an element; return what to run once its children are done."""
+        if tag.attrs:
+            self.register_ids(tag)
+        handlers = _HANDLERS[self.mode]
+        handler = handlers.get(tag.name)
+        if handler is None:
+            return None
+        return handler(self, tag)
+
+    def finish(self, title: str | None, warnings: list[str]) -> Outline:
+        self.close_block()
+        self.resolve_ids()
+        if not self.pos and self.dropped:
+            warnings.append(
+                f"no text outside boilerplate: {self.dropped} navigation, banner, "
+                "sidebar or hidden elements were dropped"
+            )
+        return Outline(
+            source="".join(self.out),
+            format="html",
+            title=title,
+            headings=tuple(self.headings),
+            blocks=tuple(self.blocks),
+            regions=tuple(self.regions),
+            anchors=tuple(self.anchors),
+            warnings=tuple(warnings),
+        )
+
+
+def _has_boilerplate_attrs(attrs: Mapping[str, object]) -> bool:
+    if "hidden" in attrs:
+        return True
+    aria_hidden = attrs.get("aria-hidden")
+    if isinstance(aria_hidden, str) and aria_hidden.strip().lower() == "true":
+        return True
+    role = attrs.get("role")
+    if role is not None and any(
+        token.lower() in _BOILERPLATE_ROLES for token in _attr_tokens(role)
+    ):
+        return True
+    style = attrs.get("style")
+    if isinstance(style, str) and "none" in style and _hides(style):
+        return True
+    element_id = attrs.get("id")
+    if isinstance(element_id, str) and element_id and _is_boilerplate_token(element_id):
+        return True
+    classes = attrs.get("class")
+    return classes is not None and any(
+        _is_boilerplate_token(token) for token in _attr_tokens(classes)
+    )
+
+
+def _hides(style: str) -> bool:
+    compact = "".join(style.lower().split())
+    return "display:none" in compact or "visibility:hidden" in compact
+
+
+# --- handlers: NORMAL mode -----------------------------------------------------
+
+
+def _boundary(r: _Renderer) -> None:
+    r.end_line()
+    if not r.items:
+        # Something other than a list item sits between two list items.
+        r.tight = False
+
+
+def _block(r: _Renderer, tag: Tag) -> _Exit | None:
+    _boundary(r)
+    return r.end_line
+
+
+def _sectioning(r: _Renderer, tag: Tag) -> _Exit | None:
+    _boundary(r)
+    r.sectioning += 1
+    pushed = _push_id_frame(r, tag)
+
+    def leave() -> None:
+        r.end_line()
+        r.sectioning -= 1
+        if pushed:
+            r.id_frames.pop()
+
+    return leave
+
+
+def _div(r: _Renderer, tag: Tag) -> _Exit | None:
+    _boundary(r)
+    if not _push_id_frame(r, tag):
+        return r.end_line
+
+    def leave() -> None:
+        r.end_line()
+        r.id_frames.pop()
+
+    return leave
+
+
+def _push_id_frame(r: _Renderer, tag: Tag) -> bool:
+    element_id = tag.attrs.get("id")
+    if isinstance(element_id, str) and element_id.strip():
+        r.id_frames.append((element_id.strip(), r.heading_count))
+        return True
+    return False
+
+
+def _heading(r: _Renderer, tag: Tag) -> _Exit | None:
+    r.close_block()
+    own = tag.attrs.get("id")
+    anchor = own.strip() if isinstance(own, str) and own.strip() else None
+    if anchor is None and r.id_frames and r.id_frames[-1][1] == r.heading_count:
+        # The heading opens the innermost section/div with an id.
+        anchor = r.id_frames[-1][0]
+    state = _HeadingState(_HEADING_DEPTH[tag.name], anchor)
+    r.heading = state
+    r.mode = _Mode.INLINE
+
+    def leave() -> None:
+        if r.block_kind is BlockKind.HEADING:
+            text = "".join(r.out[state.text_index :])
+            r.headings.append(
+                Heading(r.block_start, r.pos, state.depth, text, state.anchor or state.inner_anchor)
+            )
+            r.heading_count += 1
+        r.heading = None
+        r.close_block()
+        r.mode = _Mode.NORMAL
+
+    return leave
+
+
+def _list(r: _Renderer, tag: Tag) -> _Exit | None:
+    _boundary(r)
+    state = _List(ordered=tag.name == "ol")
+    start = _attr(tag, "start").strip()
+    if state.ordered and start:
+        state.next_number = _bounded_int(start, 0, _MAX_ORDINAL)
+    r.lists.append(state)
+
+    def leave() -> None:
+        r.end_line()
+        r.lists.pop()
+        r.tight = False
+
+    return leave
+
+
+def _push_item(r: _Renderer, item: _Item) -> None:
+    parent = r.items[-1].prefix if r.items else ""
+    item.prefix = (parent + item.cont)[:_MAX_PREFIX]
+    r.items.append(item)
+
+
+def _pop_item(r: _Renderer) -> None:
+    r.items.pop()
+    r.first_pending = min(r.first_pending, len(r.items))
+
+
+def _list_item(r: _Renderer, tag: Tag) -> _Exit | None:
+    r.end_line()
+    top = not r.items
+    marker = "- "
+    if r.lists and r.lists[-1].ordered:
+        state = r.lists[-1]
+        value = _attr(tag, "value").strip()
+        if value:
+            state.next_number = _bounded_int(value, 0, _MAX_ORDINAL)
+        marker = f"{state.next_number}. "
+        state.next_number += 1
+    _push_item(r, _Item(BlockKind.LIST_ITEM, marker, "  "))
+
+    def leave() -> None:
+        r.end_line()
+        _pop_item(r)
+        if top:
+            r.close_block()
+            r.tight = True
+
+    return leave
+
+
+def _leave_item(r: _Renderer) -> _Exit:
+    def leave() -> None:
+        r.end_line()
+        _pop_item(r)
+
+    return leave
+
+
+def _definition_list(r: _Renderer, tag: Tag) -> _Exit | None:
+    _boundary(r)
+    top = not r.items
+    _push_item(r, _Item(BlockKind.LIST_ITEM, "", "", is_dl=True))
+
+    def leave() -> None:
+        r.end_line()
+        _pop_item(r)
+        if top:
+            r.close_block()
+
+    return leave
+
+
+def _term(r: _Renderer, tag: Tag) -> _Exit | None:
+    r.end_line()
+    parent = r.items[-1] if r.items else None
+    if parent is not None and parent.is_dl:
+        # A dt after a dd opens the next dt+dd group: a new block at top level.
+        if parent.after_dd and len(r.items) == 1:
+            r.close_block()
+        parent.after_dd = False
+    _push_item(r, _Item(BlockKind.LIST_ITEM, "", ""))
+    return _leave_item(r)
+
+
+def _definition(r: _Renderer, tag: Tag) -> _Exit | None:
+    r.end_line()
+    if r.items and r.items[-1].is_dl:
+        r.items[-1].after_dd = True
+    _push_item(r, _Item(BlockKind.LIST_ITEM, "  ", "  "))
+    return _leave_item(r)
+
+
+def _blockquote(r: _Renderer, tag: Tag) -> _Exit | None:
+    _boundary(r)
+    top = not r.items
+    _push_item(r, _Item(BlockKind.QUOTE, "> ", "> "))
+
+    def leave() -> None:
+        r.end_line()
+        _pop_item(r)
+        if top:
+            r.close_block()
+
+    return leave
+
+
+def _rule(r: _Renderer, tag: Tag) -> _Exit | None:
+    r.emit_block(BlockKind.RULE, "---")
+    return None
+
+
+def _line_break(r: _Renderer, tag: Tag) -> _Exit | None:
+    if r.line_open:
+        r.line_open = False
+        r.need_space = False
+        r.breaks = 1
+    elif r.block_kind is not None:
+        r.breaks += 1
+    return None
+
+
+def _image(r: _Renderer, tag: Tag) -> _Exit | None:
+    alt = _attr(tag, "alt")
+    if alt.strip():
+        # Alt text stands in for the picture as a word of its own.
+        r.text(f" {alt} ")
+    return None
+
+
+def _preformatted(r: _Renderer, tag: Tag) -> _Exit | None:
+    r.close_block()
+    state = _Pre(_language(tag))
+    r.pre = state
+    r.mode = _Mode.PRE
+
+    def leave() -> None:
+        r.pre = None
+        r.mode = _Mode.NORMAL
+        code = _trim_pre("".join(state.parts))
+        if code:
+            fence = _fence_for(code)
+            lead = f"{fence}{state.language}\n"
+            r.emit_block(BlockKind.CODE, f"{lead}{code}\n{fence}", lead)
+
+    return leave
+
+
+def _table(r: _Renderer, tag: Tag) -> _Exit | None:
+    role = _attr(tag, "role").lower()
+    if role in ("presentation", "none") or tag.find("table") is not None:
+        # Layout tables (or tables of tables) are rendered as plain blocks.
+        return _block(r, tag)
+    r.close_block()
+    state = _Table()
+    r.table = state
+    r.mode = _Mode.TABLE
+
+    def leave() -> None:
+        r.table = None
+        r.mode = _Mode.NORMAL
+        _render_table(r, state)
+
+    return leave
+
+
+def _render_table(r: _Renderer, table: _Table) -> None:
+    _emit_table(r, table)
+    # Ids that never met cell text anchor whatever follows the table.
+    r.pending_ids.extend(table.pending_ids)
+
+
+def _emit_table(r: _Renderer, table: _Table) -> None:
+    if table.caption is not None and table.caption.parts:
+        r.pending_ids.extend(table.caption.ids)
+        r.emit_block(BlockKind.PARAGRAPH, "".join(table.caption.parts))
+    rows = [row for row in table.rows if row.cells]
+    if not any(cell.parts for row in rows for cell in row.cells):
+        for row in rows:
+            for cell in row.cells:
+                r.pending_ids.extend(cell.ids)
+        return
+    header = next((i for i, row in enumerate(rows) if row.in_head), 0)
+    ordered = [rows[header], *rows[:header], *rows[header + 1 :]]
+    grid: list[list[_Cell | None]] = []
+    for row in ordered:
+        line: list[_Cell | None] = []
+        for cell in row.cells:
+            line.append(cell)
+            line.extend([None] * (min(cell.span, _MAX_COLSPAN) - 1))
+        grid.append(line)
+    columns = max(len(line) for line in grid)
+    lines: list[str] = []
+    cell_ids: list[tuple[int, str]] = []
+    offset = 0
+    for number, line in enumerate(grid):
+        texts = []
+        cursor = offset + len("| ")
+        for slot in line:
+            text = slot.text() if slot is not None else ""
+            if slot is not None:
+                cell_ids.extend((cursor, anchor_id) for anchor_id in slot.ids)
+            texts.append(text)
+            cursor += len(text) + len(" | ")
+        texts.extend([""] * (columns - len(line)))
+        rendered = "| " + " | ".join(texts) + " |"
+        lines.append(rendered)
+        offset += len(rendered) + 1
+        if number == 0:
+            delimiter = "|" + " --- |" * columns
+            lines.append(delimiter)
+            offset += len(delimiter) + 1
+    lead = f"{lines[0]}\n{lines[1]}\n"
+    start = r.emit_block(BlockKind.TABLE, "\n".join(lines), lead)
+    # Ids inside cells point at their cell; the table's anchors stay sorted
+    # because cells are numbered in output order.
+    r.anchors.extend(Anchor(start + cursor, anchor_id) for cursor, anchor_id in cell_ids)
+
+
+# --- handlers: INLINE mode (heading text) -------------------------------------
+
+
+def _inline_space(r: _Renderer, tag: Tag) -> _Exit | None:
+    if r.line_open:
+        r.need_space = True
+    return _inline_space_after(r)
+
+
+def _inline_space_after(r: _Renderer) -> _Exit:
+    def leave() -> None:
+        if r.line_open:
+            r.need_space = True
+
+    return leave
+
+
+def _inline_break(r: _Renderer, tag: Tag) -> _Exit | None:
+    if r.line_open:
+        r.need_space = True
+    return None
+
+
+# --- handlers: PRE mode ---------------------------------------------------------
+
+
+def _pre_break(r: _Renderer, tag: Tag) -> _Exit | None:
+    if r.pre is not None:
+        r.pre.parts.append("\n")
+    return None
+
+
+def _pre_image(r: _Renderer, tag: Tag) -> _Exit | None:
+    alt = _attr(tag, "alt")
+    if r.pre is not None and alt.strip():
+        r.pre.parts.append(alt.translate(_TRANSLATION))
+    return None
+
+
+def _pre_code(r: _Renderer, tag: Tag) -> _Exit | None:
+    if r.pre is not None and not r.pre.language:
+        r.pre.language = _language(tag)
+    return None
+
+
+# --- handlers: TABLE mode -------------------------------------------------------
+
+
+def _row(r: _Renderer, tag: Tag) -> _Exit | None:
+    table = r.table
+    if table is None:
+        return None
+    table.rows.append(_Row(table.in_head))
+    table.cell = None
+
+    def leave() -> None:
+        table.cell = None
+
+    return leave
+
+
+def _cell(r: _Renderer, tag: Tag) -> _Exit | None:
+    table = r.table
+    if table is None:
+        return None
+    if not table.rows:
+        table.rows.append(_Row(table.in_head))
+    span = _attr(tag, "colspan").strip()
+    cell = _Cell(span=_bounded_int(span, 1, _MAX_COLSPAN) if span else 1)
+    table.rows[-1].cells.append(cell)
+    table.cell = cell
+
+    def leave() -> None:
+        table.cell = None
+
+    return leave
+
+
+def _row_group(r: _Renderer, tag: Tag) -> _Exit | None:
+    table = r.table
+    if table is None:
+        return None
+    table.in_head = tag.name == "thead"
+
+    def leave() -> None:
+        table.in_head = False
+
+    return leave
+
+
+def _caption(r: _Renderer, tag: Tag) -> _Exit | None:
+    table = r.table
+    if table is None:
+        return None
+    table.space()
+    table.in_caption = True
+
+    def leave() -> None:
+        table.in_caption = False
+
+    return leave
+
+
+def _cell_space(r: _Renderer, tag: Tag) -> _Exit | None:
+    if r.table is not None:
+        r.table.space()
+    return _cell_space_after(r)
+
+
+def _cell_space_after(r: _Renderer) -> _Exit:
+    def leave() -> None:
+        if r.table is not None:
+            r.table.space()
+
+    return leave
+
+
+def _cell_break(r: _Renderer, tag: Tag) -> _Exit | None:
+    if r.table is not None:
+        r.table.space()
+    return None
+
+
+def _cell_image(r: _Renderer, tag: Tag) -> _Exit | None:
+    alt = _attr(tag, "alt")
+    if r.table is not None and alt.strip():
+        r.table.add(f" {alt.translate(_TRANSLATION)} ")
+    return None
+
+
+# --- dispatch tables ------------------------------------------------------------
+
+_BLOCK_TAGS: Final = frozenset(
+    {
+        "address", "body", "head", "center", "details", "dialog", "fieldset", "figcaption",
+        "figure", "footer", "form", "frameset", "header", "hgroup", "html", "legend",
+        "noframes", "p", "summary", "caption", "thead", "tbody", "tfoot", "tr", "td",
+        "th", "search",
+    }
+)  # fmt: skip
+"""Plain block containers: they end the paragraph before and after them."""
+
+_PRE_TAGS: Final = ("pre", "listing", "xmp", "plaintext")
+_LIST_TAGS: Final = ("ul", "ol", "menu", "dir")
+
+_NORMAL: Final[dict[str, _Handler]] = {
+    **dict.fromkeys(_BLOCK_TAGS, _block),
+    "div": _div,
+    **dict.fromkeys(_SECTIONING_TAGS, _sectioning),
+    **dict.fromkeys(_HEADING_DEPTH, _heading),
+    **dict.fromkeys(_LIST_TAGS, _list),
+    "li": _list_item,
+    "dl": _definition_list,
+    "dt": _term,
+    "dd": _definition,
+    "blockquote": _blockquote,
+    "hr": _rule,
+    "br": _line_break,
+    "img": _image,
+    **dict.fromkeys(_PRE_TAGS, _preformatted),
+    "table": _table,
+}
+"""Elements not listed are inline: they contribute their text and nothing else."""
+
+_BLOCK_LIKE: Final = frozenset(_NORMAL) - {"br", "img", "hr"}
+
+_INLINE: Final[dict[str, _Handler]] = {
+    **dict.fromkeys(_BLOCK_LIKE, _inline_space),
+    "br": _inline_break,
+    "hr": _inline_break,
+    "img": _image,
+}
+"""Inside a heading, block structure collapses to spaces."""
+
+_PRE: Final[dict[str, _Handler]] = {"br": _pre_break, "img": _pre_image, "code": _pre_code}
+
+_TABLE: Final[dict[str, _Handler]] = {
+    **dict.fromkeys(_BLOCK_LIKE, _cell_space),
+    "tr": _row,
+    "td": _cell,
+    "th": _cell,
+    "thead": _row_group,
+    "tbody": _row_group,
+    "tfoot": _row_group,
+    "caption": _caption,
+    "br": _cell_break,
+    "hr": _cell_break,
+    "img": _cell_image,
+}
+"""Inside a data table, text goes to cells and block structure collapses to spaces."""
+
+_HANDLERS: Final[dict[_Mode, dict[str, _Handler]]] = {
+    _Mode.NORMAL: _NORMAL,
+    _Mode.INLINE: _INLINE,
+    _Mode.PRE: _PRE,
+    _Mode.TABLE: _TABLE,
+}
+
+
+# --- the walk -----------------------------------------------------------------
+
+
+def _walk(r: _Renderer, root: Tag) -> None:
+    """Render `root` depth-first with an explicit stack (pages nest deeper than recursion)."""
+    stack: list[tuple[Iterator[PageElement], _Exit | None]] = [(iter(root.contents), r.enter(root))]
+    while stack:
+        children, leave = stack[-1]
+        for child in children:
+            if type(child) is NavigableString:
+                r.add_text(child)
+            elif isinstance(child, Tag):
+                if r.is_dropped(child):
+                    continue
+                child_leave = r.enter(child)
+                if child.contents:
+                    stack.append((iter(child.contents), child_leave))
+                    break
+                if child_leave is not None:
+                    child_leave()
+            elif isinstance(child, NavigableString) and not isinstance(child, PreformattedString):
+                r.add_text(child)
+        else:
+            stack.pop()
+            if leave is not None:
+                leave()
+
+
+def _child_tag(parent: Tag, name: str) -> Tag | None:
+    for child in parent.contents:
+        if isinstance(child, Tag) and child.name == name:
+            return child
+    return None
+
+
+def _title(soup: BeautifulSoup) -> str | None:
+    root = _child_tag(soup, "html")
+    head = _child_tag(root, "head") if root is not None else None
+    title = _child_tag(head, "title") if head is not None else None
+    if title is None:
+        return None
+    return _collapse(title.get_text()) or None
+
+
+def _inside_boilerplate(tag: Tag) -> bool:
+    for element in (tag, *tag.parents):
+        name = element.name
+        if name in _DROP_TAGS or name in _BOILERPLATE_TAGS:
+            return True
+        if element.attrs and _has_boilerplate_attrs(element.attrs):
+            return True
+    return False
+
+
+def _content_root(soup: BeautifulSoup) -> Tag:
+    """`main`, else the only top-level `article`, else `[role=main]`, else the document.
+
+    The fallback is the whole document rather than `body` because lxml may put
+    content in `head` (see `_DROP_TAGS`); `head`'s own elements are dropped anyway.
+    """
+    articles: list[Tag] = []
+    role_main: Tag | None = None
+    for element in soup.descendants:
+        if not isinstance(element, Tag):
+            continue
+        name = element.name
+        if name == "main" and not _inside_boilerplate(element):
+            return element
+        if name == "article":
+            articles.append(element)
+        elif (
+            role_main is None
+            and "role" in element.attrs
+            and _attr(element, "role").strip().lower() == "main"
+        ):
+            role_main = element
+    # Several articles side by side are a listing page: keep them all.
+    top = [
+        article
+        for article in articles
+        if article.find_parent("article") is None and not _inside_boilerplate(article)
+    ]
+    if len(top) == 1:
+        return top[0]
+    if role_main is not None and not _inside_boilerplate(role_main):
+        return role_main
+    return soup
+
+
+def _sanitize(html: str, warnings: list[str]) -> str:
+    """Make the input something lxml accepts, saying what was repaired."""
+    if "\x00" in html:
+        warnings.append(f"removed {html.count(chr(0))} NUL characters")
+        html = html.replace("\x00", "")
+    try:
+        html.encode("utf-8")
+    except UnicodeEncodeError:
+        html, count = _SURROGATE.subn("\ufffd", html)
+        warnings.append(f"replaced {count} lone surrogates with U+FFFD")
+    if "<" not in html and "\n" not in html:
+        # BeautifulSoup warns that short tag-free text "looks like a filename";
+        # a trailing newline (whitespace, never rendered) keeps it quiet.
+        html += "\n"
+    return html
+
+
+def parse_html(html: str) -> Outline:
+    """Parse HTML into an outline whose source is its markdown-like text rendering."""
+    warnings: list[str] = []
+    soup = BeautifulSoup(_sanitize(html, warnings), "lxml")
+    renderer = _Renderer()
+    _walk(renderer, _content_root(soup))
+    return renderer.finish(_title(soup), warnings)
