@@ -14,6 +14,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+TOKEN_OVERLAP_SHARE = 0.125
+"""Without --overlap, tokens overlap by an eighth of --max (64 of 512, the default)."""
+CHARACTER_OVERLAP_SHARE = 0.25
+"""Without --overlap, characters overlap by a quarter (500 of 2000, Microsoft's advice)."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with status 2 and one line, as the issue asks."""
 
@@ -29,8 +35,15 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("files", nargs="*", help="files to chunk (stdin when none)")
     parser.add_argument("--format", choices=get_args(FormatName), default="auto")
     parser.add_argument("--unit", choices=[u.value for u in Unit], default=Unit.TOKENS.value)
-    parser.add_argument("--max", type=int, default=None, help="maximumPageLength")
-    parser.add_argument("--overlap", type=int, default=None, help="pageOverlapLength")
+    parser.add_argument(
+        "--max", type=int, default=None, help="maximumPageLength (512 tokens / 2000 characters)"
+    )
+    parser.add_argument(
+        "--overlap",
+        type=int,
+        default=None,
+        help="pageOverlapLength (an eighth of --max for tokens, a quarter for characters)",
+    )
     parser.add_argument("--pages", type=int, default=0, help="maximumPagesToTake (0 = all)")
     parser.add_argument("--mode", choices=[m.value for m in SplitMode], default="pages")
     parser.add_argument("--language", default="en", help="defaultLanguageCode")
@@ -42,11 +55,14 @@ def _arguments() -> argparse.ArgumentParser:
 
 def _options(args: argparse.Namespace) -> ChunkOptions:
     unit = Unit(args.unit)
-    default_max, default_overlap = (2000, 500) if unit is Unit.CHARACTERS else (512, 64)
+    default_max, overlap_share = (
+        (2000, CHARACTER_OVERLAP_SHARE) if unit is Unit.CHARACTERS else (512, TOKEN_OVERLAP_SHARE)
+    )
+    maximum = default_max if args.max is None else args.max
     limits = Limits(
         unit=unit,
-        maximum_page_length=default_max if args.max is None else args.max,
-        page_overlap_length=default_overlap if args.overlap is None else args.overlap,
+        maximum_page_length=maximum,
+        page_overlap_length=int(maximum * overlap_share) if args.overlap is None else args.overlap,
         maximum_pages_to_take=args.pages,
     )
     return ChunkOptions(

@@ -1,0 +1,69 @@
+"""`python -m chunking`: JSON lines with the promised keys; bad options exit 2 with one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYS = {"source", "ordinal", "content", "text", "start", "end", "headings", "title", "size"}
+
+
+def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chunking", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_readme_is_chunked_into_json_lines_with_the_promised_keys() -> None:
+    result = _run("README.md")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert records
+    source = (ROOT / "README.md").read_text(encoding="utf-8")
+    for ordinal, record in enumerate(records):
+        assert record.keys() >= KEYS
+        assert record["ordinal"] == ordinal
+        assert record["source"] == "README.md"
+        assert record["content"] == source[record["start"] : record["end"]]
+        assert record["size"] <= 512
+        assert record["text"].endswith(record["content"])
+    assert records[0]["title"] == "Structure-aware chunking skill for Azure AI Search"
+
+
+def test_stdin_is_read_when_no_file_is_given() -> None:
+    result = _run("--format", "text", "--unit", "characters", "--max", "300", stdin="Hello. " * 100)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(records) >= 2
+    assert {r["source"] for r in records} == {"-"}
+    assert all(r["size"] <= 300 for r in records)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--max", "10", "README.md"), "maximumPageLength"),
+        (("--unit", "characters", "--max", "1000", "--overlap", "600", "README.md"), "pageOverlap"),
+        (("--pages", "-1", "README.md"), "maximumPagesToTake"),
+        (("--format", "pdf", "README.md"), "--format"),
+        (("--encoder", "o200k_base", "README.md"), "encoderModelName"),
+        (("no-such-file.md",), "cannot read"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(args: tuple[str, ...], named: str) -> None:
+    result = _run(*args)
+    assert result.returncode == 2
+    assert named in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
