@@ -217,22 +217,36 @@ class StructureSplitter:
 
     # -- finer boundaries --------------------------------------------------------
 
-    def _finer(self, low: int, high: int, level: Level) -> list[int]:
-        """Boundaries of exactly `level` strictly inside (low, high)."""
+    def _finer(self, low: int, high: int, level: Level, horizon: int) -> list[int]:
+        """Boundaries of exactly `level` strictly inside (low, high), up to `horizon`.
+
+        Nothing past `horizon` can fit, so a giant unit is scanned only as far as
+        one chunk could reach: that keeps a 1 MB paragraph linear, not quadratic.
+        """
         source = self.source
+        high = min(high, horizon + 1)
         if level is Level.LINE:
             return [m.end() for m in _LINE_BREAK.finditer(source, low, high) if m.end() < high]
+        # Sentence and word boundaries sit before the whitespace that separates
+        # them: cl100k attaches a space to the word after it, so " word" pieces
+        # add up to the count of the whole text while "word " pieces overcount.
         if level is Level.SENTENCE:
             if self.doc.region_at(low) >= 0:
                 return []  # code and tables split by lines only
-            return self.doc.sentence_positions(low, high)
+            starts = self.doc.sentence_positions(low, high)
+            return [p for p in map(self._before_space, starts) if low < p < high]
         if level is Level.WORD:
             return [
-                m.end()
-                for m in _WHITESPACE_RUN.finditer(source, low, high)
-                if low < m.end() < high and m.start() > low
+                m.start() for m in _WHITESPACE_RUN.finditer(source, low, high) if low < m.start()
             ]
         raise ValueError(level)
+
+    def _before_space(self, position: int) -> int:
+        """The start of the whitespace run that ends at `position`."""
+        source = self.source
+        while position > 0 and source[position - 1].isspace():
+            position -= 1
+        return position
 
     # -- walking -----------------------------------------------------------------
 
@@ -275,7 +289,8 @@ class StructureSplitter:
                 break
             # Descend: the next level's boundaries inside the failing unit, then its end.
             level = Level(level + 1)
-            frontier = deque((p, level) for p in self._finer(position, unit_end, level))
+            horizon = position + left * MAX_CHARACTERS_PER_UNIT
+            frontier = deque((p, level) for p in self._finer(position, unit_end, level, horizon))
             frontier.append((unit_end, unit_level))
             frontiers.append(frontier)
         return walk
