@@ -1,0 +1,171 @@
+"""`python -m skills FILE ...`: chunk files through the skill's own request path, print the answer.
+
+Builds the skill request an indexer would send (one record per file, recordId = the
+path), answers it exactly as `POST /api/chunk` does, and prints the response JSON.
+Chunks are embedded by the provider the app settings choose (EMBEDDING_PROVIDER ...);
+a progress bar on stderr shows the embedding of long runs.
+Exit status: 0 when every record succeeded, 1 when some record has errors, 2 when the
+request itself was refused (4xx, or 503 when the embedding service gave nothing) or a
+file could not be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from skills.embedding_clients import build_embedder
+from skills.service import HTTP_OK, answer_chunk_request
+from skills.settings import SettingsError, settings_from_environment
+
+if TYPE_CHECKING:
+    from skills.embedding import Embedder
+    from skills.service import Answer
+    from skills.settings import Settings
+
+EXIT_RECORD_ERRORS = 1
+EXIT_REFUSED = 2
+BAR_WIDTH = 30
+"""Characters of the progress bar itself."""
+REDRAW_SECONDS = 0.1
+"""Redraw the bar at most this often (the last update is always drawn)."""
+
+
+class ProgressBar:
+    """`embedding [#########.....]  412/1000 chunks  12.3 s` on one rewritten line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.started = time.monotonic()
+        self.drawn_at = 0.0
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.drawn_at < REDRAW_SECONDS:
+            return
+        filled = BAR_WIDTH * done // max(total, 1)
+        bar = "#" * filled + "." * (BAR_WIDTH - filled)
+        self.stream.write(
+            f"\rembedding [{bar}] {done:>{len(str(total))}}/{total} chunks "
+            f"{now - self.started:6.1f} s"
+        )
+        self.stream.flush()
+        self.drawn_at = now
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def build_request(paths: list[str], inputs: dict[str, object]) -> dict[str, object]:
+    """A skill request with one record per file: `text`, `fileName` and the extra inputs."""
+    values: list[dict[str, object]] = []
+    seen: dict[str, int] = {}
+    for path in paths:
+        raw = Path(path).read_bytes()
+        # surrogateescape keeps undecodable bytes as lone surrogates, which the skill then
+        # replaces with U+FFFD and reports in a warning, as it would for a request.
+        text = raw.decode("utf-8-sig", errors="surrogateescape")
+        seen[path] = seen.get(path, 0) + 1
+        record_id = path if seen[path] == 1 else f"{path}#{seen[path]}"
+        data: dict[str, object] = {"text": text, "fileName": Path(path).name, **inputs}
+        values.append({"recordId": record_id, "data": data})
+    return {"values": values}
+
+
+def parse_input(assignment: str) -> tuple[str, object]:
+    """`NAME=VALUE` -> (NAME, VALUE as JSON when it parses, else the string)."""
+    name, equals, value = assignment.partition("=")
+    if not equals or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {assignment!r}")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
+
+
+def _print_json(document: object, indent: int | None) -> None:
+    """Print as UTF-8 JSON; escape everything if the terminal cannot take some character."""
+    try:
+        print(json.dumps(document, indent=indent, ensure_ascii=False))
+    except UnicodeEncodeError:
+        print(json.dumps(document, indent=indent, ensure_ascii=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m skills",
+        description="Chunk files through the custom skill's request path and print the "
+        "response records as JSON. App settings (CHUNK_*, ...) come from the environment.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="markdown, HTML or text files")
+    parser.add_argument(
+        "-i",
+        "--input",
+        action="append",
+        default=[],
+        type=parse_input,
+        metavar="NAME=VALUE",
+        help="an input for every record, e.g. -i maximumPageLength=300 -i unit=characters "
+        "-i url=https://example.org/doc (VALUE is read as JSON when it parses)",
+    )
+    parser.add_argument(
+        "--request", action="store_true", help="print the request instead of answering it"
+    )
+    parser.add_argument("--compact", action="store_true", help="print JSON on one line")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show the embedding progress bar on stderr (default: when stderr is a terminal)",
+    )
+    args = parser.parse_args(argv)
+
+    try:
+        request = build_request(args.files, dict(args.input))
+    except OSError as error:
+        print(f"python -m skills: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
+        return EXIT_REFUSED
+    body = json.dumps(request).encode("utf-8")
+    indent = None if args.compact else 2
+    if args.request:
+        _print_json(request, indent)
+        return 0
+
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = ProgressBar(sys.stderr) if show else None
+    answer = asyncio.run(_answer(body, settings_from_environment(), progress))
+    if progress is not None:
+        progress.finish()
+    response = json.loads(answer.body)
+    _print_json(response, indent)
+    if answer.status != HTTP_OK:
+        return EXIT_REFUSED
+    values = response.get("values", [])
+    return EXIT_RECORD_ERRORS if any(value["errors"] for value in values) else 0
+
+
+async def _answer(
+    body: bytes, settings: Settings | SettingsError, progress: ProgressBar | None
+) -> Answer:
+    embedder: Embedder | None = (
+        None if isinstance(settings, SettingsError) else build_embedder(settings.embedding)
+    )
+    try:
+        return await answer_chunk_request(body, settings, embedder=embedder, progress=progress)
+    finally:
+        if embedder is not None:
+            await embedder.aclose()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""The skill's HTTP surface as an ASGI app: `POST /api/chunk` and `GET /api/health`.
+
+The same app runs under the Functions host (function_app.py wraps it in
+`func.AsgiFunctionApp`) and under uvicorn locally; routes carry the `/api` prefix
+because the host hands the full path to the app.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import platform
+import time
+from typing import TYPE_CHECKING
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+from starlette.routing import Route
+
+from skills import __version__
+from skills.contract import RequestError, render_error
+from skills.service import answer_chunk_request, request_limit, too_large
+from skills.settings import SettingsError, describe_settings, settings_from_environment
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable, Mapping
+
+    from starlette.requests import Request
+
+    from skills.embedding import Embedder
+    from skills.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+JSON = "application/json"
+HTTP_UNAVAILABLE = 503
+
+
+def build_app(
+    settings: Settings | SettingsError | None = None, *, embedder: Embedder | None = None
+) -> Starlette:
+    """The ASGI app; without `settings` it reads them from the environment at first use.
+
+    Passing settings (or a SettingsError) is how tests and other hosts configure it.
+    Without `embedder`, the one the settings ask for is built at the first request
+    that has chunks to embed (none for EMBEDDING_PROVIDER=none).
+    """
+    current: Callable[[], Settings | SettingsError] = (
+        settings_from_environment if settings is None else (lambda: settings)
+    )
+    embedders = _EmbedderSlot(embedder)
+
+    async def chunk(request: Request) -> Response:
+        started = time.monotonic()
+        settings_now = current()
+        body = await _read_body(request, request_limit(settings_now))
+        if isinstance(body, RequestError):
+            return _error_response(body)
+        answer = await answer_chunk_request(
+            body, settings_now, started=started, embedder=embedders.get(settings_now)
+        )
+        headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
+        return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
+
+    async def health(request: Request) -> Response:
+        settings_now = current()
+        report: dict[str, object] = {
+            "status": "ok",
+            "version": __version__,
+            "python": platform.python_version(),
+        }
+        if isinstance(settings_now, SettingsError):
+            report["status"] = "misconfigured"
+            report["error"] = str(settings_now)
+            status = HTTP_UNAVAILABLE
+        else:
+            report["embedding"] = {
+                "provider": settings_now.embedding.provider,
+                "reason": settings_now.embedding.provider_reason,
+                "model": settings_now.embedding.model,
+                "dimensions": settings_now.embedding.dimensions,
+            }
+            report["configuration"] = describe_settings(settings_now)
+            status = 200
+        return _json_response(report, status)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await embedders.close()
+
+    return Starlette(
+        routes=[
+            # The skill definition's httpMethod may be POST or PUT.
+            Route("/api/chunk", chunk, methods=["POST", "PUT"]),
+            Route("/api/health", health, methods=["GET"]),
+        ],
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        lifespan=lifespan,
+    )
+
+
+class _EmbedderSlot:
+    """The app's embedder: the injected one, or the settings' one built at first use."""
+
+    def __init__(self, given: Embedder | None) -> None:
+        self.given = given
+        self.built: Embedder | None = None
+        self.tried = False
+
+    def get(self, settings: Settings | SettingsError) -> Embedder | None:
+        if self.given is not None:
+            return self.given
+        if isinstance(settings, SettingsError):
+            return None
+        if not self.tried:
+            self.tried = True
+            # Imported here: the openai package and the providers load at first use.
+            from skills.embedding_clients import build_embedder  # noqa: PLC0415
+
+            self.built = build_embedder(settings.embedding)
+        return self.built
+
+    async def close(self) -> None:
+        if self.built is not None:
+            await self.built.aclose()
+
+
+async def _read_body(request: Request, limit: int) -> bytes | RequestError:
+    """The body, or a 413 as soon as it is known to exceed `limit` (before any parsing)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return too_large(int(declared), limit)
+    parts: list[bytes] = []
+    size = 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limit:
+            return too_large(size, limit)
+        parts.append(part)
+    return b"".join(parts)
+
+
+def _error_response(error: RequestError, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(render_error(error), status_code=error.status, media_type=JSON, headers=headers)
+
+
+def _json_response(document: dict[str, object], status: int) -> Response:
+    return Response(
+        json.dumps(document, ensure_ascii=False).encode("utf-8"),
+        status_code=status,
+        media_type=JSON,
+    )
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """404, 405 and friends as JSON, so every answer of the skill is JSON."""
+    if not isinstance(exc, HTTPException):
+        return await _server_error(request, exc)
+    message = {
+        404: f"No route {request.url.path}; the skill serves POST /api/chunk and GET /api/health.",
+        405: f"{request.method} is not allowed on {request.url.path}.",
+    }.get(exc.status_code, str(exc.detail))
+    return _error_response(RequestError(exc.status_code, message), headers=exc.headers)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """A bug outside any record (records catch their own); still JSON, and logged."""
+    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return _error_response(
+        RequestError(500, f"internal error: {type(exc).__name__}; see the function's logs")
+    )

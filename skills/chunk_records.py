@@ -1,0 +1,130 @@
+"""Chunk one skill record into its output data: `chunks` for projections and `textItems`.
+
+Never raises: whatever goes wrong with a record ends up in that record's `errors`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+from urllib.parse import quote, urldefrag
+
+from chunking import OptionError, chunk_document
+from skills.contract import InputRecord, OutputRecord, failed_record
+from skills.record_inputs import InputErrors, read_record_inputs
+from skills.settings import SettingsError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from chunking import Chunk, ChunkedDocument
+    from skills.record_inputs import RecordInputs
+    from skills.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+Measure = dict[str, int]
+"""A position or length as the Split skill reports it: `{utf8, utf16, codePoint}`."""
+
+FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
+"""Characters RFC 3986 allows in a fragment as they are; the rest is percent-encoded."""
+
+
+def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> OutputRecord:
+    """The answer for one record: its chunks and warnings, or its errors and `data: {}`."""
+    if isinstance(settings, SettingsError):
+        return failed_record(record.record_id, f"the skill is misconfigured: {settings}")
+    inputs = read_record_inputs(record.data, settings)
+    if isinstance(inputs, InputErrors):
+        return failed_record(record.record_id, *inputs.messages)
+    if not inputs.text.strip():
+        what = "empty" if not inputs.text else "only whitespace"
+        return OutputRecord(
+            record_id=record.record_id,
+            data={"chunks": [], "textItems": []},
+            warnings=(*inputs.warnings, f"input 'text' is {what}; the record has no chunks"),
+        )
+    try:
+        document = chunk_document(
+            inputs.text,
+            options=inputs.options,
+            format=inputs.format,
+            title=inputs.title,
+            file_name=inputs.file_name,
+            content_type=inputs.content_type,
+        )
+    except OptionError as error:
+        return failed_record(record.record_id, str(error), warnings=inputs.warnings)
+    except Exception as error:  # one record's failure must not touch the others
+        logger.exception("chunking record %r failed", record.record_id)
+        return failed_record(
+            record.record_id,
+            f"internal error while chunking: {type(error).__name__}: {error}",
+            warnings=inputs.warnings,
+        )
+    warnings = [*inputs.warnings, *document.warnings]
+    if not document.chunks:
+        warnings.append("the text has no content to chunk; the record has no chunks")
+    chunks = render_chunks(document, inputs)
+    return OutputRecord(
+        record_id=record.record_id,
+        data={"chunks": chunks, "textItems": [chunk.text for chunk in document.chunks]},
+        warnings=tuple(warnings),
+    )
+
+
+def render_chunks(document: ChunkedDocument, inputs: RecordInputs) -> list[dict[str, object]]:
+    """The `chunks` output: one object per chunk, shaped for index projections."""
+    measures = measure_positions(
+        document.source, (p for chunk in document.chunks for p in (chunk.start, chunk.end))
+    )
+    return [
+        {
+            "content": chunk.content,
+            "text": chunk.text,
+            "title": chunk.title,
+            "headings": list(chunk.headings),
+            "ordinal": chunk.ordinal,
+            "offset": measures[chunk.start],
+            "length": _difference(measures[chunk.end], measures[chunk.start]),
+            "anchor": chunk.anchor,
+            "url": chunk_url(inputs.url, chunk),
+            "size": chunk.size,
+            "id": chunk.id,
+        }
+        for chunk in document.chunks
+    ]
+
+
+def chunk_url(base: str | None, chunk: Chunk) -> str | None:
+    """The document URL with the chunk's anchor as its fragment, when both are known."""
+    if base is None:
+        return None
+    if chunk.anchor is None:
+        return base
+    return f"{urldefrag(base).url}#{quote(chunk.anchor, safe=FRAGMENT_SAFE)}"
+
+
+def measure_positions(source: str, positions: Iterable[int]) -> dict[int, Measure]:
+    """`{utf8, utf16, codePoint}` of each code-point position in `source`.
+
+    One pass over the sorted positions encodes each stretch of the source once, so the
+    cost is linear in the document however many chunks (and overlaps) there are.
+    """
+    measures: dict[int, Measure] = {}
+    previous = utf8 = utf16 = 0
+    for position in sorted(set(positions)):
+        stretch = source[previous:position]
+        if stretch.isascii():
+            utf8 += len(stretch)
+            utf16 += len(stretch)
+        else:
+            utf8 += len(stretch.encode("utf-8", "surrogatepass"))
+            utf16 += len(stretch.encode("utf-16-le", "surrogatepass")) // 2
+        measures[position] = {"utf8": utf8, "utf16": utf16, "codePoint": position}
+        previous = position
+    return measures
+
+
+def _difference(end: Measure, start: Measure) -> Measure:
+    return {unit: end[unit] - start[unit] for unit in ("utf8", "utf16", "codePoint")}

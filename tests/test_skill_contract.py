@@ -1,0 +1,121 @@
+"""The wire format: reading request bodies and rendering response bodies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skills.contract import (
+    InputRecord,
+    OutputRecord,
+    RequestError,
+    failed_record,
+    parse_request,
+    render_error,
+    render_response,
+)
+
+
+def test_reads_records_in_order_with_their_data() -> None:
+    body = b'{"values": [{"recordId": "b", "data": {"text": "x"}}, {"recordId": "a"}]}'
+    assert parse_request(body) == [
+        InputRecord(record_id="b", data={"text": "x"}),
+        InputRecord(record_id="a", data=None),
+    ]
+
+
+def test_empty_values_is_an_empty_batch() -> None:
+    assert parse_request(b'{"values": []}') == []
+
+
+def test_utf8_bom_and_non_ascii_are_read() -> None:
+    body = '\ufeff{"values": [{"recordId": "ü", "data": {"text": "日本"}}]}'.encode()
+    assert parse_request(body) == [InputRecord(record_id="ü", data={"text": "日本"})]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"", "not valid JSON"),
+        (b"{nope", "not valid JSON"),
+        (b"\xff\xfe\xfa", "not"),
+        (b"[1, 2]", "is a JSON array; expected an object with a 'values' array"),
+        (b'{"records": []}', "has no 'values' array"),
+        (
+            b'{"values": {"recordId": "1"}}',
+            "'values' must be an array of records, got a JSON object",
+        ),
+        (b'{"values": [1]}', "values[0] is a JSON number, not an object"),
+        (b'{"values": [{"data": {}}]}', "values[0] has no recordId"),
+        (b'{"values": [{"recordId": null}]}', "values[0] has no recordId"),
+        (b'{"values": [{"recordId": ""}]}', "values[0] has no recordId"),
+        (b'{"values": [{"recordId": 7}]}', "values[0].recordId is a JSON number, not a string"),
+        (
+            b'{"values": [{"recordId": "a"}, {"recordId": "b"}, {"recordId": "a"}]}',
+            "recordId 'a' is used 2 times (values[0], values[2])",
+        ),
+    ],
+)
+def test_unreadable_requests_are_a_400_with_an_actionable_message(body: bytes, words: str) -> None:
+    error = parse_request(body)
+    assert isinstance(error, RequestError)
+    assert error.status == 400
+    assert words in error.message
+
+
+def test_many_record_problems_are_summarized() -> None:
+    body = json.dumps({"values": [{"data": {}} for _ in range(8)]}).encode()
+    error = parse_request(body)
+    assert isinstance(error, RequestError)
+    assert "values[4] has no recordId; and 3 more" in error.message
+    assert "No record was processed" in error.message
+
+
+def test_response_has_every_key_and_message_objects() -> None:
+    body = render_response(
+        [
+            OutputRecord(record_id="1", data={"chunks": []}, warnings=("empty",)),
+            failed_record("2", "bad input", warnings=("note",)),
+        ]
+    )
+    assert json.loads(body) == {
+        "values": [
+            {
+                "recordId": "1",
+                "data": {"chunks": []},
+                "errors": [],
+                "warnings": [{"message": "empty"}],
+            },
+            {
+                "recordId": "2",
+                "data": {},
+                "errors": [{"message": "bad input"}],
+                "warnings": [{"message": "note"}],
+            },
+        ]
+    }
+
+
+def test_response_is_compact_utf8() -> None:
+    body = render_response([OutputRecord(record_id="ü", data={"t": "日本 😀"})])
+    assert "日本 😀".encode() in body
+    assert b": " not in body
+
+
+def test_lone_surrogate_in_a_record_id_is_echoed_as_valid_json() -> None:
+    record_id = "id-\ud800"
+    body = render_response([OutputRecord(record_id=record_id)])
+    body.decode("ascii")  # escaped, so any JSON reader accepts the bytes
+    assert json.loads(body)["values"][0]["recordId"] == record_id
+
+
+def test_a_record_cannot_have_both_data_and_errors() -> None:
+    with pytest.raises(ValueError, match="empty data"):
+        OutputRecord(record_id="1", data={"chunks": []}, errors=("boom",))
+
+
+def test_error_body() -> None:
+    assert json.loads(render_error(RequestError(413, "too big"))) == {
+        "error": {"status": 413, "message": "too big"}
+    }

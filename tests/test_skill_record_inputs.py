@@ -1,0 +1,169 @@
+"""Reading one record's inputs: types, precedence over app settings, and per-record errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunking import SplitMode, Unit
+from skills.record_inputs import (
+    InputErrors,
+    RecordInputs,
+    read_record_inputs,
+    replace_lone_surrogates,
+)
+from skills.settings import Settings
+
+
+def read(data: object, settings: Settings | None = None) -> RecordInputs:
+    inputs = read_record_inputs(data, settings or Settings())
+    assert isinstance(inputs, RecordInputs), inputs
+    return inputs
+
+
+def errors(data: object, settings: Settings | None = None) -> tuple[str, ...]:
+    inputs = read_record_inputs(data, settings or Settings())
+    assert isinstance(inputs, InputErrors), inputs
+    return inputs.messages
+
+
+def test_defaults_come_from_the_settings() -> None:
+    inputs = read({"text": "Hello."})
+    assert inputs.text == "Hello."
+    assert inputs.format == "auto"
+    assert inputs.options.limits.unit is Unit.TOKENS
+    assert inputs.options.limits.maximum_page_length == 512
+    assert inputs.options.limits.page_overlap_length == 64
+    assert inputs.options.language == "en"
+    assert inputs.warnings == ()
+
+
+def test_record_input_beats_app_setting_beats_default() -> None:
+    settings = Settings(
+        unit=Unit.CHARACTERS, maximum_page_length=2000, default_language_code="fr", format="html"
+    )
+    from_settings = read({"text": "x"}, settings)
+    assert from_settings.options.limits.maximum_page_length == 2000
+    assert from_settings.options.limits.page_overlap_length == 0  # characters default
+    assert from_settings.options.language == "fr"
+    assert from_settings.format == "html"
+    from_record = read(
+        {"text": "x", "maximumPageLength": 1000, "language": "de", "format": "markdown"}, settings
+    )
+    assert from_record.options.limits.maximum_page_length == 1000
+    assert from_record.options.language == "de"
+    assert from_record.format == "markdown"
+
+
+def test_unit_decides_the_default_lengths() -> None:
+    limits = read({"text": "x", "unit": "characters"}).options.limits
+    assert (limits.unit, limits.maximum_page_length, limits.page_overlap_length) == (
+        Unit.CHARACTERS,
+        5000,
+        0,
+    )
+
+
+@pytest.mark.parametrize("value", [600, "600", " 600 ", 600.0, "+600"])
+def test_numbers_arrive_as_numbers_or_numeric_strings(value: object) -> None:
+    assert read({"text": "x", "maximumPageLength": value}).options.limits.maximum_page_length == 600
+
+
+@pytest.mark.parametrize("value", [True, "abc", 600.5, "=600", "6e2", [600], {"v": 600}, ""])
+def test_anything_else_is_not_a_number(value: object) -> None:
+    (message,) = errors({"text": "x", "maximumPageLength": value})
+    assert message.startswith("input 'maximumPageLength' must be an integer")
+    assert 'numeric string such as "512"' in message
+
+
+def test_out_of_range_values_get_the_core_message() -> None:
+    (message,) = errors({"text": "x", "pageOverlapLength": "300", "maximumPageLength": 512})
+    assert "pageOverlapLength must be at least 0 and less than half of maximumPageLength" in message
+    (message,) = errors({"text": "x", "maximumPagesToTake": -1})
+    assert "maximumPagesToTake" in message
+
+
+def test_closed_sets_match_ignoring_case_and_name_the_allowed_values() -> None:
+    inputs = read({"text": "x", "textSplitMode": "Sentences", "unit": "AZUREOPENAITOKENS"})
+    assert inputs.options.mode is SplitMode.SENTENCES
+    assert inputs.options.limits.unit is Unit.TOKENS
+    (message,) = errors({"text": "x", "unit": "tokens"})
+    assert (
+        message == "input 'unit' must be one of characters, azureOpenAITokens (got string 'tokens')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({}, "input 'text' is required (got nothing)"),
+        ({"text": None}, "input 'text' is required (got null)"),
+        ({"text": 12}, "input 'text' must be a string (got number 12)"),
+        ({"text": ["a"]}, "input 'text' must be a string (got array"),
+        (None, "data must be a JSON object with a 'text' input (got null None)"),
+        ([1], "data must be a JSON object"),
+        ({"text": "x", "title": 5}, "input 'title' must be a string (got number 5)"),
+        ({"text": "x", "url": {"a": 1}}, "input 'url' must be a string"),
+        ({"text": "x", "format": 3}, "input 'format' must be a string"),
+    ],
+)
+def test_bad_inputs_are_errors_that_name_the_input(data: object, words: str) -> None:
+    (message,) = errors(data)
+    assert words in message
+
+
+def test_every_problem_of_a_record_is_reported() -> None:
+    assert len(errors({"unit": "x", "maximumPageLength": "y"})) == 3
+
+
+def test_unknown_format_falls_back_to_text_with_a_warning() -> None:
+    inputs = read({"text": "x", "format": "pdf"})
+    assert inputs.format == "text"
+    assert inputs.warnings == (
+        "input 'format' 'pdf' is not one of auto, markdown, html, text; chunked as text",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("MD", "markdown"), ("htm", "html"), ("txt", "text"), ("", "auto")]
+)
+def test_format_spellings(name: str, expected: str) -> None:
+    assert read({"text": "x", "format": name}).format == expected
+
+
+def test_nulls_and_empty_strings_are_absent() -> None:
+    inputs = read({"text": "x", "title": None, "url": "", "unit": None, "maximumPageLength": None})
+    assert inputs.title is None
+    assert inputs.url is None
+    assert inputs.options.limits.maximum_page_length == 512
+
+
+def test_language_precedence() -> None:
+    assert (
+        read({"text": "x", "language": "de", "defaultLanguageCode": "fr"}).options.language == "de"
+    )
+    assert read({"text": "x", "languageCode": "ja"}).options.language == "ja"
+    assert read({"text": "x", "defaultLanguageCode": "fr"}).options.language == "fr"
+
+
+def test_unknown_inputs_are_named_in_a_warning() -> None:
+    inputs = read({"text": "x", "maximumPagelength": 300})
+    (warning,) = inputs.warnings
+    assert warning.startswith(
+        "ignored unknown input(s) 'maximumPagelength'; known inputs are text,"
+    )
+    assert inputs.options.limits.maximum_page_length == 512
+
+
+def test_lone_surrogates_become_replacement_characters_with_a_warning() -> None:
+    inputs = read({"text": "a\ud800b\udfff", "title": "t\udc00"})
+    assert inputs.text == "a\ufffdb\ufffd"
+    assert inputs.title == "t\ufffd"
+    assert (
+        "input 'text' contained 2 lone surrogate(s) (invalid UTF-16); each was replaced with U+FFFD"
+        in inputs.warnings
+    )
+    assert len(inputs.warnings) == 2
+
+
+def test_replace_lone_surrogates_keeps_valid_text() -> None:
+    assert replace_lone_surrogates("ok 😀") == ("ok 😀", 0)

@@ -1,0 +1,155 @@
+"""App settings: names, defaults, precedence inputs, and clear errors for bad values."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunking import SplitMode, Unit
+from skills import __version__
+from skills.settings import (
+    ALL_ENV_NAMES,
+    DEFAULT_DEADLINE_SECONDS,
+    DEFAULT_MAX_REQUEST_BYTES,
+    Settings,
+    SettingsError,
+    describe_settings,
+    load_settings,
+)
+
+
+def not_installed() -> bool:
+    return False
+
+
+def test_defaults_without_app_settings() -> None:
+    settings = load_settings({}, local_installed=not_installed)
+    assert settings == Settings()
+    assert settings.unit is Unit.TOKENS
+    assert settings.length_defaults(Unit.TOKENS) == (512, 64)
+    assert settings.length_defaults(Unit.CHARACTERS) == (5000, 0)
+    assert settings.max_request_bytes == DEFAULT_MAX_REQUEST_BYTES == 100 * 1024 * 1024
+    assert settings.deadline_seconds == DEFAULT_DEADLINE_SECONDS == 200
+    assert settings.embedding_provider == "none"
+    assert settings.app_settings_used == frozenset()
+
+
+def test_every_app_setting_is_read() -> None:
+    settings = load_settings(
+        {
+            "CHUNK_TEXT_SPLIT_MODE": "sentences",
+            "CHUNK_UNIT": "Characters",
+            "CHUNK_MAXIMUM_PAGE_LENGTH": "2000",
+            "CHUNK_PAGE_OVERLAP_LENGTH": " 500 ",
+            "CHUNK_MAXIMUM_PAGES_TO_TAKE": "3",
+            "CHUNK_ENCODER_MODEL_NAME": "p50k_base",
+            "CHUNK_DEFAULT_LANGUAGE_CODE": "fr",
+            "CHUNK_FORMAT": "markdown",
+            "CHUNK_TITLE_PREFIX": "false",
+            "MAX_REQUEST_BYTES": "1000",
+            "SKILL_DEADLINE_SECONDS": "12.5",
+            "EMBEDDING_PROVIDER": "openai",
+            "AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com",
+            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "emb",
+            "AZURE_OPENAI_API_VERSION": "2024-06-01",
+            "AZURE_OPENAI_API_KEY": "azure-secret",
+            "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+            "OPENAI_API_KEY": "openai-secret",
+            "EMBEDDING_MODEL": "nomic-embed-text",
+            "EMBEDDING_DIMENSIONS": "768",
+            "EMBEDDING_BATCH_SIZE": "64",
+            "EMBEDDING_BATCH_TOKENS": "20000",
+            "EMBEDDING_CONCURRENCY": "2",
+            "EMBEDDING_MAX_RETRIES": "0",
+            "UNRELATED": "x",
+        }
+    )
+    assert settings.text_split_mode is SplitMode.SENTENCES
+    assert settings.unit is Unit.CHARACTERS
+    assert settings.length_defaults(Unit.CHARACTERS) == (2000, 500)
+    assert settings.maximum_pages_to_take == 3
+    assert settings.encoder_model_name == "p50k_base"
+    assert settings.default_language_code == "fr"
+    assert settings.format == "markdown"
+    assert settings.title_prefix is False
+    assert settings.max_request_bytes == 1000
+    assert settings.deadline_seconds == 12.5
+    embedding = settings.embedding
+    assert settings.embedding_provider == embedding.provider == "openai"
+    assert (embedding.model, embedding.dimensions, embedding.send_dimensions) == (
+        "nomic-embed-text",
+        768,
+        True,
+    )
+    assert (embedding.azure_deployment, embedding.azure_api_version) == ("emb", "2024-06-01")
+    assert (embedding.azure_api_key, embedding.openai_api_key) == ("azure-secret", "openai-secret")
+    assert embedding.openai_base_url == "http://127.0.0.1:9/v1"
+    assert (embedding.batch_size, embedding.batch_tokens) == (64, 20000)
+    assert (embedding.concurrency, embedding.max_retries) == (2, 0)
+    assert "secret" not in repr(settings)
+    assert settings.app_settings_used == frozenset(ALL_ENV_NAMES)
+
+
+def test_blank_values_count_as_unset() -> None:
+    blank = {"CHUNK_UNIT": "", "MAX_REQUEST_BYTES": "  ", "EMBEDDING_PROVIDER": ""}
+    assert load_settings(blank, local_installed=not_installed) == Settings()
+
+
+def test_every_bad_value_is_named_in_one_error() -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings(
+            {
+                "CHUNK_UNIT": "chars",
+                "CHUNK_MAXIMUM_PAGE_LENGTH": "lots",
+                "CHUNK_TITLE_PREFIX": "maybe",
+                "SKILL_DEADLINE_SECONDS": "500",
+                "MAX_REQUEST_BYTES": "0",
+                "EMBEDDING_PROVIDER": "magic",
+                "EMBEDDING_BATCH_SIZE": "4096",
+                "CHUNK_FORMAT": "pdf",
+            }
+        )
+    message = str(caught.value)
+    assert message.startswith("invalid app settings: ")
+    for words in (
+        "CHUNK_UNIT must be one of characters, azureOpenAITokens (got 'chars')",
+        "CHUNK_MAXIMUM_PAGE_LENGTH must be an integer",
+        "CHUNK_TITLE_PREFIX must be true or false",
+        "SKILL_DEADLINE_SECONDS must be a number of seconds above 0 and at most 230",
+        "MAX_REQUEST_BYTES must be an integer of at least 1",
+        "EMBEDDING_PROVIDER must be one of azure_openai, openai, local, none (got 'magic')",
+        "EMBEDDING_BATCH_SIZE must be an integer from 1 to 2048",
+        "CHUNK_FORMAT must be one of auto, markdown, html, text",
+    ):
+        assert words in message
+
+
+def test_default_limits_that_fail_every_record_are_a_settings_error() -> None:
+    with pytest.raises(SettingsError, match="pageOverlapLength") as caught:
+        load_settings({"CHUNK_MAXIMUM_PAGE_LENGTH": "512", "CHUNK_PAGE_OVERLAP_LENGTH": "256"})
+    assert "CHUNK_PAGE_OVERLAP_LENGTH" in str(caught.value)
+    with pytest.raises(SettingsError, match="maximumPageLength must be between 300 and 50000"):
+        load_settings({"CHUNK_UNIT": "characters", "CHUNK_MAXIMUM_PAGE_LENGTH": "100"})
+
+
+def test_describe_settings_names_value_setting_and_source() -> None:
+    described: dict[str, Any] = describe_settings(load_settings({"CHUNK_UNIT": "characters"}))
+    assert described["unit"] == {
+        "value": "characters",
+        "appSetting": "CHUNK_UNIT",
+        "source": "app setting",
+    }
+    assert described["maximumPageLength"] == {
+        "value": 5000,
+        "appSetting": "CHUNK_MAXIMUM_PAGE_LENGTH",
+        "source": "default",
+    }
+    assert [entry["appSetting"] for entry in described.values()] == list(ALL_ENV_NAMES)
+
+
+def test_version_matches_pyproject() -> None:
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert __version__ == pyproject["project"]["version"]
