@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from chunking.sizing import Sizer
 
 MIN_FILL: dict[Level, float] = {
-    **dict.fromkeys((Level.H1, Level.H2, Level.H3, Level.H4, Level.H5, Level.H6), 0.2),
+    **dict.fromkeys((Level.H1, Level.H2, Level.H3, Level.H4, Level.H5, Level.H6), 0.35),
     Level.BLOCK: 0.5,
     Level.LINE: 0.6,
     Level.SENTENCE: 0.6,
@@ -36,9 +36,11 @@ MIN_FILL: dict[Level, float] = {
 }
 """The least share of the available room a cut at each level must fill.
 
-A section boundary wins even at a fifth of the room (whole sections beat full
-chunks), but a block boundary must fill half of it, and a word boundary almost
-all of it: otherwise many tiny chunks result, which hurts retrieval."""
+A section boundary wins from about a third of the room on (whole sections beat
+full chunks), a block boundary must fill half of it, a word boundary almost all
+of it: otherwise many small chunks result, which hurts retrieval.  On a third
+of the markdown corpus at 512 tokens, a section threshold of 0.2 / 0.35 / 0.5
+gave 2105 / 2041 / 1963 chunks with 17.8% / 12.5% / 5.0% under half full."""
 
 MAX_CHARACTERS_PER_UNIT = 16
 """Text longer than this many code points per unit of room left cannot plausibly
