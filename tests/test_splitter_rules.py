@@ -31,10 +31,13 @@ def test_small_sibling_sections_are_packed_under_their_common_parent() -> None:
     document, audit = chunk_and_audit(text, options(300), title="Reference")
     assert not audit.violations
     packed = [c for c in document.chunks if c.content.count("### Option") > 1]
-    assert len(packed) >= 2, "tiny sibling sections should share chunks"
-    assert all(c.headings == ("Options",) for c in packed)
-    assert len(document.chunks) < 8
-    assert all(c.headings == ("Other",) for c in document.chunks if "## Other" in c.content)
+    assert packed, "tiny sibling sections should share chunks"
+    assert len(document.chunks) < 6
+    for chunk in packed:
+        # Within Options the path is their parent; a chunk reaching into the
+        # next section belongs to the parent of both.
+        expected = () if "## Other" in chunk.content else ("Options",)
+        assert chunk.headings == expected
 
 
 def test_table_continuations_repeat_the_header_and_cut_between_rows() -> None:
