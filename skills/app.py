@@ -108,15 +108,15 @@ class _EmbedderSlot:
     def __init__(self, given: Embedder | None) -> None:
         self.given = given
         self.built: Embedder | None = None
-        self.tried = False
 
     def get(self, settings: Settings | SettingsError) -> Embedder | None:
+        """The embedder; a failure to build it propagates (a logged 500), never a silent
+        answer without vectors."""
         if self.given is not None:
             return self.given
-        if isinstance(settings, SettingsError):
+        if isinstance(settings, SettingsError) or settings.embedding.provider == "none":
             return None
-        if not self.tried:
-            self.tried = True
+        if self.built is None:
             # Imported here: the openai package and the providers load at first use.
             from skills.embedding_clients import build_embedder  # noqa: PLC0415
 

@@ -8,6 +8,7 @@ configured size, or a `Failure` that says why that input has none. The I/O is be
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import random
 import time
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from chunking.sizing import Sizer
 
 Vector = list[float]
+
+logger = logging.getLogger(__name__)
 
 MIN_ATTEMPT_SECONDS = 0.05
 """Do not start a request with less time than this left before the deadline."""
@@ -254,7 +257,7 @@ class BatchEmbedder:
 
         truncated: set[int] = set()
         for batch, task in zip(batches, tasks, strict=True):
-            answer = task.result() if task.done() and not task.cancelled() else None
+            answer = _task_answer(task)
             if isinstance(answer, ClientReply):
                 for position, (index, vector) in enumerate(zip(batch, answer.vectors, strict=True)):
                     results[index] = vector
@@ -331,6 +334,10 @@ class _Run:
         self.retries = 0
         self.throttled = 0
         self.retry_after: float | None = None
+        self.not_before = 0.0
+        """No request starts before this time.monotonic(): a 429's Retry-After holds back
+        every batch, not just the one that got it, so the skill stops hammering a
+        throttled deployment (and stops at once if the wait passes the deadline)."""
         self.slots = asyncio.Semaphore(embedder.concurrency)
 
     async def send(self, batch: tuple[int, ...]) -> ClientReply | Failure:
@@ -340,6 +347,9 @@ class _Run:
         async with self.slots:
             retry = 0
             while True:
+                held = await self._hold()
+                if held is not None:
+                    return held
                 left = self.deadline - time.monotonic()
                 if left < MIN_ATTEMPT_SECONDS:
                     return Failure(
@@ -357,6 +367,9 @@ class _Run:
                     self.throttled += 1
                 if failure.retry_after is not None:
                     self.retry_after = max(self.retry_after or 0.0, failure.retry_after)
+                    if failure.kind is FailureKind.THROTTLED:
+                        until = time.monotonic() + failure.retry_after
+                        self.not_before = max(self.not_before, until)
                 if failure.kind not in RETRYABLE:
                     return failure
                 if retry >= policy.max_retries:
@@ -376,6 +389,21 @@ class _Run:
                 self.retries += 1
                 await asyncio.sleep(wait)
 
+    async def _hold(self) -> Failure | None:
+        """Wait out a Retry-After another batch was given; a Failure if it passes the deadline."""
+        wait = self.not_before - time.monotonic()
+        if wait <= 0:
+            return None
+        if self.not_before > self.deadline - MIN_ATTEMPT_SECONDS:
+            return Failure(
+                FailureKind.THROTTLED,
+                f"not sent: the embedding service asked to wait {wait:.3g} s more (HTTP 429 "
+                "Retry-After), past the skill's deadline (SKILL_DEADLINE_SECONDS)",
+                self.retry_after,
+            )
+        await asyncio.sleep(wait)
+        return None
+
     async def _attempt(self, texts: list[str], timeout: float) -> ClientReply | Failure:
         self.requests += 1
         try:
@@ -390,6 +418,20 @@ class _Run:
                 FailureKind.TIMEOUT, f"the embedding service did not answer within {timeout:.3g} s"
             )
         return self.embedder.check_reply(reply, len(texts)) or reply
+
+
+def _task_answer(task: asyncio.Task[ClientReply | Failure]) -> ClientReply | Failure | None:
+    """A batch task's answer; None if it never finished; a Failure if it crashed (a bug)."""
+    if not task.done() or task.cancelled():
+        return None
+    error = task.exception()
+    if error is None:
+        return task.result()
+    logger.error("embedding batch failed unexpectedly", exc_info=error)
+    return Failure(
+        FailureKind.BAD_RESPONSE,
+        f"internal error while embedding: {type(error).__name__}: {error}",
+    )
 
 
 def _gave_up(failure: Failure, why: str) -> Failure:

@@ -101,7 +101,7 @@ class OpenAIEmbeddingClient:
             raise EmbeddingRequestError(connection_failure(error)) from error
         except CredentialError as error:
             raise EmbeddingRequestError(Failure(FailureKind.AUTH, str(error))) from error
-        except (ValueError, TypeError) as error:  # the openai package's parsing of the body
+        except (openai.APIError, ValueError, TypeError) as error:  # unreadable answer body
             raise EmbeddingRequestError(
                 Failure(
                     FailureKind.BAD_RESPONSE,
