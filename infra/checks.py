@@ -1,0 +1,352 @@
+"""Cross-checks of the search definitions that the service (or the SDK) would not catch early.
+
+The SDK models accept unknown keys and wrong types silently, and the service reports a
+wrong mapping only when an indexer runs. These checks work on the REST JSON
+(`model.as_dict()`), so they apply equally to definitions built in code, read from
+files or fetched from a service. Each returns a list of problems; empty means consistent.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Any
+
+from chunking import Limits, OptionError, Unit
+from skills.record_inputs import KNOWN_INPUTS
+
+WireJson = dict[str, Any]
+"""A definition in REST JSON form."""
+
+WEB_API_SKILL = "#Microsoft.Skills.Custom.WebApiSkill"
+MAX_SKILL_TIMEOUT_SECONDS = 230
+MAX_DEGREE_OF_PARALLELISM = 10
+
+SKILL_CHUNK_FIELDS: dict[str, str] = {
+    "content": "Edm.String",
+    "text": "Edm.String",
+    "title": "Edm.String",
+    "headings": "Collection(Edm.String)",
+    "ordinal": "Edm.Int32",
+    "anchor": "Edm.String",
+    "url": "Edm.String",
+    "id": "Edm.String",
+    "size": "Edm.Int32",
+    "offset": "Edm.ComplexType",
+    "length": "Edm.ComplexType",
+    "embedding": "Collection(Edm.Single)",
+}
+"""Fields of each object in the skill's `chunks` output and the index type each fits.
+
+tests/test_infra_definitions.py compares this with the real skill's output, so a field
+renamed in skills/ fails there before it fails in Azure."""
+
+DOCUMENT_FIELDS: dict[str, str] = {
+    "content": "Edm.String",
+    "metadata_storage_name": "Edm.String",
+    "metadata_storage_path": "Edm.String",
+    "metadata_content_type": "Edm.String",
+    "metadata_storage_size": "Edm.Int64",
+    "metadata_storage_last_modified": "Edm.DateTimeOffset",
+}
+"""Enrichment-tree fields a blob indexer always provides (custom blob metadata adds more)."""
+
+COMPATIBLE_TYPES: dict[str, frozenset[str]] = {
+    "Edm.String": frozenset({"Edm.String"}),
+    "Collection(Edm.String)": frozenset({"Collection(Edm.String)"}),
+    "Edm.Int32": frozenset({"Edm.Int32", "Edm.Int64", "Edm.Double", "Edm.String"}),
+    "Edm.Int64": frozenset({"Edm.Int64", "Edm.Double", "Edm.String"}),
+    "Edm.DateTimeOffset": frozenset({"Edm.DateTimeOffset", "Edm.String"}),
+    "Collection(Edm.Single)": frozenset({"Collection(Edm.Single)"}),
+    "Edm.ComplexType": frozenset({"Edm.ComplexType"}),
+}
+"""Source type -> index field types it can be stored in."""
+
+MODEL_DIMENSIONS: dict[str, tuple[int, int]] = {
+    "text-embedding-ada-002": (1536, 1536),
+    "text-embedding-3-small": (1, 1536),
+    "text-embedding-3-large": (1, 3072),
+}
+"""Embedding model -> (min, max) output dimensions."""
+
+_DURATION = re.compile(
+    r"^P(?:(?P<days>\d+)D)?(?:T(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?"
+    r"(?:(?P<seconds>\d+(?:\.\d+)?)S)?)?$"
+)
+
+
+def parse_duration(text: str) -> datetime.timedelta:
+    """An XSD dayTimeDuration (`PT230S`, `PT03M50S`, `P1DT2H`) as a timedelta."""
+    match = _DURATION.match(text)
+    if not match or text in {"P", "PT"} or text.endswith("T"):
+        raise ValueError(f"not an ISO 8601 day-time duration: {text!r}")
+    parts = {name: float(value) for name, value in match.groupdict().items() if value}
+    return datetime.timedelta(**parts)
+
+
+def web_api_skills(skillset: WireJson) -> list[WireJson]:
+    """The skillset's custom Web API skills."""
+    return [s for s in skillset.get("skills", []) if s.get("@odata.type") == WEB_API_SKILL]
+
+
+def literal_value(source: str) -> object:
+    """The value of a literal input source: `='pages'` -> 'pages', `=512` -> 512."""
+    body = source[1:].strip()
+    if len(body) >= 2 and body[0] == body[-1] and body[0] in "'\"":
+        return body[1:-1]
+    if body in {"true", "false"}:
+        return body == "true"
+    try:
+        return int(body)
+    except ValueError:
+        return float(body)
+
+
+def check_definitions(
+    data_source: WireJson,
+    index: WireJson,
+    skillset: WireJson,
+    indexer: WireJson,
+    *,
+    embedding_dimensions: int,
+    embedding_model: str | None = None,
+    allow_http: bool = False,
+) -> list[str]:
+    """Every inconsistency between the four definitions and the embedding configuration."""
+    problems: list[str] = []
+    problems += _check_names(data_source, index, skillset, indexer)
+    problems += check_index(index, embedding_dimensions, embedding_model)
+    problems += _check_skills(skillset, indexer, allow_http)
+    problems += check_projection(skillset, index)
+    problems += _check_indexer(indexer)
+    return problems
+
+
+def _check_names(
+    data_source: WireJson, index: WireJson, skillset: WireJson, indexer: WireJson
+) -> list[str]:
+    problems = []
+    for key, actual in (
+        ("dataSourceName", data_source.get("name")),
+        ("targetIndexName", index.get("name")),
+        ("skillsetName", skillset.get("name")),
+    ):
+        if indexer.get(key) != actual:
+            problems.append(
+                f"indexer {key} is {indexer.get(key)!r}, but the definition is {actual!r}"
+            )
+    if data_source.get("type") != "azureblob":
+        problems.append(f"data source type is {data_source.get('type')!r}, expected 'azureblob'")
+    if not data_source.get("dataDeletionDetectionPolicy"):
+        problems.append("data source has no dataDeletionDetectionPolicy: deleted blobs would stay")
+    return problems
+
+
+def fields_by_name(index: WireJson) -> dict[str, WireJson]:
+    """The index's top-level fields by name."""
+    return {f["name"]: f for f in index.get("fields", [])}
+
+
+def check_index(
+    index: WireJson, embedding_dimensions: int, embedding_model: str | None = None
+) -> list[str]:
+    """Key, vector fields, profiles and vectorizers of the chunk index."""
+    problems = []
+    fields = fields_by_name(index)
+    keys = [f for f in fields.values() if f.get("key")]
+    if len(keys) != 1:
+        problems.append(f"index must have exactly one key field (has {len(keys)})")
+    for key in keys:
+        if key.get("type") != "Edm.String" or key.get("analyzer") != "keyword":
+            problems.append(
+                f"key field {key['name']!r} must be Edm.String with the keyword analyzer "
+                "(index projections generate the keys)"
+            )
+        if key.get("searchable") is False:
+            problems.append(f"key field {key['name']!r} must be searchable for projections")
+    search = index.get("vectorSearch") or {}
+    profiles = {p["name"]: p for p in search.get("profiles", [])}
+    algorithms = {a["name"] for a in search.get("algorithms", [])}
+    vectorizers = {v["name"]: v for v in search.get("vectorizers", [])}
+    vector_fields = [f for f in fields.values() if f.get("type") == "Collection(Edm.Single)"]
+    if not vector_fields:
+        problems.append("index has no vector field (Collection(Edm.Single))")
+    for vector in vector_fields:
+        name = vector["name"]
+        if vector.get("dimensions") != embedding_dimensions:
+            problems.append(
+                f"vector field {name!r} has {vector.get('dimensions')} dimensions, but the "
+                f"embeddings have {embedding_dimensions}"
+            )
+        profile = profiles.get(vector.get("vectorSearchProfile", ""))
+        if profile is None:
+            problems.append(
+                f"vector field {name!r} uses profile {vector.get('vectorSearchProfile')!r}, "
+                "which the index does not define"
+            )
+            continue
+        if profile.get("algorithm") not in algorithms:
+            problems.append(f"profile {profile['name']!r} names an undefined algorithm")
+        vectorizer = vectorizers.get(profile.get("vectorizer", ""))
+        if vectorizer is None:
+            problems.append(f"profile {profile['name']!r} has no defined vectorizer for queries")
+            continue
+        parameters = vectorizer.get("azureOpenAIParameters") or {}
+        model = parameters.get("modelName")
+        if embedding_model is not None and model != embedding_model:
+            problems.append(
+                f"vectorizer {vectorizer['name']!r} uses model {model!r}, but the skill embeds "
+                f"with {embedding_model!r}"
+            )
+        low, high = MODEL_DIMENSIONS.get(model or "", (1, 1 << 16))
+        if not low <= embedding_dimensions <= high:
+            problems.append(
+                f"model {model!r} gives {low}..{high} dimensions, not {embedding_dimensions}"
+            )
+    return problems
+
+
+def _check_skills(skillset: WireJson, indexer: WireJson, allow_http: bool) -> list[str]:
+    problems = []
+    skills = web_api_skills(skillset)
+    if not skills:
+        return ["skillset has no custom Web API skill"]
+    indexer_batch = ((indexer.get("parameters") or {}).get("batchSize")) or 10
+    for skill in skills:
+        name = skill.get("name", "?")
+        uri = str(skill.get("uri", ""))
+        if not uri.startswith("https://") and not (allow_http and uri.startswith("http://")):
+            problems.append(f"skill {name!r}: the service calls only https URIs (got {uri!r})")
+        seconds = parse_duration(skill.get("timeout") or "PT30S").total_seconds()
+        if not 1 <= seconds <= MAX_SKILL_TIMEOUT_SECONDS:
+            problems.append(f"skill {name!r}: timeout {seconds:g} s is outside 1..230 s")
+        batch = skill.get("batchSize") or 1000
+        if batch > indexer_batch:
+            problems.append(
+                f"skill {name!r}: batchSize {batch} exceeds the indexer's batchSize "
+                f"{indexer_batch}, so skill requests never fill"
+            )
+        parallelism = skill.get("degreeOfParallelism") or 5
+        if not 1 <= parallelism <= MAX_DEGREE_OF_PARALLELISM:
+            problems.append(f"skill {name!r}: degreeOfParallelism {parallelism} not in 1..10")
+        if skill.get("authResourceId") and (skill.get("httpHeaders") or {}):
+            problems.append(f"skill {name!r}: set authResourceId or a key header, not both")
+        inputs = {i["name"]: i.get("source", "") for i in skill.get("inputs", [])}
+        unknown = sorted(set(inputs) - set(KNOWN_INPUTS))
+        if unknown:
+            problems.append(f"skill {name!r}: inputs {unknown} are not inputs the skill reads")
+        if "text" not in inputs:
+            problems.append(f"skill {name!r}: the 'text' input is missing")
+        problems += _check_literal_limits(name, inputs)
+    return problems
+
+
+def _check_literal_limits(name: str, inputs: dict[str, str]) -> list[str]:
+    literals = {k: literal_value(v) for k, v in inputs.items() if v.startswith("=")}
+    unit = literals.get("unit", Unit.TOKENS.value)
+    length = literals.get("maximumPageLength")
+    overlap = literals.get("pageOverlapLength", 0)
+    if length is None:
+        return []
+    try:
+        Limits(
+            unit=Unit(unit),
+            maximum_page_length=int(str(length)),
+            page_overlap_length=int(str(overlap)),
+        )
+    except (OptionError, ValueError) as error:
+        return [f"skill {name!r}: chunk settings are invalid: {error}"]
+    return []
+
+
+def skill_output_paths(skillset: WireJson) -> set[str]:
+    """Enrichment paths the skills create: `<context>/<targetName>`."""
+    paths = set()
+    for skill in skillset.get("skills", []):
+        context = skill.get("context") or "/document"
+        for output in skill.get("outputs", []):
+            paths.add(f"{context}/{output.get('targetName') or output['name']}")
+    return paths
+
+
+def source_type(source: str, source_context: str, skillset: WireJson) -> str | None:
+    """The type a mapping source yields, or None when nothing produces that path."""
+    if source.startswith(source_context + "/"):
+        collection = source_context.removesuffix("/*")
+        if collection not in skill_output_paths(skillset):
+            return None
+        member = source[len(source_context) + 1 :]
+        return SKILL_CHUNK_FIELDS.get(member.split("/")[0]) if "/" not in member else None
+    if source.startswith("/document/") and "*" not in source:
+        return DOCUMENT_FIELDS.get(source.removeprefix("/document/"), "Edm.String")
+    return None
+
+
+def check_projection(skillset: WireJson, index: WireJson) -> list[str]:
+    """Every projection mapping lands on a real, compatible, non-key index field."""
+    projection = skillset.get("indexProjections")
+    if not projection:
+        return ["skillset has no indexProjections"]
+    problems = []
+    mode = (projection.get("parameters") or {}).get("projectionMode")
+    if mode != "skipIndexingParentDocuments":
+        problems.append(
+            f"projectionMode is {mode!r}: parents would be indexed as empty chunk documents"
+        )
+    fields = fields_by_name(index)
+    key_names = {name for name, f in fields.items() if f.get("key")}
+    for selector in projection.get("selectors", []):
+        if selector.get("targetIndexName") != index.get("name"):
+            problems.append(
+                f"projection targets index {selector.get('targetIndexName')!r}, "
+                f"not {index.get('name')!r}"
+            )
+        parent = selector.get("parentKeyFieldName", "")
+        parent_field = fields.get(parent)
+        if parent_field is None:
+            problems.append(f"parentKeyFieldName {parent!r} is not an index field")
+        elif (
+            parent_field.get("type") != "Edm.String"
+            or not parent_field.get("filterable")
+            or parent in key_names
+        ):
+            problems.append(
+                f"parent key field {parent!r} must be a filterable Edm.String, not the key"
+            )
+        context = selector.get("sourceContext", "")
+        if context.removesuffix("/*") not in skill_output_paths(skillset):
+            problems.append(f"projection sourceContext {context!r} is not produced by any skill")
+        for mapping in selector.get("mappings", []):
+            name, source = mapping["name"], mapping.get("source", "")
+            target = fields.get(name)
+            if target is None:
+                problems.append(
+                    f"projection maps {source!r} to {name!r}, which is not an index field"
+                )
+                continue
+            if name in key_names:
+                problems.append(f"projection maps {source!r} to the key field {name!r}")
+            if name == parent:
+                problems.append(f"projection maps {source!r} to the parent key field {name!r}")
+            produced = source_type(source, context, skillset)
+            if produced is None:
+                problems.append(f"projection source {source!r} (for {name!r}) is not produced")
+            elif target.get("type") not in COMPATIBLE_TYPES.get(produced, frozenset({produced})):
+                problems.append(
+                    f"projection source {source!r} is {produced}, index field {name!r} is "
+                    f"{target.get('type')}"
+                )
+    return problems
+
+
+def _check_indexer(indexer: WireJson) -> list[str]:
+    configuration = ((indexer.get("parameters") or {}).get("configuration")) or {}
+    problems = []
+    if configuration.get("parsingMode") != "text":
+        problems.append(
+            f"indexer parsingMode is {configuration.get('parsingMode')!r}: only 'text' hands "
+            "the skill the raw markdown and HTML with their headings"
+        )
+    if not configuration.get("indexedFileNameExtensions"):
+        problems.append("indexer has no indexedFileNameExtensions: every blob would be sent")
+    return problems

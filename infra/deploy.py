@@ -1,0 +1,469 @@
+"""`python -m infra.deploy`: create or update the search definitions, re-chunk, run the indexer.
+
+Idempotent: every call creates or updates the data source, index, skillset and indexer,
+in that order (the index must exist before a skillset projects into it). azd runs
+`apply` after provisioning; it also runs alone, reading the azd environment
+(`.azure/<env>/.env`) or plain environment variables.
+
+When the skill's inputs (the chunk settings, its URI or key) changed, `apply` resets
+the indexer and runs it, so every document is chunked again with the new settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+from azure.core.credentials import AzureKeyCredential
+from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
+from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
+
+from infra.checks import check_definitions, web_api_skills
+from infra.search_definitions import (
+    FUNCTION_KEY_HEADER,
+    INDEXER_BATCH_SIZE,
+    SKILL_BATCH_SIZE,
+    SKILL_DEGREE_OF_PARALLELISM,
+    Definitions,
+    SearchSetup,
+    SkillAuth,
+    build_definitions,
+    chunk_settings,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from azure.core.credentials import TokenCredential
+
+# Environment variables. The AZURE_*, SKILL_* and EMBEDDING_* ones are outputs of
+# infra/main.bicep (azd writes them to .azure/<env>/.env); tests check that they match.
+ENV_SEARCH_ENDPOINT = "AZURE_SEARCH_ENDPOINT"
+ENV_SKILL_ENDPOINT = "SKILL_ENDPOINT"
+ENV_SKILL_AUTH = "SKILL_AUTH"
+ENV_SKILL_AUTH_RESOURCE_ID = "SKILL_AUTH_RESOURCE_ID"
+ENV_FUNCTION_APP_NAME = "AZURE_FUNCTION_APP_NAME"
+ENV_RESOURCE_GROUP = "AZURE_RESOURCE_GROUP"
+ENV_SUBSCRIPTION_ID = "AZURE_SUBSCRIPTION_ID"
+ENV_STORAGE_ACCOUNT_ID = "AZURE_STORAGE_ACCOUNT_ID"
+ENV_STORAGE_CONTAINER = "AZURE_STORAGE_CONTAINER"
+ENV_OPENAI_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
+ENV_EMBEDDING_DEPLOYMENT = "AZURE_OPENAI_EMBEDDING_DEPLOYMENT"
+ENV_EMBEDDING_MODEL = "EMBEDDING_MODEL"
+ENV_EMBEDDING_DIMENSIONS = "EMBEDDING_DIMENSIONS"
+BICEP_OUTPUTS = (
+    ENV_SEARCH_ENDPOINT,
+    ENV_SKILL_ENDPOINT,
+    ENV_SKILL_AUTH,
+    ENV_SKILL_AUTH_RESOURCE_ID,
+    ENV_FUNCTION_APP_NAME,
+    ENV_RESOURCE_GROUP,
+    ENV_SUBSCRIPTION_ID,
+    ENV_STORAGE_ACCOUNT_ID,
+    ENV_STORAGE_CONTAINER,
+    ENV_OPENAI_ENDPOINT,
+    ENV_EMBEDDING_DEPLOYMENT,
+    ENV_EMBEDDING_MODEL,
+    ENV_EMBEDDING_DIMENSIONS,
+)
+"""What the deploy script reads from the provisioned infrastructure."""
+
+# Optional settings, set with `azd env set NAME VALUE` or in the shell.
+ENV_SEARCH_KEY = "AZURE_SEARCH_KEY"
+"""An admin key; without it the script signs in with Microsoft Entra (azd/az login)."""
+ENV_FUNCTION_KEY = "SKILL_FUNCTION_KEY"
+"""The function key; without it the script reads it from Azure Resource Manager."""
+ENV_MANAGEMENT_ENDPOINT = "AZURE_RESOURCE_MANAGER_ENDPOINT"
+ENV_NAME_PREFIX = "SEARCH_NAME_PREFIX"
+ENV_CHUNK_SETTINGS = {
+    "text_split_mode": "CHUNK_TEXT_SPLIT_MODE",
+    "unit": "CHUNK_UNIT",
+    "maximum_page_length": "CHUNK_MAXIMUM_PAGE_LENGTH",
+    "page_overlap_length": "CHUNK_PAGE_OVERLAP_LENGTH",
+}
+"""The chunk settings, by the Function's app-setting names (they mean the same thing)."""
+ENV_SKILL_BATCH_SIZE = "SKILL_BATCH_SIZE"
+ENV_SKILL_PARALLELISM = "SKILL_DEGREE_OF_PARALLELISM"
+ENV_SCHEDULE_MINUTES = "INDEXER_SCHEDULE_MINUTES"
+ENV_URL_SOURCE = "SKILL_URL_SOURCE"
+ENV_TITLE_SOURCE = "SKILL_TITLE_SOURCE"
+
+MANAGEMENT_ENDPOINT = "https://management.azure.com"
+MANAGEMENT_SCOPE = "https://management.azure.com/.default"
+WEB_API_VERSION = "2024-04-01"
+KEY_FETCH_ATTEMPTS = 6
+KEY_FETCH_PAUSE_SECONDS = 10.0
+"""A new Function app's host can take a minute before it hands out keys."""
+DEFAULT_SCHEDULE_MINUTES = 60
+
+
+class DeployError(Exception):
+    """Configuration or service state that stops the deployment; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where to deploy and how to sign in."""
+
+    search_endpoint: str
+    credential: AzureKeyCredential | TokenCredential
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """`KEY="value"` lines of an azd .env file."""
+    values = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, equals, value = line.strip().partition("=")
+        if equals and name and not name.startswith("#"):
+            values[name.strip()] = value.strip().strip('"')
+    return values
+
+
+def azd_environment(root: Path) -> dict[str, str]:
+    """The default azd environment's values under `root`, or nothing if there is none."""
+    config = root / ".azure" / "config.json"
+    if not config.is_file():
+        return {}
+    name = json.loads(config.read_text(encoding="utf-8")).get("defaultEnvironment")
+    env_file = root / ".azure" / str(name) / ".env"
+    return read_env_file(env_file) if name and env_file.is_file() else {}
+
+
+def _required(environ: Mapping[str, str], name: str) -> str:
+    value = environ.get(name, "").strip()
+    if not value:
+        raise DeployError(
+            f"{name} is not set; run `azd provision` first, or set it (see infra/README.md)"
+        )
+    return value
+
+
+def _integer(environ: Mapping[str, str], name: str, default: int | None) -> int | None:
+    value = environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise DeployError(f"{name} must be an integer (got {value!r})") from None
+
+
+def setup_from_environment(
+    environ: Mapping[str, str], function_key: Callable[[], str] | None = None
+) -> SearchSetup:
+    """The SearchSetup the environment describes; `function_key` fetches a missing key."""
+    mode = environ.get(ENV_SKILL_AUTH, "").strip() or "functionKey"
+    if mode == "entra":
+        auth = SkillAuth("entra", resource_id=_required(environ, ENV_SKILL_AUTH_RESOURCE_ID))
+    elif mode == "functionKey":
+        key = environ.get(ENV_FUNCTION_KEY, "").strip()
+        if not key:
+            if function_key is None:
+                raise DeployError(f"{ENV_FUNCTION_KEY} is not set")
+            key = function_key()
+        auth = SkillAuth("functionKey", function_key=key)
+    else:
+        raise DeployError(f"{ENV_SKILL_AUTH} must be functionKey or entra (got {mode!r})")
+    try:
+        chunk = chunk_settings(
+            text_split_mode=environ.get(ENV_CHUNK_SETTINGS["text_split_mode"]) or None,
+            unit=environ.get(ENV_CHUNK_SETTINGS["unit"]) or None,
+            maximum_page_length=_integer(environ, ENV_CHUNK_SETTINGS["maximum_page_length"], None),
+            page_overlap_length=_integer(environ, ENV_CHUNK_SETTINGS["page_overlap_length"], None),
+        )
+    except ValueError as error:
+        raise DeployError(f"invalid chunk settings: {error}") from None
+    schedule = _integer(environ, ENV_SCHEDULE_MINUTES, DEFAULT_SCHEDULE_MINUTES)
+    return SearchSetup(
+        skill_uri=_required(environ, ENV_SKILL_ENDPOINT),
+        skill_auth=auth,
+        storage_resource_id=_required(environ, ENV_STORAGE_ACCOUNT_ID),
+        container=_required(environ, ENV_STORAGE_CONTAINER),
+        openai_endpoint=_required(environ, ENV_OPENAI_ENDPOINT),
+        embedding_deployment=_required(environ, ENV_EMBEDDING_DEPLOYMENT),
+        embedding_model=_required(environ, ENV_EMBEDDING_MODEL),
+        embedding_dimensions=_integer(environ, ENV_EMBEDDING_DIMENSIONS, None)
+        or int(_required(environ, ENV_EMBEDDING_DIMENSIONS)),
+        prefix=environ.get(ENV_NAME_PREFIX, "").strip() or "chunks",
+        chunk=chunk,
+        skill_batch_size=_integer(environ, ENV_SKILL_BATCH_SIZE, SKILL_BATCH_SIZE) or 1,
+        skill_parallelism=_integer(environ, ENV_SKILL_PARALLELISM, SKILL_DEGREE_OF_PARALLELISM)
+        or 1,
+        indexer_batch_size=max(
+            INDEXER_BATCH_SIZE, _integer(environ, ENV_SKILL_BATCH_SIZE, SKILL_BATCH_SIZE) or 1
+        ),
+        url_source=environ.get(ENV_URL_SOURCE, "").strip() or "/document/metadata_storage_path",
+        title_source=environ.get(ENV_TITLE_SOURCE, "").strip() or None,
+        schedule_minutes=schedule or None,
+    )
+
+
+def fetch_function_key(
+    environ: Mapping[str, str],
+    credential: TokenCredential,
+    *,
+    attempts: int = KEY_FETCH_ATTEMPTS,
+    pause: float = KEY_FETCH_PAUSE_SECONDS,
+) -> str:
+    """The Function app's default function key, from Azure Resource Manager (listKeys)."""
+    management = environ.get(ENV_MANAGEMENT_ENDPOINT, "").strip() or MANAGEMENT_ENDPOINT
+    url = (
+        f"{management.rstrip('/')}/subscriptions/{_required(environ, ENV_SUBSCRIPTION_ID)}"
+        f"/resourceGroups/{_required(environ, ENV_RESOURCE_GROUP)}/providers/Microsoft.Web/sites/"
+        f"{_required(environ, ENV_FUNCTION_APP_NAME)}/host/default/listKeys"
+    )
+    last = ""
+    for attempt in range(attempts):
+        token = credential.get_token(MANAGEMENT_SCOPE).token
+        response = httpx.post(
+            url,
+            params={"api-version": WEB_API_VERSION},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        )
+        if response.is_success:
+            key = (response.json().get("functionKeys") or {}).get("default")
+            if key:
+                return str(key)
+            last = "the answer has no functionKeys.default"
+        else:
+            last = f"HTTP {response.status_code}: {response.text[:200]}"
+        if attempt + 1 < attempts:
+            time.sleep(pause)
+    raise DeployError(f"could not read the function key from {url}: {last}")
+
+
+def default_credential() -> TokenCredential:
+    """azd, Azure CLI, environment or managed identity sign-in, whichever is there."""
+    from azure.identity import DefaultAzureCredential  # noqa: PLC0415  (only for Azure)
+
+    return DefaultAzureCredential(exclude_interactive_browser_credential=True)
+
+
+def skill_signature(skillset: Any) -> str:
+    """What decides the chunks a document gets: the Web API skills' inputs and URI."""
+    wire = skillset.as_dict() if hasattr(skillset, "as_dict") else skillset
+    return json.dumps(
+        [
+            {"uri": s.get("uri"), "inputs": s.get("inputs"), "headers": s.get("httpHeaders")}
+            for s in web_api_skills(wire)
+        ],
+        sort_keys=True,
+    )
+
+
+def apply(
+    definitions: Definitions,
+    target: Target,
+    *,
+    embedding_dimensions: int,
+    embedding_model: str,
+    reset: bool = False,
+    run: bool = False,
+    recreate_index: bool = False,
+    log: Callable[[str], None] = print,
+) -> None:
+    """Create or update the four definitions in order; reset and run when needed."""
+    problems = check_definitions(
+        definitions.data_source.as_dict(),
+        definitions.index.as_dict(),
+        definitions.skillset.as_dict(),
+        definitions.indexer.as_dict(),
+        embedding_dimensions=embedding_dimensions,
+        embedding_model=embedding_model,
+    )
+    if problems:
+        raise DeployError("the definitions are inconsistent:\n  " + "\n  ".join(problems))
+    index_client = SearchIndexClient(target.search_endpoint, target.credential)
+    indexer_client = SearchIndexerClient(target.search_endpoint, target.credential)
+    indexer_name = definitions.indexer.name
+
+    try:
+        previous = skill_signature(indexer_client.get_skillset(definitions.skillset.name))
+    except ResourceNotFoundError:
+        previous = None
+    changed = previous is not None and previous != skill_signature(definitions.skillset)
+
+    log(f"data source {definitions.data_source.name}")
+    indexer_client.create_or_update_data_source_connection(definitions.data_source)
+    if recreate_index:
+        log(f"deleting index {definitions.index.name} (--recreate-index)")
+        index_client.delete_index(definitions.index.name)
+    log(f"index {definitions.index.name}")
+    try:
+        index_client.create_or_update_index(definitions.index)
+    except HttpResponseError as error:
+        raise DeployError(
+            f"the index cannot be updated in place ({error.message}). A changed field, such "
+            "as the vector dimensions, needs a new index: rerun with --recreate-index"
+        ) from error
+    log(f"skillset {definitions.skillset.name}")
+    indexer_client.create_or_update_skillset(definitions.skillset)
+    log(f"indexer {indexer_name}")
+    indexer_client.create_or_update_indexer(definitions.indexer)
+
+    if changed and not reset:
+        log("the skill's inputs changed: resetting the indexer to re-chunk every document")
+    if reset or changed or recreate_index:
+        log(f"reset {indexer_name}")
+        indexer_client.reset_indexer(indexer_name)
+    if run or changed or recreate_index:
+        log(f"run {indexer_name}")
+        indexer_client.run_indexer(indexer_name)
+
+
+def run_indexer(target: Target, name: str, *, reset: bool, log: Callable[[str], None]) -> None:
+    """Reset (optionally) and run the indexer now."""
+    client = SearchIndexerClient(target.search_endpoint, target.credential)
+    if reset:
+        log(f"reset {name}")
+        client.reset_indexer(name)
+    log(f"run {name}")
+    client.run_indexer(name)
+
+
+def print_status(target: Target, name: str) -> None:
+    """The indexer's state, its last run and the first errors."""
+    status = SearchIndexerClient(target.search_endpoint, target.credential).get_indexer_status(name)
+    print(f"indexer {name}: {status.status}")
+    last = status.last_result
+    if last is None:
+        print("no run yet")
+        return
+    print(
+        f"last run: {last.status}, {last.item_count} processed, {last.failed_item_count} failed"
+        + (f": {last.error_message}" if last.error_message else "")
+    )
+    for error in (last.errors or [])[:10]:
+        print(f"  error {error.key}: {error.error_message}")
+    for warning in (last.warnings or [])[:10]:
+        print(f"  warning {warning.key}: {warning.message}")
+
+
+def redacted(definitions: Definitions) -> dict[str, dict[str, Any]]:
+    """The definitions as REST JSON, with the function key blanked out."""
+    skillset = definitions.skillset.as_dict()
+    for skill in web_api_skills(skillset):
+        if FUNCTION_KEY_HEADER in (skill.get("httpHeaders") or {}):
+            skill["httpHeaders"][FUNCTION_KEY_HEADER] = "<function key>"
+    return {
+        "data-source": definitions.data_source.as_dict(),
+        "index": definitions.index.as_dict(),
+        "skillset": skillset,
+        "indexer": definitions.indexer.as_dict(),
+    }
+
+
+def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
+    given = {
+        "text_split_mode": args.text_split_mode,
+        "unit": args.unit,
+        "maximum_page_length": args.maximum_page_length,
+        "page_overlap_length": args.page_overlap_length,
+    }
+    return {ENV_CHUNK_SETTINGS[k]: str(v) for k, v in given.items() if v is not None}
+
+
+def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m infra.deploy", description=__doc__.split("\n\n")[0] if __doc__ else None
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    apply_parser = commands.add_parser("apply", help="create or update all definitions")
+    show_parser = commands.add_parser("show", help="print the definitions (no Azure needed)")
+    run_parser = commands.add_parser("run", help="run the indexer now")
+    commands.add_parser("status", help="show the indexer's last run")
+    for sub in (apply_parser, show_parser):
+        sub.add_argument("--text-split-mode", choices=["pages", "sentences"])
+        sub.add_argument("--unit", choices=["characters", "azureOpenAITokens"])
+        sub.add_argument("--maximum-page-length", type=int)
+        sub.add_argument("--page-overlap-length", type=int)
+    apply_parser.add_argument("--reset", action="store_true", help="re-chunk every document")
+    apply_parser.add_argument("--run", action="store_true", help="run the indexer afterwards")
+    apply_parser.add_argument(
+        "--recreate-index", action="store_true", help="delete and recreate the index (dimensions)"
+    )
+    show_parser.add_argument("--out", type=Path, help="write one JSON file per definition here")
+    run_parser.add_argument("--reset", action="store_true", help="re-chunk every document")
+    args = parser.parse_args(argv)
+
+    if environ is None:  # the real environment, over the azd environment's file
+        env: dict[str, str] = {**azd_environment(Path.cwd()), **os.environ}
+    else:
+        env = dict(environ)
+    env.update(_chunk_overrides(args) if args.command in {"apply", "show"} else {})
+    try:
+        if args.command == "show":
+            # Placeholders stand in for what is not provisioned yet.
+            placeholders = {
+                name: f"<{name}>"
+                for name in BICEP_OUTPUTS
+                if name not in {ENV_SKILL_AUTH, ENV_SKILL_AUTH_RESOURCE_ID}
+            }
+            placeholders.update(
+                {ENV_SKILL_ENDPOINT: "https://<app>/api/chunk", ENV_EMBEDDING_DIMENSIONS: "1536"}
+            )
+            placeholders[ENV_EMBEDDING_MODEL] = "text-embedding-3-small"
+            placeholders[ENV_FUNCTION_KEY] = "<function key>"
+            setup = setup_from_environment({**placeholders, **env})
+            documents = redacted(build_definitions(setup))
+            if args.out:
+                args.out.mkdir(parents=True, exist_ok=True)
+                for name, document in documents.items():
+                    (args.out / f"{name}.json").write_text(
+                        json.dumps(document, indent=2) + "\n", encoding="utf-8"
+                    )
+            else:
+                print(json.dumps(documents, indent=2))
+            return 0
+        search_key = env.get(ENV_SEARCH_KEY, "").strip()
+        token_credential: TokenCredential | None = None
+
+        def credential() -> TokenCredential:
+            nonlocal token_credential
+            if token_credential is None:
+                token_credential = default_credential()
+            return token_credential
+
+        target = Target(
+            _required(env, ENV_SEARCH_ENDPOINT),
+            AzureKeyCredential(search_key) if search_key else credential(),
+        )
+        prefix = env.get(ENV_NAME_PREFIX, "").strip() or "chunks"
+        if args.command == "status":
+            print_status(target, f"{prefix}-indexer")
+            return 0
+        if args.command == "run":
+            run_indexer(target, f"{prefix}-indexer", reset=args.reset, log=print)
+            return 0
+        setup = setup_from_environment(env, lambda: fetch_function_key(env, credential()))
+        apply(
+            build_definitions(setup),
+            target,
+            embedding_dimensions=setup.embedding_dimensions,
+            embedding_model=setup.embedding_model,
+            reset=args.reset,
+            run=args.run,
+            recreate_index=args.recreate_index,
+        )
+    except DeployError as error:
+        print(f"python -m infra.deploy: {error}", file=sys.stderr)
+        return 2
+    except HttpResponseError as error:
+        print(
+            f"python -m infra.deploy: the search service refused: {error.message}", file=sys.stderr
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

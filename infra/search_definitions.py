@@ -1,0 +1,455 @@
+"""The Azure AI Search definitions (data source, index, skillset, indexer) as SDK models.
+
+Everything the service needs is built here from one `SearchSetup`, so the deploy script,
+the replay and the tests all read the same definitions. Names of index fields and skill
+outputs are constants, because the cross-checks in `infra.checks` key on them.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Literal
+
+from azure.search.documents.indexes.models import (
+    AzureOpenAIVectorizer,
+    AzureOpenAIVectorizerParameters,
+    BlobIndexerDataToExtract,
+    BlobIndexerParsingMode,
+    DataSourceCredentials,
+    HnswAlgorithmConfiguration,
+    HnswParameters,
+    IndexingParameters,
+    IndexingParametersConfiguration,
+    IndexingSchedule,
+    IndexProjectionMode,
+    InputFieldMappingEntry,
+    NativeBlobSoftDeleteDeletionDetectionPolicy,
+    OutputFieldMappingEntry,
+    SearchField,
+    SearchIndex,
+    SearchIndexer,
+    SearchIndexerDataContainer,
+    SearchIndexerDataSourceConnection,
+    SearchIndexerIndexProjection,
+    SearchIndexerIndexProjectionSelector,
+    SearchIndexerIndexProjectionsParameters,
+    SearchIndexerSkillset,
+    VectorSearch,
+    VectorSearchAlgorithmMetric,
+    VectorSearchProfile,
+    WebApiHttpHeaders,
+    WebApiSkill,
+)
+
+from chunking import Limits, OptionError, SplitMode, Unit
+
+SkillAuthMode = Literal["functionKey", "entra"]
+"""How the indexer authenticates to the Function: a function key header or an Entra token."""
+
+FUNCTION_KEY_HEADER = "x-functions-key"
+"""The Functions host reads a function key from this header (or from `?code=`)."""
+
+INDEXED_EXTENSIONS = (".md", ".markdown", ".html", ".htm")
+"""Blobs the indexer picks up; everything else in the container is skipped."""
+
+SKILL_TIMEOUT = datetime.timedelta(seconds=230)
+"""The maximum a Web API skill may wait (PT230S), also Azure's load-balancer idle limit.
+
+The skill answers by SKILL_DEADLINE_SECONDS (200 s by default), inside this."""
+
+SKILL_BATCH_SIZE = 4
+"""Documents per skill request.
+
+One request holds the documents' chunking *and* embedding, which is where the time goes.
+A typical docs page gives 5-40 chunks, so 4 documents are at most a few embedding calls,
+far inside the skill's 200 s deadline even with throttling retries; and if a request
+fails or times out, only 4 documents fail and get retried on the next run."""
+
+SKILL_DEGREE_OF_PARALLELISM = 4
+"""Concurrent skill requests (service default 5, maximum 10).
+
+4 requests x 4 documents x ~20 chunks x ~512 tokens is ~160k tokens in flight, about
+one minute of the default embedding deployment's capacity (120k TPM). More parallelism
+would only turn into 429s that the skill has to wait out inside its deadline; raise it
+together with the deployment's capacity."""
+
+INDEXER_BATCH_SIZE = 8
+"""Documents per indexer batch; a multiple of SKILL_BATCH_SIZE, as the scale guidance
+asks (the skill batch must not exceed the indexer batch)."""
+
+# The names below are the contract between the skill output, the projection and the index.
+SKILL_NAME = "structure-aware-chunking"
+SKILL_OUTPUT_CHUNKS = "chunks"
+"""The skill's output (`data.chunks`), an array of chunk objects."""
+CHUNKS_TARGET = "chunks"
+"""Where the output lands in the enrichment tree: /document/chunks."""
+CHUNKS_CONTEXT = f"/document/{CHUNKS_TARGET}/*"
+"""The projection's grain: one search document per chunk."""
+
+KEY_FIELD = "chunk_id"
+PARENT_KEY_FIELD = "parent_id"
+VECTOR_FIELD = "embedding"
+HNSW_NAME = "hnsw"
+VECTOR_PROFILE_NAME = "hnsw-aoai"
+VECTORIZER_NAME = "aoai"
+
+CHUNK_FIELD_SOURCES: dict[str, str] = {
+    # The searchable `chunk` is the chunk's `text`: the title and heading path, then the
+    # content. It is exactly what gets embedded, so keyword and vector matching see the
+    # same words, and a query naming a section finds its chunks even when the words of
+    # the heading only occur in it. The bare span is kept in `content` for display.
+    "chunk": f"{CHUNKS_CONTEXT}/text",
+    "content": f"{CHUNKS_CONTEXT}/content",
+    "title": f"{CHUNKS_CONTEXT}/title",
+    "headings": f"{CHUNKS_CONTEXT}/headings",
+    "url": f"{CHUNKS_CONTEXT}/url",
+    "anchor": f"{CHUNKS_CONTEXT}/anchor",
+    "ordinal": f"{CHUNKS_CONTEXT}/ordinal",
+    "chunk_hash": f"{CHUNKS_CONTEXT}/id",
+    "file_name": "/document/metadata_storage_name",
+    VECTOR_FIELD: f"{CHUNKS_CONTEXT}/embedding",
+}
+"""Index field <- enrichment path, for every projected field (the key and parent id are
+filled by the service and must not be mapped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSettings:
+    """The chunk settings sent to the skill as literal inputs (Text Split skill names)."""
+
+    text_split_mode: SplitMode = SplitMode.PAGES
+    """`textSplitMode`: `pages` packs sections up to the limit; `sentences` one per chunk."""
+    unit: Unit = Unit.TOKENS
+    """`unit`: what the lengths count."""
+    maximum_page_length: int = 512
+    """`maximumPageLength`, for the whole embedded text (title and headings included)."""
+    page_overlap_length: int = 64
+    """`pageOverlapLength`: tail of the previous chunk repeated in a continuation."""
+
+    def __post_init__(self) -> None:
+        # The chunking core's own validation: a bad setting fails here, at deploy time,
+        # instead of failing every document at indexing time.
+        Limits(
+            unit=self.unit,
+            maximum_page_length=self.maximum_page_length,
+            page_overlap_length=self.page_overlap_length,
+        )
+
+    def literal_inputs(self) -> dict[str, str]:
+        """Skill input name -> literal source (`='pages'`, `=512`)."""
+        return {
+            "textSplitMode": f"='{self.text_split_mode.value}'",
+            "unit": f"='{self.unit.value}'",
+            "maximumPageLength": f"={self.maximum_page_length}",
+            "pageOverlapLength": f"={self.page_overlap_length}",
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SkillAuth:
+    """How the indexer calls the Function."""
+
+    mode: SkillAuthMode
+    function_key: str | None = None
+    """The function key sent in `x-functions-key` (functionKey mode); never stored in git."""
+    resource_id: str | None = None
+    """`authResourceId`, e.g. `api://<app id>` (entra mode)."""
+
+    def __post_init__(self) -> None:
+        if self.mode == "functionKey" and not self.function_key:
+            raise ValueError("functionKey auth needs the function key")
+        if self.mode == "entra" and not self.resource_id:
+            raise ValueError("entra auth needs authResourceId (api://<application id>)")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSetup:
+    """Everything the search definitions depend on."""
+
+    skill_uri: str
+    """The skill endpoint, `https://<app>.azurewebsites.net/api/chunk`."""
+    skill_auth: SkillAuth
+    storage_resource_id: str
+    """Resource id of the storage account; the search service reads it with its identity."""
+    container: str
+    """The blob container holding the source documents."""
+    openai_endpoint: str
+    """Azure OpenAI endpoint for the query-time vectorizer."""
+    embedding_deployment: str
+    embedding_model: str
+    embedding_dimensions: int
+    """Length of the index's vector field; must equal what the skill returns."""
+    prefix: str = "chunks"
+    """Names: `<prefix>` (index), `<prefix>-blob`, `<prefix>-skillset`, `<prefix>-indexer`."""
+    chunk: ChunkSettings = field(default_factory=ChunkSettings)
+    skill_batch_size: int = SKILL_BATCH_SIZE
+    skill_parallelism: int = SKILL_DEGREE_OF_PARALLELISM
+    indexer_batch_size: int = INDEXER_BATCH_SIZE
+    url_source: str = "/document/metadata_storage_path"
+    """Enrichment path of each document's URL (chunk URLs add `#anchor`); e.g. a custom
+    blob metadata property `url` is `/document/url`."""
+    title_source: str | None = None
+    """Enrichment path of a title input, e.g. `/document/title` from blob metadata; without
+    it the skill takes the title from front matter, <title>, the first heading or the name."""
+    schedule_minutes: int | None = 60
+    """How often the indexer looks for new, changed and deleted blobs; None: on demand."""
+
+    @property
+    def index_name(self) -> str:
+        return self.prefix
+
+    @property
+    def data_source_name(self) -> str:
+        return f"{self.prefix}-blob"
+
+    @property
+    def skillset_name(self) -> str:
+        return f"{self.prefix}-skillset"
+
+    @property
+    def indexer_name(self) -> str:
+        return f"{self.prefix}-indexer"
+
+
+def build_data_source(setup: SearchSetup) -> SearchIndexerDataSourceConnection:
+    """Blob data source read with the search service's managed identity (no keys)."""
+    return SearchIndexerDataSourceConnection(
+        name=setup.data_source_name,
+        type="azureblob",
+        description="Markdown and HTML documents for the structure-aware chunking skill",
+        # A ResourceId connection string makes the service use its system identity.
+        credentials=DataSourceCredentials(
+            connection_string=f"ResourceId={setup.storage_resource_id};"
+        ),
+        container=SearchIndexerDataContainer(name=setup.container),
+        # Blob change detection is built in (LastModified); deletions are seen through
+        # native blob soft delete, which the Bicep turns on for the account.
+        data_deletion_detection_policy=NativeBlobSoftDeleteDeletionDetectionPolicy(),
+    )
+
+
+def build_index(setup: SearchSetup) -> SearchIndex:
+    """The chunk index: one document per chunk, with a vector field and its vectorizer."""
+    text = "Edm.String"
+    fields = [
+        # Index projections require a keyword-analyzed string key; the service fills it.
+        SearchField(
+            name=KEY_FIELD,
+            type=text,
+            key=True,
+            searchable=True,
+            filterable=True,
+            sortable=True,
+            analyzer_name="keyword",
+        ),
+        SearchField(name=PARENT_KEY_FIELD, type=text, filterable=True),
+        SearchField(name="chunk", type=text, searchable=True),
+        SearchField(name="content", type=text, searchable=False),
+        SearchField(name="title", type=text, searchable=True, filterable=True, facetable=True),
+        SearchField(
+            name="headings",
+            type="Collection(Edm.String)",
+            searchable=True,
+            filterable=True,
+            facetable=True,
+        ),
+        SearchField(name="url", type=text, filterable=True),
+        SearchField(name="anchor", type=text, filterable=True),
+        SearchField(name="ordinal", type="Edm.Int32", filterable=True, sortable=True),
+        SearchField(name="chunk_hash", type=text, filterable=True),
+        SearchField(name="file_name", type=text, searchable=True, filterable=True, facetable=True),
+        SearchField(
+            name=VECTOR_FIELD,
+            type="Collection(Edm.Single)",
+            searchable=True,
+            retrievable=False,
+            stored=False,
+            vector_search_dimensions=setup.embedding_dimensions,
+            vector_search_profile_name=VECTOR_PROFILE_NAME,
+        ),
+    ]
+    vector_search = VectorSearch(
+        algorithms=[
+            HnswAlgorithmConfiguration(
+                name=HNSW_NAME,
+                parameters=HnswParameters(
+                    m=4,
+                    ef_construction=400,
+                    ef_search=500,
+                    metric=VectorSearchAlgorithmMetric.COSINE,
+                ),
+            )
+        ],
+        profiles=[
+            VectorSearchProfile(
+                name=VECTOR_PROFILE_NAME,
+                algorithm_configuration_name=HNSW_NAME,
+                vectorizer_name=VECTORIZER_NAME,
+            )
+        ],
+        # Queries are embedded by the service with its own identity (Cognitive Services
+        # OpenAI User on the account, granted in the Bicep), so no key is stored here.
+        vectorizers=[
+            AzureOpenAIVectorizer(
+                vectorizer_name=VECTORIZER_NAME,
+                parameters=AzureOpenAIVectorizerParameters(
+                    resource_url=setup.openai_endpoint,
+                    deployment_name=setup.embedding_deployment,
+                    model_name=setup.embedding_model,
+                ),
+            )
+        ],
+    )
+    return SearchIndex(name=setup.index_name, fields=fields, vector_search=vector_search)
+
+
+def build_skill(setup: SearchSetup) -> WebApiSkill:
+    """The custom Web API skill: one call per SKILL_BATCH_SIZE documents, chunks out."""
+    inputs = [
+        InputFieldMappingEntry(name="text", source="/document/content"),
+        InputFieldMappingEntry(name="fileName", source="/document/metadata_storage_name"),
+        InputFieldMappingEntry(name="contentType", source="/document/metadata_content_type"),
+        InputFieldMappingEntry(name="url", source=setup.url_source),
+    ]
+    if setup.title_source:
+        inputs.append(InputFieldMappingEntry(name="title", source=setup.title_source))
+    inputs += [
+        InputFieldMappingEntry(name=name, source=source)
+        for name, source in setup.chunk.literal_inputs().items()
+    ]
+    auth = setup.skill_auth
+    return WebApiSkill(
+        name=SKILL_NAME,
+        description="Chunks markdown and HTML by structure and embeds the chunks",
+        context="/document",
+        uri=setup.skill_uri,
+        http_method="POST",
+        timeout=SKILL_TIMEOUT,
+        batch_size=setup.skill_batch_size,
+        degree_of_parallelism=setup.skill_parallelism,
+        http_headers=(
+            WebApiHttpHeaders({FUNCTION_KEY_HEADER: auth.function_key})
+            if auth.mode == "functionKey"
+            else None
+        ),
+        # With authResourceId the service sends a token for that app, got with its system
+        # identity; the Function's Easy Auth (Bicep) accepts only that identity.
+        auth_resource_id=auth.resource_id if auth.mode == "entra" else None,
+        inputs=inputs,
+        outputs=[OutputFieldMappingEntry(name=SKILL_OUTPUT_CHUNKS, target_name=CHUNKS_TARGET)],
+    )
+
+
+def build_skillset(setup: SearchSetup) -> SearchIndexerSkillset:
+    """The skillset: the Web API skill and one index projection from /document/chunks/*."""
+    return SearchIndexerSkillset(
+        name=setup.skillset_name,
+        description="Structure-aware chunking (and embedding) with a custom Web API skill",
+        skills=[build_skill(setup)],
+        index_projection=SearchIndexerIndexProjection(
+            selectors=[
+                SearchIndexerIndexProjectionSelector(
+                    target_index_name=setup.index_name,
+                    parent_key_field_name=PARENT_KEY_FIELD,
+                    source_context=CHUNKS_CONTEXT,
+                    mappings=[
+                        InputFieldMappingEntry(name=name, source=source)
+                        for name, source in CHUNK_FIELD_SOURCES.items()
+                    ],
+                )
+            ],
+            # Only chunks go into the index, no parent document with empty chunk fields.
+            parameters=SearchIndexerIndexProjectionsParameters(
+                projection_mode=IndexProjectionMode.SKIP_INDEXING_PARENT_DOCUMENTS
+            ),
+        ),
+    )
+
+
+def build_indexer(setup: SearchSetup) -> SearchIndexer:
+    """The indexer: blobs as raw text through the skillset into the chunk index."""
+    return SearchIndexer(
+        name=setup.indexer_name,
+        description="Blob documents -> structure-aware chunks",
+        data_source_name=setup.data_source_name,
+        target_index_name=setup.index_name,
+        skillset_name=setup.skillset_name,
+        schedule=(
+            IndexingSchedule(interval=datetime.timedelta(minutes=setup.schedule_minutes))
+            if setup.schedule_minutes
+            else None
+        ),
+        parameters=IndexingParameters(
+            batch_size=setup.indexer_batch_size,
+            configuration=IndexingParametersConfiguration(
+                # `text` hands the skill the file as it is. `default` would run the HTML
+                # extractor and drop every tag (headings become plain lines), and
+                # `markdown` splits the file into sections itself; the skill needs the
+                # markup to find the structure.
+                parsing_mode=BlobIndexerParsingMode.TEXT,
+                indexed_file_name_extensions=",".join(INDEXED_EXTENSIONS),
+                data_to_extract=BlobIndexerDataToExtract.CONTENT_AND_METADATA,
+            ),
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Definitions:
+    """The four definitions, in the order they must be created."""
+
+    data_source: SearchIndexerDataSourceConnection
+    index: SearchIndex
+    skillset: SearchIndexerSkillset
+    indexer: SearchIndexer
+
+
+def build_definitions(setup: SearchSetup) -> Definitions:
+    """All four definitions for `setup`."""
+    return Definitions(
+        data_source=build_data_source(setup),
+        index=build_index(setup),
+        skillset=build_skillset(setup),
+        indexer=build_indexer(setup),
+    )
+
+
+def chunk_settings(
+    *,
+    text_split_mode: str | None = None,
+    unit: str | None = None,
+    maximum_page_length: int | None = None,
+    page_overlap_length: int | None = None,
+) -> ChunkSettings:
+    """ChunkSettings from strings and numbers (command line, environment), defaults elsewhere.
+
+    Raises ValueError with the chunking core's message when the combination is invalid.
+    """
+    defaults = ChunkSettings()
+    chosen_unit = defaults.unit if unit is None else Unit(unit)
+    try:
+        return ChunkSettings(
+            text_split_mode=(
+                defaults.text_split_mode if text_split_mode is None else SplitMode(text_split_mode)
+            ),
+            unit=chosen_unit,
+            maximum_page_length=(
+                _unit_default(chosen_unit)[0]
+                if maximum_page_length is None
+                else maximum_page_length
+            ),
+            page_overlap_length=(
+                _unit_default(chosen_unit)[1]
+                if page_overlap_length is None
+                else page_overlap_length
+            ),
+        )
+    except OptionError as error:
+        raise ValueError(str(error)) from error
+
+
+def _unit_default(unit: Unit) -> tuple[int, int]:
+    """Starting points: 512/64 tokens, or Microsoft's 2000/500 characters."""
+    characters_default = (2000, 500)
+    return characters_default if unit is Unit.CHARACTERS else (512, 64)
