@@ -121,6 +121,10 @@ class _Lines:
         return offset
 
 
+_REGION_TOKENS = frozenset({"fence", "code_block", "table_open"})
+"""Tokens that open a verbatim region (see `_region`)."""
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     """The shared block-level parser, built on first use rather than at import."""
@@ -153,11 +157,12 @@ def parse_markdown(text: str) -> Outline:
         if token.map is None or token.nesting < 0:
             continue
         first, stop = token.map
-        region = _region(token, first, stop, lines)
-        # An indented code block of only Unicode spaces (which markdown-it
-        # does not count as blank) is empty once trimmed, and so is its block.
-        if region is not None and region.end > region.start:
-            regions.append(region)
+        if token.type in _REGION_TOKENS:
+            region = _region(token, first, stop, lines)
+            # An indented code block of only Unicode spaces (which markdown-it
+            # does not count as blank) is empty once trimmed, and so is its block.
+            if region is not None and region.end > region.start:
+                regions.append(region)
         kind = _top_level_kind(token)
         if kind is None:
             continue
