@@ -20,6 +20,7 @@ import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from chunking.gc_pause import paused_gc
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region, RegionKind
 
 if TYPE_CHECKING:
@@ -139,7 +140,8 @@ def parse_markdown(text: str) -> Outline:
     """Parse markdown `text` into an outline whose offsets index `text` itself."""
     has_bom = text.startswith(_BOM)
     lines = _line_table(text, skip=len(_BOM) if has_bom else 0)
-    tokens = _parser().parse(text[len(_BOM) :] if has_bom else text)
+    with paused_gc():
+        tokens = _parser().parse(text[len(_BOM) :] if has_bom else text)
 
     title: str | None = None
     warnings: list[str] = []

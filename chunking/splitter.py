@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chunking.options import ChunkOptions, SplitMode
+from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import BlockKind, Level, Outline, RegionKind
 from chunking.sentences import sentence_starts
 
@@ -46,6 +46,14 @@ MAX_CHARACTERS_PER_UNIT = 16
 """Text longer than this many code points per unit of room left cannot plausibly
 fit (for tokens, English averages about 4 characters a token), so it is split
 before it is measured.  That keeps every measurement short and the walk linear."""
+
+LIKELY_CHARACTERS_PER_TOKEN = 3
+"""Below English's ~4 characters a token: a unit with more characters per token
+left than this is descended into without measuring it whole first."""
+
+OVERLAP_CHARACTERS_PER_TOKEN = 6
+"""How far back (characters per token of overlap) to look for an overlap start:
+half again English's ~4, so the tail can reach its full length in prose."""
 
 _WHITESPACE_RUN = re.compile(r"\s+")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
@@ -206,6 +214,17 @@ class StructureSplitter:
         self.options = options
         self.maximum = options.limits.maximum_page_length
         self._sizes: dict[tuple[int, int], int] = {}
+        # How many code points per unit of room a unit may have and still be
+        # measured whole: (when it can be split further, at the finest level).
+        # Characters: a code point is at least one UTF-16 unit, so the bound is
+        # exact.  Tokens: a unit longer than LIKELY_CHARACTERS_PER_TOKEN per token
+        # left probably overflows, so its lines are measured instead of the whole
+        # (the same result either way, but the whole would be encoded twice).
+        self.reach = (
+            (1, 1)
+            if options.limits.unit is Unit.CHARACTERS
+            else (LIKELY_CHARACTERS_PER_TOKEN, MAX_CHARACTERS_PER_UNIT)
+        )
 
     # -- measuring -------------------------------------------------------------
 
@@ -275,7 +294,7 @@ class StructureSplitter:
             if left <= 0:
                 break
             if (
-                (unit_end - position) <= left * MAX_CHARACTERS_PER_UNIT
+                (unit_end - position) <= left * self.reach[level is Level.WORD]
                 and not self._must_descend(position, level)
                 and (size := self._size(position, unit_end)) <= left
             ):
@@ -360,7 +379,10 @@ class StructureSplitter:
             return None
         section_start = self.tree.section_start_before(cut - 1)
         low = max(chunk_start + 1, section_start + 1 if section_start >= 0 else 0)
-        window_low = max(low, cut - overlap * MAX_CHARACTERS_PER_UNIT)
+        per_unit = (
+            1 if self.options.limits.unit is Unit.CHARACTERS else OVERLAP_CHARACTERS_PER_TOKEN
+        )
+        window_low = max(low, cut - overlap * per_unit)
         if window_low >= cut:
             return None
         for candidates in (
