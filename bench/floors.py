@@ -1,0 +1,115 @@
+"""Floors: the parsing and tokenizing work any chunker of these formats has to do.
+
+Each floor is timed over the same corpus as the chunkers, so the report can
+say how far our chunker is above the cost of just reading the structure, or
+of counting the tokens once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chunking.encodings import load_encoding
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from markdown_it import MarkdownIt
+
+    from bench.peers import Kind
+
+ENCODING = "cl100k_base"
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """A lower bound on the work of chunking one kind of document."""
+
+    name: str
+    kind: Kind
+    build: Callable[[], Callable[[str], object]]
+    """Builds the timed function (parsers and encodings load here, untimed)."""
+    prepare: Callable[[str], str] | None = None
+    """Turns a document into the timed function's input, untimed (None: as is)."""
+    block_parse: bool = False
+    """The floor the goals compare our time with."""
+
+
+def _markdown_it(inline: bool) -> MarkdownIt:
+    """markdown-it-py configured as chunking/markdown_outline.py configures it."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+    if not inline:
+        md.disable("inline")
+    return md
+
+
+def _full_parse() -> Callable[[str], object]:
+    return _markdown_it(inline=True).parse
+
+
+def _block_parse() -> Callable[[str], object]:
+    return _markdown_it(inline=False).parse
+
+
+def _our_markdown_outline() -> Callable[[str], object]:
+    from chunking.markdown_outline import parse_markdown
+
+    return parse_markdown
+
+
+def _tiktoken_pass() -> Callable[[str], object]:
+    return load_encoding(ENCODING).encode_ordinary
+
+
+def _lxml_alone() -> Callable[[str], object]:
+    import lxml.html  # type: ignore[import-untyped]
+
+    parse: Callable[[str], object] = lxml.html.document_fromstring
+    return parse
+
+
+def _soup_parse() -> Callable[[str], object]:
+    from bs4 import BeautifulSoup
+
+    return lambda html: BeautifulSoup(html, "lxml")
+
+
+def _our_html_outline() -> Callable[[str], object]:
+    from chunking.html_outline import parse_html
+
+    return parse_html
+
+
+def _html_rendering(html: str) -> str:
+    from chunking.html_outline import parse_html
+
+    return parse_html(html).source
+
+
+FLOORS: tuple[Floor, ...] = (
+    Floor("markdown-it-py full parse", "markdown", _full_parse),
+    Floor(
+        "markdown-it-py block parse (`inline` rule off)",
+        "markdown",
+        _block_parse,
+        block_parse=True,
+    ),
+    Floor(
+        "our outline: chunking.markdown_outline.parse_markdown", "markdown", _our_markdown_outline
+    ),
+    Floor("tiktoken cl100k, one pass (encode_ordinary)", "markdown", _tiktoken_pass),
+    Floor("lxml.html alone", "html", _lxml_alone),
+    Floor("BeautifulSoup(lxml) parse", "html", _soup_parse, block_parse=True),
+    Floor("our outline: chunking.html_outline.parse_html", "html", _our_html_outline),
+    Floor(
+        "tiktoken cl100k, one pass over our text rendering",
+        "html",
+        _tiktoken_pass,
+        prepare=_html_rendering,
+    ),
+)
+"""Measured in this order, after the chunkers of the same kind."""

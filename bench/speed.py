@@ -1,0 +1,397 @@
+"""Chunking speed: ours against the peers and the floors, on the shared corpus.
+
+    python -m bench.speed [--corpus DIR] [--quick] [--files N] [--unit tokens|characters]
+                          [--no-peers]
+
+Everything runs in this one process, one chunker after another, each over the
+whole corpus once after a warm-up document, with the same limits (512 cl100k
+tokens / 64 overlap, or 2000 / 500 characters).  Prints markdown tables:
+MB/s, chunk count, p50/p95/max chunk size, and each chunker's time divided by
+ours; then the floors (block parse, one tokenizer pass) and our time divided
+by each.  Times are CPU seconds of this process (steady on a shared machine;
+the wall/CPU column shows when that and elapsed time differ).  A benchmark,
+not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.metadata
+import math
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.documents import DEFAULT_CORPUS, Document, load_corpus, megabytes
+from bench.floors import FLOORS, Floor
+from bench.offline import offline
+from bench.peers import PEERS, Kind, Peer
+from chunking.options import ChunkOptions, Limits, Unit
+from chunking.pipeline import chunk_document
+from chunking.sizing import make_sizer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from chunking.sizing import Sizer
+
+LIMITS: dict[str, Limits] = {
+    "tokens": Limits(Unit.TOKENS, 512, 64),
+    "characters": Limits(Unit.CHARACTERS, 2000, 500),
+}
+QUICK_FILES = 20
+"""Files per corpus with --quick: enough to exercise every chunker, fast enough for CI."""
+OURS = "ours: chunking.chunk_document"
+PEER_PACKAGES = (
+    "langchain-text-splitters",
+    "semantic-text-splitter",
+    "chonkie",
+    "llama-index-core",
+    "markdown-it-py",
+    "beautifulsoup4",
+    "lxml",
+    "tiktoken",
+)
+# Goals of issue 6 (time ratios; a peer ratio is peer time / our time).
+LANGCHAIN_MARKDOWN_SPEEDUP = 1.5
+BEST_HTML_PEER_SPEEDUP = 2.0
+BLOCK_PARSE_SLOWDOWN = 1.5
+P50, P95 = 0.50, 0.95
+
+
+@dataclass(slots=True)
+class Timing:
+    """One chunker or floor over one corpus."""
+
+    name: str
+    seconds: float | None = None
+    """CPU seconds of this process over the corpus; None when it could not run."""
+    wall_seconds: float | None = None
+    """Elapsed seconds over the same loop."""
+    unavailable: str | None = None
+    chunks: list[str] = field(default_factory=list)
+    failures: int = 0
+    """Documents it raised on (counted in the time, not in the chunks)."""
+    first_failure: str | None = None
+    peer: Peer | None = None
+
+
+def _describe(error: BaseException) -> str:
+    first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {first_line[:120]}" if first_line else type(error).__name__
+
+
+def _timed(
+    name: str, run: Callable[[Document], list[str] | None], documents: Sequence[Document]
+) -> Timing:
+    """Time `run` over all documents after one untimed warm-up document.
+
+    The clock is this process's CPU time: on a shared 2-core machine it is
+    far steadier than wall time, and every chunker here runs on one thread
+    (the wall/CPU column shows it).  Objects that exist before the loop
+    (imports, earlier chunkers' results) are frozen out of the garbage
+    collector's view, so no chunker pays for the heap of the ones before it;
+    only lists of chunk texts are kept, for the same reason.
+    """
+    timing = Timing(name)
+    try:
+        run(documents[0])
+    except Exception as error:  # a peer's own bug or missing data: report, don't crash
+        return Timing(name, unavailable=f"failed on the warm-up document: {_describe(error)}")
+    chunks = timing.chunks
+    gc.collect()
+    gc.freeze()
+    start, wall_start = time.process_time(), time.perf_counter()
+    for document in documents:
+        try:
+            output = run(document)
+        except Exception as error:
+            timing.failures += 1
+            if timing.first_failure is None:
+                timing.first_failure = f"{document.name}: {_describe(error)}"
+            continue
+        if output is not None:
+            chunks.extend(output)
+    timing.seconds = time.process_time() - start
+    timing.wall_seconds = time.perf_counter() - wall_start
+    gc.unfreeze()
+    return timing
+
+
+def _ours(limits: Limits, kind: Kind) -> Callable[[Document], list[str]]:
+    options = ChunkOptions(limits=limits)
+
+    def run(document: Document) -> list[str]:
+        chunked = chunk_document(
+            document.text, options=options, format=kind, file_name=document.name
+        )
+        return [chunk.text for chunk in chunked.chunks]
+
+    return run
+
+
+def time_peer(peer: Peer, limits: Limits, corpus: Path, documents: Sequence[Document]) -> Timing:
+    """Build `peer` and time it; a peer that cannot be built is reported unavailable."""
+    try:
+        chunk = peer.build(limits, corpus)
+    except Exception as error:  # ImportError, or a peer that cannot start offline
+        return Timing(peer.name, unavailable=_describe(error), peer=peer)
+    timing = _timed(peer.name, lambda document: chunk(document.text), documents)
+    timing.peer = peer
+    return timing
+
+
+def _floor(floor: Floor, documents: Sequence[Document]) -> Timing:
+    try:
+        run = floor.build()
+    except Exception as error:
+        return Timing(floor.name, unavailable=_describe(error))
+    prepare = floor.prepare
+    if prepare is not None:
+        documents = [Document(d.name, prepare(d.text), d.size) for d in documents]
+
+    def discard(document: Document) -> None:
+        # A parser's result (markdown-it returns a token list) is dropped, not
+        # mistaken for chunks and kept alive.
+        run(document.text)
+
+    return _timed(floor.name, discard, documents)
+
+
+def _percentile(sorted_sizes: Sequence[int], fraction: float) -> int:
+    """Nearest-rank percentile."""
+    return sorted_sizes[max(0, math.ceil(fraction * len(sorted_sizes)) - 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusReport:
+    """Everything measured on one corpus."""
+
+    kind: Kind
+    documents: int
+    megabytes: float
+    ours: Timing
+    peers: list[Timing]
+    floors: list[Timing]
+
+    def ratio(self, timing: Timing) -> float | None:
+        """`timing`'s time divided by ours (above 1: we are faster)."""
+        if timing.seconds is None or not self.ours.seconds:
+            return None
+        return timing.seconds / self.ours.seconds
+
+    def block_parse(self) -> Timing | None:
+        """The block-parse floor of this corpus."""
+        names = {floor.name for floor in FLOORS if floor.kind == self.kind and floor.block_parse}
+        return next((floor for floor in self.floors if floor.name in names), None)
+
+
+def measure(
+    kind: Kind,
+    documents: Sequence[Document],
+    limits: Limits,
+    corpus: Path,
+    with_peers: bool,
+) -> CorpusReport:
+    """Time ours, then each peer, then each floor of `kind` over the documents."""
+    ours = _timed(OURS, _ours(limits, kind), documents)
+    peers = (
+        [time_peer(peer, limits, corpus, documents) for peer in PEERS if peer.kind == kind]
+        if with_peers
+        else []
+    )
+    floors = [_floor(floor, documents) for floor in FLOORS if floor.kind == kind]
+    return CorpusReport(kind, len(documents), megabytes(list(documents)), ours, peers, floors)
+
+
+def _fmt_ratio(ratio: float | None) -> str:
+    return "–" if ratio is None else f"{ratio:.2f}×"
+
+
+def _mb_per_s(report: CorpusReport, timing: Timing) -> str:
+    if timing.seconds is None:
+        return "–"
+    return f"{report.megabytes / timing.seconds:.2f}" if timing.seconds > 0 else "∞"
+
+
+def _wall_over_cpu(timing: Timing) -> str:
+    if timing.seconds is None or timing.wall_seconds is None or timing.seconds <= 0:
+        return "–"
+    return f"{timing.wall_seconds / timing.seconds:.2f}"
+
+
+def _chunker_row(report: CorpusReport, timing: Timing, sizer: Sizer) -> str:
+    name = timing.name
+    if timing.unavailable is not None:
+        return f"| {name} | unavailable: {timing.unavailable} | | | | | | |"
+    if timing.failures:
+        name += f" (raised on {timing.failures} documents, e.g. {timing.first_failure})"
+    sizes = sorted(sizer.size(text) for text in timing.chunks)
+    stats = (
+        f"{_percentile(sizes, P50)} | {_percentile(sizes, P95)} | {sizes[-1]}"
+        if sizes
+        else "– | – | –"
+    )
+    return (
+        f"| {name} | {_mb_per_s(report, timing)} | {len(sizes)} | {stats} | "
+        f"{_fmt_ratio(report.ratio(timing))} | {_wall_over_cpu(timing)} |"
+    )
+
+
+def render(report: CorpusReport, limits: Limits, sizer: Sizer) -> list[str]:
+    """The markdown tables for one corpus."""
+    unit = "tokens" if limits.unit is Unit.TOKENS else "characters"
+    lines = [
+        f"## {report.kind}: {report.documents} files, {report.megabytes:.2f} MB; "
+        f"{limits.maximum_page_length} {unit} max / {limits.page_overlap_length} overlap",
+        "",
+        f"| chunker | MB/s | chunks | p50 {unit} | p95 {unit} | max {unit} | time ÷ ours "
+        "| wall ÷ CPU |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    lines += [_chunker_row(report, timing, sizer) for timing in (report.ours, *report.peers)]
+    lines += [
+        "",
+        "| floor | MB/s | our time ÷ floor | wall ÷ CPU |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for floor in report.floors:
+        if floor.unavailable is not None:
+            lines.append(f"| {floor.name} | unavailable: {floor.unavailable} | | |")
+            continue
+        ours_over = (
+            f"{report.ours.seconds / floor.seconds:.2f}×"
+            if report.ours.seconds is not None and floor.seconds
+            else "–"
+        )
+        lines.append(
+            f"| {floor.name} | {_mb_per_s(report, floor)} | {ours_over} | {_wall_over_cpu(floor)} |"
+        )
+    lines.append("")
+    return lines
+
+
+def _verdict(met: bool | None) -> str:
+    return {True: "met", False: "MISSED", None: "n/a"}[met]
+
+
+def goals(reports: Sequence[CorpusReport], limits: Limits) -> list[str]:
+    """Issue 6's speed goals, each with the measured ratio and met/MISSED."""
+    lines = ["## Goals (issue 6)", ""]
+    for report in reports:
+        block = report.block_parse()
+        over_block = (
+            report.ours.seconds / block.seconds
+            if block is not None and block.seconds and report.ours.seconds is not None
+            else None
+        )
+        available = [peer for peer in report.peers if peer.seconds is not None]
+        if report.kind == "markdown":
+            lines.append(
+                f"- markdown: our time ÷ block parse = {_fmt_ratio(over_block)} "
+                f"(goal ≤ {BLOCK_PARSE_SLOWDOWN}×): "
+                f"{_verdict(None if over_block is None else over_block <= BLOCK_PARSE_SLOWDOWN)}"
+            )
+            if limits.unit is not Unit.TOKENS:
+                lines += [
+                    f"- markdown: {peer.name}: {_fmt_ratio(report.ratio(peer))} (reported)"
+                    for peer in available
+                ]
+                continue
+            for peer in available:
+                ratio = report.ratio(peer)
+                if peer.peer is None or ratio is None:
+                    continue
+                if peer.peer.name.startswith("LangChain"):
+                    goal = f"goal ≥ {LANGCHAIN_MARKDOWN_SPEEDUP}×"
+                    met: bool | None = ratio >= LANGCHAIN_MARKDOWN_SPEEDUP
+                elif peer.peer.structure_aware:
+                    goal, met = "goal > 1× (ahead of every structure-aware peer)", ratio > 1
+                else:
+                    goal, met = "structure-blind, reported", None
+                verdict = "" if met is None else f": {_verdict(met)}"
+                lines.append(f"- markdown: {peer.name}: {_fmt_ratio(ratio)} ({goal}){verdict}")
+        else:
+            lines.append(
+                f"- html: our time ÷ BeautifulSoup(lxml) parse = {_fmt_ratio(over_block)} "
+                "(reported)"
+            )
+            ratios = [(report.ratio(peer) or 0.0, peer.name) for peer in available]
+            if not ratios:
+                lines.append("- html: no HTML peer measured")
+                continue
+            best_ratio, best = min(ratios)
+            if limits.unit is Unit.TOKENS:
+                lines.append(
+                    f"- html: best peer ({best}): {_fmt_ratio(best_ratio)} "
+                    f"(goal ≥ {BEST_HTML_PEER_SPEEDUP}×): "
+                    f"{_verdict(best_ratio >= BEST_HTML_PEER_SPEEDUP)}"
+                )
+            else:
+                lines.append(f"- html: best peer ({best}): {_fmt_ratio(best_ratio)} (reported)")
+    lines.append("")
+    return lines
+
+
+def _versions() -> str:
+    found = []
+    for package in PEER_PACKAGES:
+        try:
+            found.append(f"{package} {importlib.metadata.version(package)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{package} (not installed)")
+    return ", ".join(found)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.speed", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus root")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{QUICK_FILES} files per corpus (a smoke run)"
+    )
+    parser.add_argument("--files", type=int, help="files per corpus, spread evenly")
+    parser.add_argument("--unit", choices=sorted(LIMITS), default="tokens")
+    parser.add_argument("--no-peers", action="store_true", help="only ours and the floors")
+    parser.add_argument("--only", choices=["markdown", "html"], help="one corpus instead of both")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print the report."""
+    args = parse_args(argv)
+    limit = args.files if args.files is not None else QUICK_FILES if args.quick else None
+    limits = LIMITS[args.unit]
+    kinds: list[Kind] = [args.only] if args.only else ["markdown", "html"]
+    print("# Chunking speed")
+    print()
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, one process; "
+        f"corpus {args.corpus}"
+    )
+    print(f"Packages: {_versions()}")
+    print()
+    reports = []
+    with offline():
+        sizer = make_sizer(limits.unit, "cl100k_base")
+        for kind in kinds:
+            documents = load_corpus(args.corpus, kind, limit)
+            if not documents:
+                print(f"## {kind}: no files under {args.corpus}")
+                print()
+                continue
+            report = measure(kind, documents, limits, args.corpus, not args.no_peers)
+            reports.append(report)
+            print("\n".join(render(report, limits, sizer)), flush=True)
+    print("\n".join(goals(reports, limits)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""Smoke test of the speed benchmark: it runs and prints its tables (no time is asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.documents import load_corpus
+from bench.peers import Peer
+from bench.speed import LIMITS, OURS, time_peer
+
+PROJECT = Path(__file__).resolve().parent.parent
+FIXTURES = PROJECT / "tests" / "fixtures"
+QUICK_RUN = (sys.executable, "-m", "bench.speed", "--quick", "--files", "3", "--no-peers")
+
+
+def test_quick_run_prints_our_row_floors_and_ratios() -> None:
+    result = subprocess.run(
+        [*QUICK_RUN, "--corpus", str(FIXTURES)],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = result.stdout
+    assert out.count("| chunker | MB/s | chunks |") == 2, out
+    assert "time ÷ ours |" in out
+    assert out.count(f"| {OURS} |") == 2
+    assert "| markdown-it-py block parse (`inline` rule off) |" in out
+    assert "| BeautifulSoup(lxml) parse |" in out
+    assert out.count("| floor | MB/s | our time ÷ floor |") == 2
+    assert "## Goals (issue 6)" in out
+    assert "3 files" in out
+
+
+def _missing_peer(*_args: object) -> object:
+    raise ImportError("No module named 'not_a_chunker'")
+
+
+def test_a_peer_that_cannot_be_imported_is_reported_unavailable() -> None:
+    peer = Peer("missing", "markdown", structure_aware=True, build=_missing_peer)  # type: ignore[arg-type]
+    documents = load_corpus(FIXTURES, "markdown", limit=1)
+    timing = time_peer(peer, LIMITS["tokens"], FIXTURES, documents)
+    assert timing.seconds is None
+    assert timing.unavailable == "ImportError: No module named 'not_a_chunker'"
