@@ -134,5 +134,6 @@ def _check_coverage(audit: Audit, name: str, outline: Outline, document: Chunked
         if chunk.start > covered_to and gap.strip():
             audit.flag("lost_text", f"{name}: {gap.strip()[:60]!r}")
         covered_to = max(covered_to, chunk.end)
-    if source[covered_to:].strip():
-        audit.flag("lost_text", f"{name}: tail {source[covered_to:].strip()[:60]!r}")
+    if source[covered_to : outline.content_end].strip():
+        tail = source[covered_to : outline.content_end].strip()
+        audit.flag("lost_text", f"{name}: tail {tail[:60]!r}")

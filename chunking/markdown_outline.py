@@ -178,12 +178,14 @@ def parse_markdown(text: str) -> Outline:
         spans.append(Block(kind, start, lines.end(stop, floor=start)))
 
     blocks = _cover_gaps(text, body_start, _without_overlaps(spans))
+    body_end = _trailing_references_start(text, blocks)
     headings = _headings(blocks, heading_texts)
     return Outline(
         source=text,
         format="markdown",
         title=title,
         body_start=body_start,
+        body_end=body_end,
         headings=headings,
         blocks=tuple(blocks),
         regions=tuple(sorted(regions, key=lambda region: region.start)),
@@ -262,6 +264,34 @@ def _cover_gaps(text: str, body_start: int, blocks: Sequence[Block]) -> list[Blo
             covered.append(block)
         gap_start = max(gap_start, block.end)
     return covered
+
+
+_REFERENCE_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:")
+
+
+def _trailing_references_start(text: str, blocks: Sequence[Block]) -> int | None:
+    """Start of the link reference definitions (and comments) that end a document.
+
+    Microsoft Learn pages end with dozens of `[id]: url` lines under comments like
+    `<!-- LINKS - Internal -->`.  They are link targets, not content: chunked, they
+    fill the last chunk with URLs.  None when the document does not end that way.
+    """
+    start: int | None = None
+    has_reference = False
+    for block in reversed(blocks):
+        snippet = text[block.start : block.end]
+        if block.kind is BlockKind.OTHER and _REFERENCE_DEFINITION.match(snippet):
+            has_reference = True
+        elif not (
+            block.kind is BlockKind.HTML
+            and snippet.lstrip().startswith("<!--")
+            and snippet.rstrip().endswith("-->")
+        ):
+            break
+        start = block.start
+    if not has_reference or start is None or start <= blocks[0].start:
+        return None
+    return start
 
 
 def _headings(blocks: Sequence[Block], texts: dict[int, tuple[int, str]]) -> tuple[Heading, ...]:

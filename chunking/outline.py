@@ -121,7 +121,8 @@ class Outline:
     - `headings`, `blocks`, `regions` and `anchors` are sorted by start offset;
     - blocks do not overlap and every heading is also a block of kind HEADING;
     - every offset lies in `body_start..len(source)`;
-    - every non-whitespace character from `body_start` on lies in some block.
+    - every non-whitespace character from `body_start` on lies in some block;
+    - chunks cover `body_start..content_end`.
     """
 
     source: str
@@ -131,6 +132,10 @@ class Outline:
     """Title from metadata (front matter `title`, HTML `<title>`), if any."""
     body_start: int = 0
     """Where chunkable content begins (after YAML front matter)."""
+    body_end: int | None = None
+    """Where chunkable content ends (None: the end of the source).  Markdown's
+    trailing link reference definitions (`[id]: url` lines) lie past it: they are
+    link targets, not content, and would fill a document's last chunk with URLs."""
     headings: tuple[Heading, ...] = ()
     blocks: tuple[Block, ...] = ()
     regions: tuple[Region, ...] = ()
@@ -141,6 +146,11 @@ class Outline:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_anchor_offsets", tuple(a.offset for a in self.anchors))
+
+    @property
+    def content_end(self) -> int:
+        """Where chunkable content ends."""
+        return len(self.source) if self.body_end is None else self.body_end
 
     def anchor_at(self, offset: int) -> str | None:
         """The id of the nearest anchor at or before `offset`, if any."""

@@ -99,7 +99,10 @@ class _Document:
         forbidden: list[tuple[int, int]] = []
         heading_starts = {h.start: h.depth for h in outline.headings}
         previous_kind: BlockKind | None = None
+        content_end = outline.content_end
         for block in outline.blocks:
+            if block.start >= content_end:
+                break
             # A heading never ends a chunk: no boundary between it and what follows.
             if previous_kind is not BlockKind.HEADING and positions[-1:] != [block.start]:
                 depth = heading_starts.get(block.start)
@@ -110,7 +113,7 @@ class _Document:
             previous_kind = block.kind
         if positions and positions[0] <= outline.body_start:
             del positions[0], levels[0]
-        positions.append(len(source))
+        positions.append(content_end)
         levels.append(Level.DOCUMENT)
         for region in outline.regions:
             # Ending a chunk right after a fence line or a table header leaves it meaningless.
@@ -207,6 +210,8 @@ class StructureSplitter:
         options: ChunkOptions,
     ) -> None:
         self.source = outline.source
+        self.end = outline.content_end
+        """Chunks cover the source up to here."""
         self.doc = _Document.build(outline, tree, options.language)
         self.tree = tree
         self.sizer = sizer
@@ -274,7 +279,7 @@ class StructureSplitter:
     def _walk(self, start: int, room: int) -> _Walk:
         """Accept whole units from `start` while they fit `room`, descending on overflow."""
         walk = _Walk()
-        doc_end = len(self.source)
+        doc_end = self.end
         position, used = start, 0
         level = Level.BLOCK
         # Finer boundaries inside each unit that did not fit, innermost last.  Pieces
@@ -435,7 +440,7 @@ class StructureSplitter:
         position = _skip_space(source, self.doc.outline.body_start)
         previous_end = position
         result: list[Span] = []
-        while position < len(source):
+        while position < self.end:
             span = self._next_span(position, previous_end)
             if span is None and position < previous_end:
                 # The overlap left no room to move on: start after the previous chunk instead.
@@ -448,7 +453,7 @@ class StructureSplitter:
                 break
             next_start = _skip_space(source, span.end)
             overlap = None
-            if next_start < len(source) and self._is_continuation(next_start):
+            if next_start < self.end and self._is_continuation(next_start):
                 overlap = self._overlap_start(span.start, span.end)
             previous_end = span.end
             position = overlap if overlap is not None else next_start
@@ -466,7 +471,7 @@ class StructureSplitter:
 
     def _room(self, start: int) -> tuple[int, str]:
         """Room for content at `start`: the limit less prefix and lead, and the lead."""
-        chain = self.tree.chain_at(self.tree.content_start(self.source, start, len(self.source)))
+        chain = self.tree.chain_at(self.tree.content_start(self.source, start, self.end))
         _, prefix_size = self.context.prefix(self.tree.names(chain))
         lead = self.doc.lead_at(start)
         lead_size = self.sizer.size(lead) if lead else 0
@@ -475,7 +480,6 @@ class StructureSplitter:
         return self.maximum - prefix_size - lead_size, lead
 
     def _next_span(self, start: int, previous_end: int) -> Span | None:
-        source = self.source
         room, lead = self._room(start)
         walk = self._walk(start, room)
         minimum_end = max(previous_end, start) + 1
@@ -484,7 +488,7 @@ class StructureSplitter:
             if span is not None and span.size <= self.maximum:
                 return span
         # Nothing on the walk fits once measured exactly: take as many characters as fit.
-        low, high = max(start, minimum_end - 1), min(len(source), start + self.maximum * 8)
+        low, high = max(start, minimum_end - 1), min(self.end, start + self.maximum * 8)
         best: Span | None = None
         while low < high:
             middle = (low + high + 1) // 2

@@ -190,3 +190,23 @@ def test_same_input_same_output() -> None:
     assert first == second
     assert len({c.id for c in first.chunks}) == len(first.chunks)
     assert all(re.fullmatch(r"[0-9a-f]{32}", c.id) for c in first.chunks)
+
+
+def test_trailing_link_reference_definitions_are_not_chunked() -> None:
+    refs = "\n".join(
+        f"[ref-{n}]: https://learn.microsoft.com/azure/aks/page-{n}" for n in range(40)
+    )
+    text = (
+        "# Doc\n\nSee [the page][ref-1].\n\n## Next steps\n\n- [More][ref-2]\n\n"
+        f"<!-- LINKS -->\n{refs}\n"
+    )
+    document, audit = chunk_and_audit(text, options(300))
+    assert not audit.violations
+    assert all("https://" not in c.content for c in document.chunks)
+    assert document.chunks[-1].content.endswith("- [More][ref-2]")
+
+
+def test_reference_definitions_in_the_middle_stay_content() -> None:
+    text = "# Doc\n\n[a]: https://x.example/a\n\nBody text after the definition."
+    document, _ = chunk_and_audit(text, options(300))
+    assert "https://x.example/a" in document.chunks[0].content
