@@ -345,7 +345,7 @@ class _Run:
         policy = self.embedder.retry
         texts = [self.texts[index] for index in batch]
         async with self.slots:
-            retry = 0
+            retry = faults = 0
             while True:
                 held = await self._hold()
                 if held is not None:
@@ -372,7 +372,13 @@ class _Run:
                         self.not_before = max(self.not_before, until)
                 if failure.kind not in RETRYABLE:
                     return failure
-                if retry >= policy.max_retries:
+                # A 429 that says when to come back is the quota at work, not a fault:
+                # it is retried for as long as the deadline allows, so a skill sharing a
+                # deployment's quota with others still finishes its records.
+                paced = failure.kind is FailureKind.THROTTLED and failure.retry_after is not None
+                if not paced:
+                    faults += 1
+                if faults > policy.max_retries:
                     return _gave_up(failure, f"after {retry + 1} attempts (EMBEDDING_MAX_RETRIES)")
                 wait = (
                     failure.retry_after

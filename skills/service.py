@@ -106,14 +106,38 @@ async def answer_chunk_request(
         if isinstance(settings, SettingsError)
         else settings.deadline_seconds
     )
+    timings = {"read": time.monotonic() - started}
+    mark = time.monotonic()
     outputs = await chunk_within_deadline(parsed, settings, deadline - (time.monotonic() - started))
+    timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
         reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
         embedded = await embed_outputs(outputs, embedder, started + deadline - reserve, progress)
         if isinstance(embedded, Answer):
             return embedded
         outputs = embedded
-    return Answer(HTTP_OK, await asyncio.to_thread(render_response, outputs))
+    timings["embed"], mark = time.monotonic() - mark, time.monotonic()
+    answer = Answer(HTTP_OK, await asyncio.to_thread(render_response, outputs))
+    timings["render"] = time.monotonic() - mark
+    log_request(outputs, timings, time.monotonic() - started)
+    return answer
+
+
+def _chunk_count(output: OutputRecord) -> int:
+    chunks = output.data.get("chunks")
+    return len(chunks) if isinstance(chunks, list) else 0
+
+
+def log_request(outputs: Sequence[OutputRecord], timings: dict[str, float], total: float) -> None:
+    """One structured line per answered request: where the time went, no document text."""
+    fields: dict[str, object] = {
+        "records": len(outputs),
+        "failed_records": sum(1 for output in outputs if output.errors),
+        "chunks": sum(_chunk_count(output) for output in outputs),
+        **{f"{stage}_seconds": round(seconds, 4) for stage, seconds in timings.items()},
+        "total_seconds": round(total, 4),
+    }
+    logger.info("chunk request %s", json.dumps(fields), extra={"chunk_request": fields})
 
 
 async def embed_outputs(

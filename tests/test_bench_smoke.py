@@ -5,10 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.documents import load_corpus
 from bench.peers import Peer
 from bench.speed import LIMITS, OURS, time_peer
+
+if TYPE_CHECKING:
+    import pytest
 
 PROJECT = Path(__file__).resolve().parent.parent
 FIXTURES = PROJECT / "tests" / "fixtures"
@@ -44,3 +48,15 @@ def test_a_peer_that_cannot_be_imported_is_reported_unavailable() -> None:
     timing = time_peer(peer, LIMITS["tokens"], FIXTURES, documents)
     assert timing.seconds is None
     assert timing.unavailable == "ImportError: No module named 'not_a_chunker'"
+
+
+def test_endpoint_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """A 2-second run: real uvicorn server, stub embedding service, no failed record."""
+    from bench import endpoint
+
+    status = endpoint.main(["--seconds", "2", "--parallelism", "2", "--records", "3"])
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+    assert "| records answered / failed |" in printed
+    assert "| quota used |" in printed
+    assert "no log lines" not in printed

@@ -204,6 +204,23 @@ def test_retries_run_out() -> None:
     assert len(client.calls) == FAST.max_retries + 1
 
 
+def test_a_paced_429_storm_outlasts_max_retries_within_the_deadline() -> None:
+    """A quota saying when to come back is waited out; only faults use up retries."""
+    client = FakeClient(script=[THROTTLED] * (3 * FAST.max_retries))
+    outcome = asyncio.run(embedder(client).embed(["a"], time.monotonic() + 10))
+    assert list(outcome.results) == [vector_of("a")]
+    assert len(client.calls) == 3 * FAST.max_retries + 1
+
+
+def test_429_without_retry_after_counts_as_a_fault() -> None:
+    unpaced = Failure(FailureKind.THROTTLED, "HTTP 429")
+    client = FakeClient(script=[unpaced] * 10)
+    outcome = asyncio.run(embedder(client).embed(["a"], time.monotonic() + 10))
+    (result,) = outcome.results
+    assert isinstance(result, Failure)
+    assert len(client.calls) == FAST.max_retries + 1
+
+
 def test_credentials_refused_are_not_retried() -> None:
     client = FakeClient(script=[REFUSED])
     outcome = asyncio.run(embedder(client).embed(["a"], time.monotonic() + 10))
