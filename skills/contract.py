@@ -76,6 +76,13 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
             f"The request body is not valid JSON ({error}). "
             f"Send a JSON object such as {REQUEST_EXAMPLE}",
         )
+    except RecursionError:
+        # json's C decoder recurses once per nesting level; no record nests this deep.
+        return RequestError(
+            400,
+            "The request body nests JSON arrays or objects too deeply to be read. "
+            f"Send a JSON object such as {REQUEST_EXAMPLE}",
+        )
     if not isinstance(document, dict):
         return RequestError(
             400,

@@ -101,7 +101,7 @@ class OpenAIEmbeddingClient:
             raise EmbeddingRequestError(connection_failure(error)) from error
         except CredentialError as error:
             raise EmbeddingRequestError(Failure(FailureKind.AUTH, str(error))) from error
-        except (openai.APIError, ValueError, TypeError) as error:  # unreadable answer body
+        except (openai.APIError, ValueError, TypeError, AttributeError) as error:  # unreadable body
             raise EmbeddingRequestError(
                 Failure(
                     FailureKind.BAD_RESPONSE,
@@ -109,15 +109,26 @@ class OpenAIEmbeddingClient:
                     f"{_clip(str(error))})",
                 )
             ) from error
-        data = sorted(response.data, key=lambda item: item.index)
-        if [item.index for item in data] != list(range(len(data))):
+        try:
+            data = sorted(response.data, key=lambda item: item.index)
+            indexes = [item.index for item in data]
+            vectors = [list(item.embedding) for item in data]
+        except (AttributeError, TypeError) as error:  # 200 but not an embeddings list
+            raise EmbeddingRequestError(
+                Failure(
+                    FailureKind.BAD_RESPONSE,
+                    "the embedding service's answer is not a list of embeddings "
+                    f"({type(error).__name__}: {_clip(str(error))})",
+                )
+            ) from error
+        if indexes != list(range(len(data))):
             raise EmbeddingRequestError(
                 Failure(
                     FailureKind.BAD_RESPONSE,
                     "the embedding service's answer has missing or repeated indexes",
                 )
             )
-        return ClientReply([list(item.embedding) for item in data])
+        return ClientReply(vectors)
 
 
 def status_failure(error: openai.APIStatusError) -> Failure:

@@ -37,6 +37,8 @@ def json_type_name(value: object) -> str:
 
 def describe(value: object) -> str:
     """A short rendering of a value for an error message: its JSON type and a clipped repr."""
+    if value is None:
+        return "null"
     text = repr(value)
     limit = 40
     if len(text) > limit:

@@ -220,3 +220,14 @@ def live_servers() -> Iterator[LiveServers]:
     servers = LiveServers()
     yield servers
     servers.stop()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the figures the hardening tests collected (tests/hardening_report.py)."""
+    from tests.hardening_report import FIGURES
+
+    lines = FIGURES.lines()
+    if lines:
+        terminalreporter.section("hardening figures")
+        for line in lines:
+            terminalreporter.write_line(line)

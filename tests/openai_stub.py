@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 import math
+import socket
 import struct
 import threading
 import time
@@ -70,6 +71,31 @@ class Reply:
     """Answer with vectors of this size whatever was asked (wrong dimensions)."""
     message: str | None = None
     """The error message for non-200 answers."""
+    body: bytes | None = None
+    """Send these bytes as the body, with `status`, instead of a real answer (malformed
+    JSON, a truncated answer, a gateway's HTML error page)."""
+    content_type: str = "application/json"
+    """The answer's content type (with `body`)."""
+    disconnect: bool = False
+    """Reset the connection (TCP RST) instead of answering."""
+    mangle: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
+    """Rewrite the `data` items of a 200 answer (reorder them, repeat an index, ...)."""
+
+
+HEALTHY = Reply()
+"""The reply that answers correctly."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the stub sends back for one request."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    content_type: str = "application/json"
+    disconnect: bool = False
+    """Reset the connection instead of sending anything."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +144,8 @@ class OpenAIStub:
         self.count_tokens = count_tokens
         self.default = Reply()
         """The reply when the script is empty; set it for a fault on every request."""
+        self.faults = 0
+        """Requests answered with a fault (any reply but a healthy one), since the last reset."""
         self._script: deque[Reply] = deque()
         self._log: list[Exchange] = []
         self._usage: deque[tuple[float, int]] = deque()
@@ -158,6 +186,7 @@ class OpenAIStub:
             self._script.clear()
             self._usage.clear()
             self.default = Reply()
+            self.faults = 0
 
     @property
     def port(self) -> int:
@@ -234,10 +263,8 @@ class OpenAIStub:
             self._usage.append((now, tokens))
             return None
 
-    def answer(
-        self, path: str, headers: dict[str, str], raw: bytes
-    ) -> tuple[int, dict[str, str], bytes]:
-        """Status, headers and body for one POST; also records the exchange."""
+    def answer(self, path: str, headers: dict[str, str], raw: bytes) -> Answer:
+        """The answer to one POST; also records the exchange."""
         url = urlsplit(path)
         query = parse_qs(url.query)
         try:
@@ -247,11 +274,19 @@ class OpenAIStub:
         status, extra, payload = self._decide(url.path, query, headers, body)
         with self._lock:
             self._log.append(Exchange(url.path, query, headers, body, status))
-        return status, extra, json.dumps(payload).encode("utf-8")
+        if isinstance(payload, Reply):  # a fault scripted below the HTTP level
+            return Answer(
+                status,
+                extra,
+                payload.body or b"",
+                content_type=payload.content_type,
+                disconnect=payload.disconnect,
+            )
+        return Answer(status, extra, json.dumps(payload).encode("utf-8"))
 
     def _decide(
         self, path: str, query: dict[str, list[str]], headers: dict[str, str], body: dict[str, Any]
-    ) -> tuple[int, dict[str, str], dict[str, Any]]:
+    ) -> tuple[int, dict[str, str], dict[str, Any] | Reply]:
         azure = path.startswith("/openai/deployments/") and path.endswith("/embeddings")
         if not azure and path != "/v1/embeddings":
             return 404, {}, _error(f"no route {path}", "NotFound")
@@ -264,8 +299,13 @@ class OpenAIStub:
             if given != self.api_key:
                 return 401, {}, _error("Access denied due to invalid subscription key.", "401")
         reply = self._next_reply()
+        if reply != HEALTHY:
+            with self._lock:
+                self.faults += 1
         if reply.delay or self.latency:
             self._closing.wait(reply.delay + self.latency)
+        if reply.disconnect or reply.body is not None:
+            return reply.status, _retry_headers(reply), reply
         inputs = body.get("input")
         if isinstance(inputs, str):
             inputs = [inputs]
@@ -301,6 +341,8 @@ class OpenAIStub:
                 else vector
             )
             data.append({"object": "embedding", "index": index, "embedding": embedding})
+        if reply.mangle is not None:
+            data = reply.mangle(data)
         return (
             200,
             {},
@@ -334,15 +376,23 @@ def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length)
             headers = {name.lower(): value for name, value in self.headers.items()}
-            status, extra, payload = stub.answer(self.path, headers, raw)
+            answer = stub.answer(self.path, headers, raw)
+            if answer.disconnect:
+                # SO_LINGER 0: close() sends a TCP RST, as a crashed proxy would.
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+                self.close_connection = True
+                self.connection.close()
+                return
             try:
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for name, value in extra.items():
+                self.send_response(answer.status)
+                self.send_header("content-type", answer.content_type)
+                self.send_header("content-length", str(len(answer.body)))
+                for name, value in answer.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload)
+                self.wfile.write(answer.body)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test); nothing to answer
 
@@ -352,4 +402,4 @@ def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-__all__ = ["Exchange", "OpenAIStub", "Reply", "approximate_tokens", "vector_for"]
+__all__ = ["Answer", "Exchange", "OpenAIStub", "Reply", "approximate_tokens", "vector_for"]

@@ -99,7 +99,7 @@ def test_closed_sets_match_ignoring_case_and_name_the_allowed_values() -> None:
         ({"text": None}, "input 'text' is required (got null)"),
         ({"text": 12}, "input 'text' must be a string (got number 12)"),
         ({"text": ["a"]}, "input 'text' must be a string (got array"),
-        (None, "data must be a JSON object with a 'text' input (got null None)"),
+        (None, "data must be a JSON object with a 'text' input (got null)"),
         ([1], "data must be a JSON object"),
         ({"text": "x", "title": 5}, "input 'title' must be a string (got number 5)"),
         ({"text": "x", "url": {"a": 1}}, "input 'url' must be a string"),
