@@ -102,9 +102,11 @@ def _check_region_cut(
     for region in outline.regions:
         if not region.start < position < region.end:
             continue
-        line_start = source.rfind("\n", 0, position) + 1
-        line_end = source.find("\n", position)
-        line_end = len(source) if line_end < 0 else line_end
+        line_start = max(source.rfind("\n", 0, position), source.rfind("\r", 0, position)) + 1
+        ends = [
+            end for end in (source.find("\n", position), source.find("\r", position)) if end >= 0
+        ]
+        line_end = min(ends, default=len(source))
         at_line_edge = source[line_start:position].strip() == "" or (
             source[position:line_end].strip() == ""
         )

@@ -24,6 +24,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def sentence_starts(text: str, language: str) -> list[int]:
     """Offsets in `text` (excluding 0) where a sentence begins, ascending."""
+    if "\r" in text:
+        # sentencex knows only LF; same-length stand-ins keep every offset in place.
+        text = text.replace("\r\n", " \n").replace("\r", "\n")
     try:
         found = get_sentence_boundaries(sentencex_language(language), text)
     except UnicodeEncodeError:

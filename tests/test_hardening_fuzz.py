@@ -58,12 +58,6 @@ def test_regression_markdown_and_html_examples_stay_valid() -> None:
     check_html("<table><tr><td><h1>x</h1></table><li>y", Limits(Unit.TOKENS, 64, 0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="chunking/audit.py _check_region_cut finds line starts with rfind('\\n') only: in "
-    "a CR-only document a chunk that starts at an indented code line is reported as "
-    "cut_inside_code_line (the chunk itself is right: its LF twin passes)",
-)
 def test_regression_the_audit_knows_cr_line_endings() -> None:
     from chunking import Limits, Unit
     from chunking.options import ChunkOptions
@@ -76,11 +70,6 @@ def test_regression_the_audit_knows_cr_line_endings() -> None:
     assert not audit.violations, audit.examples
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="in textSplitMode sentences, a nested list item '1. 0.' after CR line endings is "
-    "cut into the sentences '1.' and '0.'; after LF it stays one chunk",
-)
 def test_regression_sentences_mode_treats_cr_like_lf() -> None:
     from chunking import ChunkOptions, Limits, SplitMode, Unit, chunk_document
 
@@ -101,12 +90,6 @@ def test_regression_sentences_mode_treats_cr_like_lf() -> None:
     assert spans["\r"] == spans["\n"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="in textSplitMode pages, a paragraph inside nested list items and quotes is cut "
-    "at a sentence end (242) after LF but mid-sentence at a word (269) after CR: sentence "
-    "ends are not found the same way when lines end with CR",
-)
 def test_regression_pages_mode_treats_cr_like_lf() -> None:
     from chunking import ChunkOptions, Limits, Unit, chunk_document
 
