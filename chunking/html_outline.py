@@ -3,7 +3,7 @@
 The outline's `source` is the rendering built here, not the HTML: headings become
 `#` lines, lists `- ` items, `<pre>` a fenced block, tables GFM pipe tables.  Spans
 are recorded while the text is appended, so no offset is ever searched for later.
-BeautifulSoup objects stay inside this module.
+lxml trees stay inside this module.
 """
 
 from __future__ import annotations
@@ -13,14 +13,48 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
-from typing import Final
+from typing import Final, Protocol
 
-from bs4 import BeautifulSoup
-from bs4.element import NavigableString, PageElement, PreformattedString, Tag
+from lxml import etree  # type: ignore[import-untyped]
 
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region, RegionKind
 
 __all__ = ["parse_html"]
+
+
+class _Element(Protocol):
+    """What the walk reads of an element: `lxml.etree._Element`, or `_Node` (see there)."""
+
+    @property
+    def tag(self) -> str:
+        """The lower-case name (lxml gives comments and PIs a function; the walk skips them)."""
+
+    @property
+    def attrib(self) -> Mapping[str, str]: ...
+
+    @property
+    def text(self) -> str | None:
+        """Text before the first child."""
+
+    @property
+    def tail(self) -> str | None:
+        """Text after the element's end, up to the next sibling."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[_Element]: ...
+
+    def __getitem__(self, index: int) -> _Element: ...
+
+    def iter(self, tag: str | None = None) -> Iterator[_Element]:
+        """This element and its descendants in document order (only `tag` ones if given)."""
+
+    def iterdescendants(self, tag: str) -> Iterator[_Element]: ...
+
+    def iterancestors(self, tag: str | None = None) -> Iterator[_Element]: ...
+
 
 # --- what is dropped ---------------------------------------------------------
 
@@ -97,17 +131,12 @@ def _collapse(text: str) -> str:
     return " ".join(text.translate(_TRANSLATION).split())
 
 
-def _attr_tokens(value: object) -> list[str]:
-    if isinstance(value, str):
-        return value.split()
-    if isinstance(value, list):
-        return [token for token in value if isinstance(token, str)]
-    return []
+def _attr_tokens(value: str | None) -> list[str]:
+    return value.split() if value else []
 
 
-def _attr(tag: Tag, name: str) -> str:
-    value = tag.attrs.get(name)
-    return value if isinstance(value, str) else " ".join(_attr_tokens(value))
+def _attr(element: _Element, name: str) -> str:
+    return element.get(name) or ""
 
 
 # --- render state ------------------------------------------------------------
@@ -232,11 +261,11 @@ class _Pre:
 
 
 _Exit = Callable[[], None]
-_Handler = Callable[["_Renderer", Tag], "_Exit | None"]
+_Handler = Callable[["_Renderer", _Element], "_Exit | None"]
 
 
-def _language(tag: Tag) -> str:
-    for token in _attr_tokens(tag.attrs.get("class")):
+def _language(element: _Element) -> str:
+    for token in _attr_tokens(element.get("class")):
         match = _LANGUAGE_CLASS.fullmatch(token)
         if match:
             return match.group(1)
@@ -397,32 +426,31 @@ class _Renderer:
 
     # --- element bookkeeping ----------------------------------------------
 
-    def is_dropped(self, tag: Tag) -> bool:
-        name = tag.name
+    def is_dropped(self, element: _Element) -> bool:
+        name = element.tag
         if name in _DROP_TAGS:
             return True
         boilerplate = name in _BOILERPLATE_TAGS or (name in _LANDMARK_TAGS and self.sectioning == 0)
-        attrs = tag.attrs
-        if not boilerplate and attrs:
-            boilerplate = _has_boilerplate_attrs(attrs)
+        if not boilerplate:
+            attrs = element.attrib
+            boilerplate = bool(attrs) and _has_boilerplate_attrs(attrs)
         if boilerplate:
             self.dropped += 1
         return boilerplate
 
-    def register_ids(self, tag: Tag) -> None:
-        attrs = tag.attrs
-        element_id = attrs.get("id")
+    def register_ids(self, element: _Element) -> None:
+        element_id = element.get("id")
         table = self.table if self.mode is _Mode.TABLE else None
         target = self.pending_ids if table is None else table.pending_ids
-        if isinstance(element_id, str) and element_id.strip():
+        if element_id and element_id.strip():
             target.append(element_id.strip())
-        if tag.name == "a":
-            name = attrs.get("name")
-            if isinstance(name, str) and name.strip() and name.strip() != element_id:
+        if element.tag == "a":
+            name = element.get("name")
+            if name and name.strip() and name.strip() != element_id:
                 target.append(name.strip())
             if self.heading is not None and self.heading.inner_anchor is None:
-                inner = element_id if isinstance(element_id, str) and element_id else name
-                if isinstance(inner, str) and inner.strip():
+                inner = element_id or name
+                if inner and inner.strip():
                     self.heading.inner_anchor = inner.strip()
 
     def add_text(self, raw: str) -> None:
@@ -436,15 +464,14 @@ class _Renderer:
         elif self.table is not None:
             self.table.add(raw.translate(_TRANSLATION))
 
-    def enter(self, tag: Tag) -> _Exit | None:
+    def enter(self, element: _Element) -> _Exit | None:
         """Open an element; return what to run once its children are done."""
-        if tag.attrs:
-            self.register_ids(tag)
-        handlers = _HANDLERS[self.mode]
-        handler = handlers.get(tag.name)
+        if element.attrib:
+            self.register_ids(element)
+        handler = _HANDLERS[self.mode].get(element.tag)
         if handler is None:
             return None
-        return handler(self, tag)
+        return handler(self, element)
 
     def finish(self, title: str | None, warnings: list[str]) -> Outline:
         self.close_block()
@@ -466,11 +493,11 @@ class _Renderer:
         )
 
 
-def _has_boilerplate_attrs(attrs: Mapping[str, object]) -> bool:
+def _has_boilerplate_attrs(attrs: Mapping[str, str]) -> bool:
     if "hidden" in attrs:
         return True
     aria_hidden = attrs.get("aria-hidden")
-    if isinstance(aria_hidden, str) and aria_hidden.strip().lower() == "true":
+    if aria_hidden is not None and aria_hidden.strip().lower() == "true":
         return True
     role = attrs.get("role")
     if role is not None and any(
@@ -478,10 +505,10 @@ def _has_boilerplate_attrs(attrs: Mapping[str, object]) -> bool:
     ):
         return True
     style = attrs.get("style")
-    if isinstance(style, str) and "none" in style and _hides(style):
+    if style is not None and "none" in style and _hides(style):
         return True
     element_id = attrs.get("id")
-    if isinstance(element_id, str) and element_id and _is_boilerplate_token(element_id):
+    if element_id and _is_boilerplate_token(element_id):
         return True
     classes = attrs.get("class")
     return classes is not None and any(
@@ -504,15 +531,15 @@ def _boundary(r: _Renderer) -> None:
         r.tight = False
 
 
-def _block(r: _Renderer, tag: Tag) -> _Exit | None:
+def _block(r: _Renderer, element: _Element) -> _Exit | None:
     _boundary(r)
     return r.end_line
 
 
-def _sectioning(r: _Renderer, tag: Tag) -> _Exit | None:
+def _sectioning(r: _Renderer, element: _Element) -> _Exit | None:
     _boundary(r)
     r.sectioning += 1
-    pushed = _push_id_frame(r, tag)
+    pushed = _push_id_frame(r, element)
 
     def leave() -> None:
         r.end_line()
@@ -523,9 +550,9 @@ def _sectioning(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _div(r: _Renderer, tag: Tag) -> _Exit | None:
+def _div(r: _Renderer, element: _Element) -> _Exit | None:
     _boundary(r)
-    if not _push_id_frame(r, tag):
+    if not _push_id_frame(r, element):
         return r.end_line
 
     def leave() -> None:
@@ -535,22 +562,22 @@ def _div(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _push_id_frame(r: _Renderer, tag: Tag) -> bool:
-    element_id = tag.attrs.get("id")
-    if isinstance(element_id, str) and element_id.strip():
+def _push_id_frame(r: _Renderer, element: _Element) -> bool:
+    element_id = element.get("id")
+    if element_id and element_id.strip():
         r.id_frames.append((element_id.strip(), r.heading_count))
         return True
     return False
 
 
-def _heading(r: _Renderer, tag: Tag) -> _Exit | None:
+def _heading(r: _Renderer, element: _Element) -> _Exit | None:
     r.close_block()
-    own = tag.attrs.get("id")
-    anchor = own.strip() if isinstance(own, str) and own.strip() else None
+    own = element.get("id")
+    anchor = own.strip() if own and own.strip() else None
     if anchor is None and r.id_frames and r.id_frames[-1][1] == r.heading_count:
         # The heading opens the innermost section/div with an id.
         anchor = r.id_frames[-1][0]
-    state = _HeadingState(_HEADING_DEPTH[tag.name], anchor)
+    state = _HeadingState(_HEADING_DEPTH[element.tag], anchor)
     r.heading = state
     r.mode = _Mode.INLINE
 
@@ -568,10 +595,10 @@ def _heading(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _list(r: _Renderer, tag: Tag) -> _Exit | None:
+def _list(r: _Renderer, element: _Element) -> _Exit | None:
     _boundary(r)
-    state = _List(ordered=tag.name == "ol")
-    start = _attr(tag, "start").strip()
+    state = _List(ordered=element.tag == "ol")
+    start = _attr(element, "start").strip()
     if state.ordered and start:
         state.next_number = _bounded_int(start, 0, _MAX_ORDINAL)
     r.lists.append(state)
@@ -595,13 +622,13 @@ def _pop_item(r: _Renderer) -> None:
     r.first_pending = min(r.first_pending, len(r.items))
 
 
-def _list_item(r: _Renderer, tag: Tag) -> _Exit | None:
+def _list_item(r: _Renderer, element: _Element) -> _Exit | None:
     r.end_line()
     top = not r.items
     marker = "- "
     if r.lists and r.lists[-1].ordered:
         state = r.lists[-1]
-        value = _attr(tag, "value").strip()
+        value = _attr(element, "value").strip()
         if value:
             state.next_number = _bounded_int(value, 0, _MAX_ORDINAL)
         marker = f"{state.next_number}. "
@@ -626,7 +653,7 @@ def _leave_item(r: _Renderer) -> _Exit:
     return leave
 
 
-def _definition_list(r: _Renderer, tag: Tag) -> _Exit | None:
+def _definition_list(r: _Renderer, element: _Element) -> _Exit | None:
     _boundary(r)
     top = not r.items
     _push_item(r, _Item(BlockKind.LIST_ITEM, "", "", is_dl=True))
@@ -640,7 +667,7 @@ def _definition_list(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _term(r: _Renderer, tag: Tag) -> _Exit | None:
+def _term(r: _Renderer, element: _Element) -> _Exit | None:
     r.end_line()
     parent = r.items[-1] if r.items else None
     if parent is not None and parent.is_dl:
@@ -652,7 +679,7 @@ def _term(r: _Renderer, tag: Tag) -> _Exit | None:
     return _leave_item(r)
 
 
-def _definition(r: _Renderer, tag: Tag) -> _Exit | None:
+def _definition(r: _Renderer, element: _Element) -> _Exit | None:
     r.end_line()
     if r.items and r.items[-1].is_dl:
         r.items[-1].after_dd = True
@@ -660,7 +687,7 @@ def _definition(r: _Renderer, tag: Tag) -> _Exit | None:
     return _leave_item(r)
 
 
-def _blockquote(r: _Renderer, tag: Tag) -> _Exit | None:
+def _blockquote(r: _Renderer, element: _Element) -> _Exit | None:
     _boundary(r)
     top = not r.items
     _push_item(r, _Item(BlockKind.QUOTE, "> ", "> "))
@@ -674,12 +701,12 @@ def _blockquote(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _rule(r: _Renderer, tag: Tag) -> _Exit | None:
+def _rule(r: _Renderer, element: _Element) -> _Exit | None:
     r.emit_block(BlockKind.RULE, "---")
     return None
 
 
-def _line_break(r: _Renderer, tag: Tag) -> _Exit | None:
+def _line_break(r: _Renderer, element: _Element) -> _Exit | None:
     if r.line_open:
         r.line_open = False
         r.need_space = False
@@ -689,17 +716,17 @@ def _line_break(r: _Renderer, tag: Tag) -> _Exit | None:
     return None
 
 
-def _image(r: _Renderer, tag: Tag) -> _Exit | None:
-    alt = _attr(tag, "alt")
+def _image(r: _Renderer, element: _Element) -> _Exit | None:
+    alt = _attr(element, "alt")
     if alt.strip():
         # Alt text stands in for the picture as a word of its own.
         r.text(f" {alt} ")
     return None
 
 
-def _preformatted(r: _Renderer, tag: Tag) -> _Exit | None:
+def _preformatted(r: _Renderer, element: _Element) -> _Exit | None:
     r.close_block()
-    state = _Pre(_language(tag))
+    state = _Pre(_language(element))
     r.pre = state
     r.mode = _Mode.PRE
 
@@ -715,11 +742,11 @@ def _preformatted(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _table(r: _Renderer, tag: Tag) -> _Exit | None:
-    role = _attr(tag, "role").lower()
-    if role in ("presentation", "none") or tag.find("table") is not None:
+def _table(r: _Renderer, element: _Element) -> _Exit | None:
+    role = _attr(element, "role").lower()
+    if role in ("presentation", "none") or next(element.iterdescendants("table"), None) is not None:
         # Layout tables (or tables of tables) are rendered as plain blocks.
-        return _block(r, tag)
+        return _block(r, element)
     r.close_block()
     state = _Table()
     r.table = state
@@ -789,7 +816,7 @@ def _emit_table(r: _Renderer, table: _Table) -> None:
 # --- handlers: INLINE mode (heading text) -------------------------------------
 
 
-def _inline_space(r: _Renderer, tag: Tag) -> _Exit | None:
+def _inline_space(r: _Renderer, element: _Element) -> _Exit | None:
     if r.line_open:
         r.need_space = True
     return _inline_space_after(r)
@@ -803,7 +830,7 @@ def _inline_space_after(r: _Renderer) -> _Exit:
     return leave
 
 
-def _inline_break(r: _Renderer, tag: Tag) -> _Exit | None:
+def _inline_break(r: _Renderer, element: _Element) -> _Exit | None:
     if r.line_open:
         r.need_space = True
     return None
@@ -812,29 +839,29 @@ def _inline_break(r: _Renderer, tag: Tag) -> _Exit | None:
 # --- handlers: PRE mode ---------------------------------------------------------
 
 
-def _pre_break(r: _Renderer, tag: Tag) -> _Exit | None:
+def _pre_break(r: _Renderer, element: _Element) -> _Exit | None:
     if r.pre is not None:
         r.pre.parts.append("\n")
     return None
 
 
-def _pre_image(r: _Renderer, tag: Tag) -> _Exit | None:
-    alt = _attr(tag, "alt")
+def _pre_image(r: _Renderer, element: _Element) -> _Exit | None:
+    alt = _attr(element, "alt")
     if r.pre is not None and alt.strip():
         r.pre.parts.append(alt.translate(_TRANSLATION))
     return None
 
 
-def _pre_code(r: _Renderer, tag: Tag) -> _Exit | None:
+def _pre_code(r: _Renderer, element: _Element) -> _Exit | None:
     if r.pre is not None and not r.pre.language:
-        r.pre.language = _language(tag)
+        r.pre.language = _language(element)
     return None
 
 
 # --- handlers: TABLE mode -------------------------------------------------------
 
 
-def _row(r: _Renderer, tag: Tag) -> _Exit | None:
+def _row(r: _Renderer, element: _Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
@@ -847,13 +874,13 @@ def _row(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _cell(r: _Renderer, tag: Tag) -> _Exit | None:
+def _cell(r: _Renderer, element: _Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
     if not table.rows:
         table.rows.append(_Row(table.in_head))
-    span = _attr(tag, "colspan").strip()
+    span = _attr(element, "colspan").strip()
     cell = _Cell(span=_bounded_int(span, 1, _MAX_COLSPAN) if span else 1)
     table.rows[-1].cells.append(cell)
     table.cell = cell
@@ -864,11 +891,11 @@ def _cell(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _row_group(r: _Renderer, tag: Tag) -> _Exit | None:
+def _row_group(r: _Renderer, element: _Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
-    table.in_head = tag.name == "thead"
+    table.in_head = element.tag == "thead"
 
     def leave() -> None:
         table.in_head = False
@@ -876,7 +903,7 @@ def _row_group(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _caption(r: _Renderer, tag: Tag) -> _Exit | None:
+def _caption(r: _Renderer, element: _Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
@@ -889,7 +916,7 @@ def _caption(r: _Renderer, tag: Tag) -> _Exit | None:
     return leave
 
 
-def _cell_space(r: _Renderer, tag: Tag) -> _Exit | None:
+def _cell_space(r: _Renderer, element: _Element) -> _Exit | None:
     if r.table is not None:
         r.table.space()
     return _cell_space_after(r)
@@ -903,14 +930,14 @@ def _cell_space_after(r: _Renderer) -> _Exit:
     return leave
 
 
-def _cell_break(r: _Renderer, tag: Tag) -> _Exit | None:
+def _cell_break(r: _Renderer, element: _Element) -> _Exit | None:
     if r.table is not None:
         r.table.space()
     return None
 
 
-def _cell_image(r: _Renderer, tag: Tag) -> _Exit | None:
-    alt = _attr(tag, "alt")
+def _cell_image(r: _Renderer, element: _Element) -> _Exit | None:
+    alt = _attr(element, "alt")
     if r.table is not None and alt.strip():
         r.table.add(f" {alt.translate(_TRANSLATION)} ")
     return None
@@ -988,90 +1015,241 @@ _HANDLERS: Final[dict[_Mode, dict[str, _Handler]]] = {
 # --- the walk -----------------------------------------------------------------
 
 
-def _walk(r: _Renderer, root: Tag) -> None:
-    """Render `root` depth-first with an explicit stack (pages nest deeper than recursion)."""
-    stack: list[tuple[Iterator[PageElement], _Exit | None]] = [(iter(root.contents), r.enter(root))]
+def _walk(r: _Renderer, children: Iterator[_Element], leave: _Exit | None = None) -> None:
+    """Render `children` depth-first with an explicit stack (pages nest deeper than recursion).
+
+    An element's leading text is its `text`; the text after it, its `tail`, is
+    rendered once the element is left, and is not the element's: a dropped
+    element (or a comment) still has its tail rendered.
+    """
+    stack: list[tuple[Iterator[_Element], _Exit | None, str | None]] = [(children, leave, None)]
     while stack:
-        children, leave = stack[-1]
+        children, leave, tail = stack[-1]
         for child in children:
-            if type(child) is NavigableString:
-                r.add_text(child)
-            elif isinstance(child, Tag):
-                if r.is_dropped(child):
-                    continue
+            # Comments and processing instructions have a function as their tag.
+            if type(child.tag) is str and not r.is_dropped(child):
                 child_leave = r.enter(child)
-                if child.contents:
-                    stack.append((iter(child.contents), child_leave))
+                text = child.text
+                if text:
+                    r.add_text(text)
+                if len(child):
+                    stack.append((iter(child), child_leave, child.tail))
                     break
                 if child_leave is not None:
                     child_leave()
-            elif isinstance(child, NavigableString) and not isinstance(child, PreformattedString):
-                r.add_text(child)
+            text = child.tail
+            if text:
+                r.add_text(text)
         else:
             stack.pop()
             if leave is not None:
                 leave()
+            if tail:
+                r.add_text(tail)
 
 
-def _child_tag(parent: Tag, name: str) -> Tag | None:
-    for child in parent.contents:
-        if isinstance(child, Tag) and child.name == name:
-            return child
-    return None
+def _render(r: _Renderer, root: _Element) -> None:
+    """Render `root` itself, its text and its descendants, but not its tail."""
+    leave = r.enter(root)
+    if root.text:
+        r.add_text(root.text)
+    _walk(r, iter(root), leave)
 
 
-def _title(soup: BeautifulSoup) -> str | None:
-    root = _child_tag(soup, "html")
+def _child_tag(parent: _Element, name: str) -> _Element | None:
+    return next((child for child in parent if child.tag == name), None)
+
+
+def _title(document: list[_Element]) -> str | None:
+    root = next((top for top in document if top.tag == "html"), None)
     head = _child_tag(root, "head") if root is not None else None
     title = _child_tag(head, "title") if head is not None else None
     if title is None:
         return None
-    return _collapse(title.get_text()) or None
+    # <title> holds text only (RCDATA): markup inside it is text too.
+    return _collapse(title.text or "") or None
 
 
-def _inside_boilerplate(tag: Tag) -> bool:
-    for element in (tag, *tag.parents):
-        name = element.name
+def _inside_boilerplate(element: _Element) -> bool:
+    for ancestor in (element, *element.iterancestors()):
+        name = ancestor.tag
         if name in _DROP_TAGS or name in _BOILERPLATE_TAGS:
             return True
-        if element.attrs and _has_boilerplate_attrs(element.attrs):
+        attrs = ancestor.attrib
+        if attrs and _has_boilerplate_attrs(attrs):
             return True
     return False
 
 
-def _content_root(soup: BeautifulSoup) -> Tag:
-    """`main`, else the only top-level `article`, else `[role=main]`, else the document.
+def _content_root(document: list[_Element]) -> _Element | None:
+    """`main`, else the only top-level `article`, else `[role=main]`, else None: the document.
 
     The fallback is the whole document rather than `body` because lxml may put
     content in `head` (see `_DROP_TAGS`); `head`'s own elements are dropped anyway.
     """
-    articles: list[Tag] = []
-    role_main: Tag | None = None
-    for element in soup.descendants:
-        if not isinstance(element, Tag):
-            continue
-        name = element.name
-        if name == "main" and not _inside_boilerplate(element):
-            return element
-        if name == "article":
-            articles.append(element)
-        elif (
-            role_main is None
-            and "role" in element.attrs
-            and _attr(element, "role").strip().lower() == "main"
-        ):
-            role_main = element
+    for top in document:
+        for main in top.iter("main"):
+            if not _inside_boilerplate(main):
+                return main
     # Several articles side by side are a listing page: keep them all.
-    top = [
+    articles = [
         article
-        for article in articles
-        if article.find_parent("article") is None and not _inside_boilerplate(article)
+        for top in document
+        for article in top.iter("article")
+        if next(article.iterancestors("article"), None) is None and not _inside_boilerplate(article)
     ]
-    if len(top) == 1:
-        return top[0]
+    if len(articles) == 1:
+        return articles[0]
+    role_main = _first_role_main(document)
     if role_main is not None and not _inside_boilerplate(role_main):
         return role_main
-    return soup
+    return None
+
+
+def _first_role_main(document: list[_Element]) -> _Element | None:
+    for top in document:
+        for element in top.iter():
+            # Most elements have no role: one lookup decides.
+            role = element.get("role")
+            if role and element.tag != "article" and role.strip().lower() == "main":
+                return element
+    return None
+
+
+# --- parsing --------------------------------------------------------------------
+
+_TREE_DEPTH_LIMIT: Final = 2048
+"""Nesting at which libxml2 (2.14) stops building its tree, even with `huge_tree`
+(XML_PARSE_HUGE): the rest of the page is dropped without an error."""
+
+_PARSER_OPTIONS: Final = {
+    "remove_comments": True,
+    "remove_pis": True,
+    "no_network": True,
+    "huge_tree": True,
+    "collect_ids": False,
+}
+"""No network, and no entities to resolve: libxml2's HTML parser never reads a DTD
+(an internal subset is text).  `huge_tree` lifts the 10 MB limit on a text node
+and raises the nesting limit (see `_TREE_DEPTH_LIMIT`)."""
+
+
+class _Node:
+    """An element of the tree `_NodeBuilder` builds, read through `_Element` like lxml's."""
+
+    __slots__ = ("attrib", "children", "parent", "tag", "tail", "text")
+
+    def __init__(self, tag: str, attrib: dict[str, str], parent: _Node | None) -> None:
+        self.tag = tag
+        self.attrib = attrib
+        self.parent = parent
+        self.children: list[_Node] = []
+        self.text: str | None = None
+        self.tail: str | None = None
+
+    def get(self, key: str) -> str | None:
+        return self.attrib.get(key)
+
+    def __len__(self) -> int:
+        return len(self.children)
+
+    def __iter__(self) -> Iterator[_Node]:
+        return iter(self.children)
+
+    def __getitem__(self, index: int) -> _Node:
+        return self.children[index]
+
+    def iter(self, tag: str | None = None) -> Iterator[_Node]:
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if tag is None or node.tag == tag:
+                yield node
+            stack.extend(reversed(node.children))
+
+    def iterdescendants(self, tag: str) -> Iterator[_Node]:
+        return (node for node in self.iter(tag) if node is not self)
+
+    def iterancestors(self, tag: str | None = None) -> Iterator[_Node]:
+        node = self.parent
+        while node is not None:
+            if tag is None or node.tag == tag:
+                yield node
+            node = node.parent
+
+
+class _NodeBuilder:
+    """An lxml parser target that builds `_Node`s, for pages nested past `_TREE_DEPTH_LIMIT`.
+
+    Slower than lxml's own tree (every event is a Python call), so only used there.
+    """
+
+    def __init__(self) -> None:
+        self.document = _Node("", {}, None)
+        self.current = self.document
+        self.pending: list[str] = []
+
+    def flush(self) -> None:
+        """Give the text received since the last tag to its element, as `text` or `tail`."""
+        if not self.pending:
+            return
+        text = "".join(self.pending)
+        self.pending.clear()
+        node = self.current
+        if node.children:
+            last = node.children[-1]
+            last.tail = (last.tail or "") + text
+        else:
+            node.text = (node.text or "") + text
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        self.flush()
+        node = _Node(tag, attrib, self.current)
+        self.current.children.append(node)
+        self.current = node
+
+    def end(self, tag: str) -> None:
+        self.flush()
+        if self.current.parent is not None:
+            self.current = self.current.parent
+
+    def data(self, data: str) -> None:
+        self.pending.append(data)
+
+    def close(self) -> list[_Element]:
+        self.flush()
+        # Text before the first element is whitespace (libxml2 opens an implied
+        # <html> for anything else), which renders as nothing.
+        return list(self.document.children)
+
+
+def _rightmost_depth(element: _Element) -> int:
+    depth = 1
+    while len(element):
+        element = element[-1]
+        depth += 1
+    return depth
+
+
+def _parse(html: str) -> list[_Element]:
+    """The document's top-level elements: `<html>`, and any opened after `</html>`."""
+    parser = etree.HTMLParser(**_PARSER_OPTIONS)
+    # feed() rather than fromstring(): it takes a str with an XML encoding declaration.
+    parser.feed(html)
+    root = parser.close()
+    if root is None:
+        # libxml2 opens an implied <html> for any text or tag: the page has neither.
+        return []
+    document = [root, *root.itersiblings()]
+    # A parse stopped at the limit leaves the elements then open as the tree's
+    # rightmost path; a shallower one means nothing was cut.
+    if _rightmost_depth(document[-1]) < _TREE_DEPTH_LIMIT:
+        return document
+    # libxml2's event interface has no depth limit (BeautifulSoup builds on it too).
+    parser = etree.HTMLParser(target=_NodeBuilder(), **_PARSER_OPTIONS)
+    parser.feed(html)
+    nodes: list[_Element] = parser.close()
+    return nodes
 
 
 def _sanitize(html: str, warnings: list[str]) -> str:
@@ -1084,17 +1262,17 @@ def _sanitize(html: str, warnings: list[str]) -> str:
     except UnicodeEncodeError:
         html, count = _SURROGATE.subn("\ufffd", html)
         warnings.append(f"replaced {count} lone surrogates with U+FFFD")
-    if "<" not in html and "\n" not in html:
-        # BeautifulSoup warns that short tag-free text "looks like a filename";
-        # a trailing newline (whitespace, never rendered) keeps it quiet.
-        html += "\n"
     return html
 
 
 def parse_html(html: str) -> Outline:
     """Parse HTML into an outline whose source is its markdown-like text rendering."""
     warnings: list[str] = []
-    soup = BeautifulSoup(_sanitize(html, warnings), "lxml")
+    document = _parse(_sanitize(html, warnings))
     renderer = _Renderer()
-    _walk(renderer, _content_root(soup))
-    return renderer.finish(_title(soup), warnings)
+    root = _content_root(document)
+    if root is None:
+        _walk(renderer, iter(document))
+    else:
+        _render(renderer, root)
+    return renderer.finish(_title(document), warnings)

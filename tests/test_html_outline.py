@@ -577,6 +577,56 @@ def test_deep_nesting(open_tag: str, close_tag: str) -> None:
     assert outline.source.endswith("after")
 
 
+@pytest.mark.parametrize("depth", [2_040, 2_046, 2_047, 3_000, 100_000])
+def test_nesting_past_libxml2s_tree_limit_keeps_the_rest_of_the_page(depth: int) -> None:
+    # libxml2's own tree stops the whole parse at 2048 open elements, huge_tree or not.
+    outline = parse_html("<div>" * depth + "deep text" + "</div>" * depth + "<p>after</p>")
+    assert outline.source == "deep text\n\nafter"
+    assert outline.warnings == ()
+
+
+def test_unclosed_elements_100000_deep_keep_their_text() -> None:
+    outline = parse_html("<b>" * 100_000 + "deep" + "<ul><li>" * 50_000 + "deeper")
+    assert_invariants(outline)
+    assert outline.source.startswith("deep\n\n- - ")
+    assert outline.source.endswith("- deeper")
+
+
+def test_content_after_the_closing_html_tag_is_kept() -> None:
+    outline = parse_html("<html><body><p>x</p></body></html>\n<p>late</p><b>text</b>")
+    assert outline.source == "x\n\nlate\n\ntext"
+
+
+def test_comments_and_processing_instructions_keep_the_text_around_them() -> None:
+    outline = parse_html("<p>a<!-- c -->b <?pi x?>c<![CDATA[d]]>e</p><!-- end -->")
+    assert outline.source == "ab ce"
+
+
+def test_xml_declaration_with_an_encoding_is_accepted() -> None:
+    outline = parse_html(
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        "<head><title>x</title></head><body><p>caf\u00e9</p></body></html>"
+    )
+    assert (outline.title, outline.source) == ("x", "caf\u00e9")
+
+
+def test_external_entities_are_not_resolved() -> None:
+    outline = parse_html('<!DOCTYPE html [<!ENTITY e SYSTEM "file:///etc/passwd">]><p>x &e; y</p>')
+    assert "root:" not in outline.source
+    assert outline.source.endswith("x &e; y")
+
+
+def test_names_that_are_not_xml_names_are_read() -> None:
+    outline = parse_html("<p>a <o:p>word</o:p></p><p 1a=x {x}=1 id='i' class=\"c\">b</p>")
+    assert outline.source == "a word\n\nb"
+    assert [anchor.id for anchor in outline.anchors] == ["i"]
+
+
+def test_listing_keeps_whitespace_between_elements_like_pre() -> None:
+    outline = parse_html("<listing><b>a</b>\n\n<b>b</b></listing>")
+    assert outline.source == "```\na\n\nb\n```"
+
+
 def test_deep_sections_with_text_and_ids_at_every_level() -> None:
     depth = 10_000
     markup = "".join(f"<section id='s{i}'><h2>H{i}</h2>t{i}" for i in range(depth))
@@ -696,6 +746,15 @@ def test_random_trees_keep_invariants_and_every_kept_word(trees: list[Node]) -> 
     for tree in trees:
         for word in kept_words(tree):
             assert word in outline.source, (word, markup, outline.source)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(TREES, min_size=1, max_size=4))
+def test_random_trees_render_the_same_past_libxml2s_tree_limit(trees: list[Node]) -> None:
+    """Past the depth libxml2's tree holds, the page is read another way: same rendering."""
+    markup = "".join(to_html(tree) for tree in trees)
+    depth = 2_100
+    assert parse_html("<div>" * depth + markup + "</div>" * depth) == parse_html(markup)
 
 
 @settings(max_examples=200, deadline=None)
