@@ -61,11 +61,15 @@ class _Element(Protocol):
 _DROP_TAGS: Final = frozenset(
     {
         "script", "style", "template", "noscript", "svg", "iframe", "object",
-        "embed", "canvas", "audio", "video", "map", "button", "input", "select",
+        "canvas", "audio", "video", "map", "button", "input", "select",
         "textarea", "datalist", "option", "optgroup", "link", "meta", "base", "title",
     }
 )  # fmt: skip
 """Never content: code, styles, embedded media, form controls, metadata.
+
+`embed` is not here although it is media: libxml2 parses HTML4, where `<embed>` is
+not void, so everything after an (HTML5-valid) unclosed `<embed>` becomes its child;
+it holds no text of its own, so walking into it loses nothing and keeps the page.
 
 `head` itself is not here: libxml2 knows only HTML4, so in a page without `<body>`
 it leaves HTML5 elements that follow a `<script>` or `<meta>` inside `head`.

@@ -559,12 +559,6 @@ def test_html_tables_nested_100000_elements_deep_are_chunked_in_linear_time() ->
     assert "deep" in chunk.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="chunking/html_outline.py: libxml2 parses HTML4, where <embed> is not a void "
-    "element, so everything after an unclosed <embed> (valid HTML5) becomes its child, and "
-    "'embed' is in _DROP_TAGS: the rest of the page is dropped without a warning",
-)
 def test_regression_an_html5_embed_element_does_not_swallow_the_rest_of_the_page() -> None:
     html = "<h1>Intro</h1><p>First.</p><embed src=movie.swf><h2>Next</h2><p>Second part.</p>"
     document = chunk_document(html, options=ChunkOptions(), format="html")
