@@ -26,6 +26,8 @@ class Contextualizer:
     prefix_separator: str
     shortened: set[tuple[str, ...]] = field(default_factory=set)
     """Heading paths whose prefix had to be shortened (reported as warnings)."""
+    leads_left_out: int = 0
+    """Continuation chunks whose table header or fence line was too long to repeat."""
     _cache: dict[tuple[str, ...], tuple[str, int]] = field(default_factory=dict)
 
     def prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:

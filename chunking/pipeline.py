@@ -109,6 +109,12 @@ def chunk_document(
         f"heading path shortened to fit the prefix limit: {' › '.join(path)[:200]}"
         for path in sorted(context.shortened)
     ]
+    if context.leads_left_out:
+        warnings.append(
+            f"{context.leads_left_out} continuation chunk(s) do not repeat their table header "
+            "or code fence line: with the title and headings it is over half of "
+            "maximumPageLength"
+        )
     return ChunkedDocument(
         source=outline.source,
         format=outline.format,

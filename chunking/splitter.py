@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.options import ChunkOptions, SplitMode, Unit
-from chunking.outline import BlockKind, Level, Outline, RegionKind
+from chunking.outline import BlockKind, Level, Outline
 from chunking.sentences import sentence_starts
 
 if TYPE_CHECKING:
@@ -79,7 +79,6 @@ class _Document:
     """Per-document indexes the walk needs, built once."""
 
     outline: Outline
-    tree: SectionTree
     coarse_positions: list[int]
     coarse_levels: list[Level]
     forbidden_low: list[int]
@@ -91,7 +90,7 @@ class _Document:
     sentence_cache: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, outline: Outline, tree: SectionTree, language: str) -> _Document:
+    def build(cls, outline: Outline, language: str) -> _Document:
         """Index boundaries, no-cut zones and regions of an outline."""
         source = outline.source
         positions: list[int] = []
@@ -121,7 +120,6 @@ class _Document:
         forbidden.sort()
         return cls(
             outline=outline,
-            tree=tree,
             coarse_positions=positions,
             coarse_levels=levels,
             forbidden_low=[low for low, _ in forbidden],
@@ -212,7 +210,7 @@ class StructureSplitter:
         self.source = outline.source
         self.end = outline.content_end
         """Chunks cover the source up to here."""
-        self.doc = _Document.build(outline, tree, options.language)
+        self.doc = _Document.build(outline, options.language)
         self.tree = tree
         self.sizer = sizer
         self.context = context
@@ -476,7 +474,9 @@ class StructureSplitter:
         lead = self.doc.lead_at(start)
         lead_size = self.sizer.size(lead) if lead else 0
         if lead and prefix_size + lead_size > self.maximum // 2:
-            lead, lead_size = "", 0  # a header too long to repeat is left out, not truncated
+            # A header too long to repeat is left out whole, never truncated; said in a warning.
+            self.context.leads_left_out += 1
+            lead, lead_size = "", 0
         return self.maximum - prefix_size - lead_size, lead
 
     def _next_span(self, start: int, previous_end: int) -> Span | None:
@@ -506,8 +506,3 @@ class StructureSplitter:
         chain = tuple(self.tree.chain_of_chunk(self.source, begin, finish))
         text = self.context.text(self.tree.names(list(chain)), lead, self.source[begin:finish])
         return Span(begin, finish, chain, lead, text, self.sizer.size(text))
-
-
-def region_kind_name(kind: RegionKind) -> str:
-    """Readable name of a region kind, for warnings."""
-    return "table" if kind is RegionKind.TABLE else "code block"

@@ -210,3 +210,13 @@ def test_reference_definitions_in_the_middle_stay_content() -> None:
     text = "# Doc\n\n[a]: https://x.example/a\n\nBody text after the definition."
     document, _ = chunk_and_audit(text, options(300))
     assert "https://x.example/a" in document.chunks[0].content
+
+
+def test_a_table_header_too_long_to_repeat_is_left_out_with_a_warning() -> None:
+    wide = " | ".join(f"column number {n} with a long name" for n in range(8))
+    header = f"| {wide} |\n|{' --- |' * 8}\n"
+    rows = "".join(f"|{' x |' * 8}\n" for _ in range(200))
+    document, audit = chunk_and_audit(f"# T\n\n{header}{rows}", options(600))
+    assert not audit.violations
+    assert any("do not repeat their table header" in w for w in document.warnings)
+    assert all(c.size <= 600 for c in document.chunks)
