@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench.documents import NOT_DOCUMENTS
 from chunking.audit import Audit, audit_document
 from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document, parse
@@ -28,7 +29,11 @@ DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "cor
 def corpus_files(root: Path) -> list[Path]:
     """Markdown and HTML files under `root`, sorted."""
     return sorted(
-        p for p in root.rglob("*") if p.suffix.lower() in {".md", ".html", ".htm"} and p.is_file()
+        p
+        for p in root.rglob("*")
+        if p.suffix.lower() in {".md", ".html", ".htm"}
+        and p.name not in NOT_DOCUMENTS
+        and p.is_file()
     )
 
 
