@@ -296,8 +296,11 @@ class StructureSplitter:
             left = room - used
             if left <= 0:
                 break
+            row = level is Level.LINE and self.doc.region_at(position) >= 0
+            # Rows and code lines are never split when they fit, so they are always
+            # measured; other units only when they plausibly fit (see `reach`).
             if (
-                (unit_end - position) <= left * self.reach[level is Level.WORD]
+                (unit_end - position) <= left * self.reach[level is Level.WORD or row]
                 and not self._must_descend(position, level)
                 and (size := self._size(position, unit_end)) <= left
             ):
@@ -306,7 +309,7 @@ class StructureSplitter:
                 walk.positions.append(unit_end)
                 walk.levels.append(unit_level)
                 continue
-            if level is Level.LINE and self._row_fits_alone(position, unit_end, room):
+            if row and self._row_fits_alone(position, unit_end, room):
                 break  # a table row or code line that fits a chunk of its own is never cut
             if level is Level.WORD:
                 self._walk_characters(position, unit_end, unit_level, left, walk)
@@ -327,9 +330,7 @@ class StructureSplitter:
         return level < finest
 
     def _row_fits_alone(self, start: int, end: int, room: int) -> bool:
-        """Whether [start, end) is a line of a code block or table that fits `room` alone."""
-        if self.doc.region_at(start) < 0:
-            return False
+        """Whether a line of a code block or table, [start, end), fits `room` alone."""
         return (end - start) <= room * MAX_CHARACTERS_PER_UNIT and self._size(start, end) <= room
 
     def _walk_characters(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from hypothesis import HealthCheck, given, settings
@@ -71,7 +72,12 @@ def limits(draw: st.DrawFn) -> Limits:
     return Limits(unit, maximum, overlap, pages)
 
 
-PROFILE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = settings(
+    # PROPERTY_EXAMPLES=2000 for a long local run; CI keeps the suite fast.
+    max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @PROFILE

@@ -220,3 +220,14 @@ def test_a_table_header_too_long_to_repeat_is_left_out_with_a_warning() -> None:
     assert not audit.violations
     assert any("do not repeat their table header" in w for w in document.warnings)
     assert all(c.size <= 600 for c in document.chunks)
+
+
+def test_regression_a_long_code_line_that_fits_is_not_cut() -> None:
+    """Hypothesis (1,500 examples): a 258-character code line was skipped as unlikely
+    to fit the room left, then treated as a row to keep whole, so the chunk ended after
+    the fence line and the next one cut the last line mid-word."""
+    line = "cluster " * 11 + "v1.2.3 " + " ".join(["x" * 40] * 4) + "."
+    text = f"```python\n{line}\n\ncluster. cluster. cluster. cluster cluster. cluster cluster."
+    document, audit = chunk_and_audit(text, options(64, unit=Unit.TOKENS, title_prefix=False))
+    assert not audit.violations, audit.examples
+    assert document.chunks[0].content.startswith(f"```python\n{line}")
