@@ -11,9 +11,6 @@ correctness and a generous memory bound are asserted.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -25,6 +22,7 @@ import pytest
 from tests.conftest import skill_body
 from tests.hardening_report import FIGURES
 from tests.openai_stub import OpenAIStub, vector_for
+from tests.servers import uvicorn_subprocess
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -63,9 +61,6 @@ def stub() -> Iterator[OpenAIStub]:
 @pytest.fixture(scope="module")
 def skill_process(stub: OpenAIStub) -> Iterator[tuple[str, int]]:
     """The documented local command, with the `openai` provider pointed at the stub."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     env = {
         **os.environ,
         "EMBEDDING_PROVIDER": "openai",
@@ -74,37 +69,8 @@ def skill_process(stub: OpenAIStub) -> Iterator[tuple[str, int]]:
         "EMBEDDING_MODEL": "text-embedding-3-small",
         "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
     }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "function_app:api",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=PROJECT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        give_up = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"{url}/api/health", timeout=1.0)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > give_up or process.poll() is not None:
-                    raise
-                time.sleep(0.05)
+    with uvicorn_subprocess(env) as (url, process):
         yield url, process.pid
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def peak_memory_mb(pid: int) -> float:

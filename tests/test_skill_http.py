@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 import random
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,6 +14,7 @@ import pytest
 
 from skills.settings import Settings
 from tests.conftest import GUIDE, LiveServers, hundred_with_ten_bad, skill_body
+from tests.servers import uvicorn_subprocess
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -111,41 +109,9 @@ def test_health_stays_responsive_while_a_batch_is_chunked(base_url: str) -> None
 @pytest.fixture
 def uvicorn_process() -> Iterator[str]:
     """`python -m uvicorn function_app:api`, the documented local command, as a subprocess."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     env = {**os.environ, "CHUNK_UNIT": "characters", "CHUNK_MAXIMUM_PAGE_LENGTH": "1000"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "function_app:api",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=PROJECT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        give_up = time.monotonic() + 15
-        while True:
-            try:
-                httpx.get(f"{url}/api/health", timeout=1.0)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > give_up or process.poll() is not None:
-                    raise
-                time.sleep(0.05)
+    with uvicorn_subprocess(env) as (url, _):
         yield url
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def test_the_documented_uvicorn_command_serves_function_app(uvicorn_process: str) -> None:
