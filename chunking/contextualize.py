@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from chunking.sizing import Sizer
+    from chunking.sizing import TextSizer
 
 PREFIX_SHARE = 0.25
 """At most this share of `maximumPageLength` goes to the title and heading path,
@@ -18,7 +18,7 @@ ELLIPSIS = "…"
 class Contextualizer:
     """Builds prefixes (cached per heading path) and embedded texts."""
 
-    sizer: Sizer
+    sizer: TextSizer
     title: str
     maximum: int
     enabled: bool

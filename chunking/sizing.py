@@ -7,17 +7,46 @@ from typing import TYPE_CHECKING, Protocol
 
 from chunking.encodings import load_encoding
 from chunking.options import Unit
+from chunking.token_spans import TokenSpans
 
 if TYPE_CHECKING:
     import tiktoken
 
 
-class Sizer(Protocol):
+class TextSizer(Protocol):
     """Measures text in the unit of `maximumPageLength`."""
 
     def size(self, text: str) -> int:
         """The size of `text`."""
         ...
+
+
+class Sizer(TextSizer, Protocol):
+    """Measures text, and spans of a source measured many times over (the splitter's need)."""
+
+    def spans(self, source: str) -> SpanSizer:
+        """A measurer of spans of `source`, for a splitter that measures many of them."""
+        ...
+
+
+class SpanSizer(Protocol):
+    """Measures spans of one source text, the same as `Sizer.size` of the slice."""
+
+    def span(self, start: int, end: int) -> int:
+        """The size of `source[start:end]`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterSpans:
+    """UTF-16 lengths of spans of one source."""
+
+    source: str
+    ascii: bool
+
+    def span(self, start: int, end: int) -> int:
+        """UTF-16 length of `source[start:end]`."""
+        return end - start if self.ascii else utf16_length(self.source[start:end])
 
 
 def utf16_length(text: str) -> int:
@@ -36,6 +65,10 @@ class CharacterSizer:
         """UTF-16 length of `text`."""
         return utf16_length(text)
 
+    def spans(self, source: str) -> CharacterSpans:
+        """UTF-16 lengths of spans of `source`."""
+        return CharacterSpans(source, source.isascii())
+
 
 @dataclass(frozen=True, slots=True)
 class TokenSizer:
@@ -48,6 +81,10 @@ class TokenSizer:
         if not text:
             return 0
         return len(self.encoding.encode_ordinary(text))
+
+    def spans(self, source: str) -> TokenSpans:
+        """Token counts of spans of `source`, from one encoding of all of it."""
+        return TokenSpans(self.encoding, source)
 
 
 def make_sizer(unit: Unit, encoder_model_name: str) -> Sizer:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import BlockKind, Level, Outline
 from chunking.sentences import sentence_starts
+from chunking.token_spans import tokens_add_up
 
 if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer
@@ -213,10 +214,14 @@ class StructureSplitter:
         self.doc = _Document.build(outline, options.language)
         self.tree = tree
         self.sizer = sizer
+        self.spans_of_source = sizer.spans(self.source)
         self.context = context
         self.options = options
         self.maximum = options.limits.maximum_page_length
         self._sizes: dict[tuple[int, int], int] = {}
+        self._lead_sizes: dict[str, int] = {}
+        self._additive = options.limits.unit is Unit.CHARACTERS
+        """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
         # How many code points per unit of room a unit may have and still be
         # measured whole: (when it can be split further, at the finest level).
         # Characters: a code point is at least one UTF-16 unit, so the bound is
@@ -235,7 +240,7 @@ class StructureSplitter:
         key = (start, end)
         size = self._sizes.get(key)
         if size is None:
-            size = self.sizer.size(self.source[start:end])
+            size = self.spans_of_source.span(start, end)
             self._sizes[key] = size
         return size
 
@@ -340,7 +345,7 @@ class StructureSplitter:
         low, high = start, min(end, start + max(left, 0) * MAX_CHARACTERS_PER_UNIT)
         while low < high:
             middle = (low + high + 1) // 2
-            if self.sizer.size(self.source[start:middle]) <= left:
+            if self.spans_of_source.span(start, middle) <= left:
                 low = middle
             else:
                 high = middle - 1
@@ -399,7 +404,7 @@ class StructureSplitter:
             while lo < hi:
                 middle = (lo + hi) // 2
                 begin, end = _trim(self.source, fitting[middle], cut)
-                if self.sizer.size(self.source[begin:end]) <= overlap:
+                if self.spans_of_source.span(begin, end) <= overlap:
                     hi = middle
                 else:
                     lo = middle + 1
@@ -473,7 +478,7 @@ class StructureSplitter:
         chain = self.tree.chain_at(self.tree.content_start(self.source, start, self.end))
         _, prefix_size = self.context.prefix(self.tree.names(chain))
         lead = self.doc.lead_at(start)
-        lead_size = self.sizer.size(lead) if lead else 0
+        lead_size = self._lead_size(lead)
         if lead and prefix_size + lead_size > self.maximum // 2:
             # A header too long to repeat is left out whole, never truncated; said in a warning.
             self.context.leads_left_out += 1
@@ -500,10 +505,28 @@ class StructureSplitter:
                 high = middle - 1
         return best
 
+    def _lead_size(self, lead: str) -> int:
+        size = self._lead_sizes.get(lead)
+        if size is None:
+            size = self.sizer.size(lead) if lead else 0
+            self._lead_sizes[lead] = size
+        return size
+
     def _make_span(self, start: int, end: int, lead: str) -> Span | None:
         begin, finish = _trim(self.source, start, end)
         if begin >= finish:
             return None
         chain = tuple(self.tree.chain_of_chunk(self.source, begin, finish))
-        text = self.context.text(self.tree.names(list(chain)), lead, self.source[begin:finish])
-        return Span(begin, finish, chain, lead, text, self.sizer.size(text))
+        names = self.tree.names(list(chain))
+        prefix, prefix_size = self.context.prefix(names)
+        content = self.source[begin:finish]
+        text = self.context.text(names, lead, content)
+        if self._additive or (
+            tokens_add_up(prefix, lead or content) and tokens_add_up(lead, content)
+        ):
+            # The parts are measured apart (prefix and lead once each, content
+            # from the document's index) and add up to the whole exactly.
+            size = prefix_size + self._lead_size(lead) + self._size(begin, finish)
+        else:
+            size = self.sizer.size(text)
+        return Span(begin, finish, chain, lead, text, size)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from chunking.sizing import Sizer
+    from chunking.sizing import TextSizer
 
 Vector = list[float]
 
@@ -200,7 +200,7 @@ class BatchEmbedder:
     def __init__(
         self,
         client: EmbeddingClient,
-        sizer: Sizer,
+        sizer: TextSizer,
         *,
         dimensions: int,
         max_input_tokens: int,

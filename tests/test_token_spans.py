@@ -1,0 +1,105 @@
+"""Span token counts from one encoding of the document equal counting the slice directly."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunking.encodings import load_encoding
+from chunking.token_spans import TokenSpans, tokens_add_up
+from tests.strategies import MARKDOWN
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ENCODING = load_encoding("cl100k_base")
+
+# Characters that change how the pre-tokenizer splits: spaces of every kind,
+# line breaks, punctuation that swallows line breaks, digits in threes,
+# contractions, surrogates (encoded as U+FFFD), special-token text.
+PIECES = st.sampled_from(
+    [
+        " ", "  ", "\t", "\n", "\r", "\r\n", "\n\n", " \n \n", "\u00a0", "\u3000", "\x1c",
+        "\x85", "\u2028", ".", ",", "|", "#", "`", "-", "'s", "'LL", "a", "word", "Word",
+        "1", "123456", "é", "日本語", "😀", "\ud800", "<|endoftext|>", ".\n", "a\n", ")\n\n",
+    ]
+)  # fmt: skip
+TEXT = st.one_of(st.lists(PIECES, max_size=80).map("".join), MARKDOWN)
+
+PROFILE = settings(
+    max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "60")) * 3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def _direct(text: str) -> int:
+    return len(ENCODING.encode_ordinary(text))
+
+
+def _boundaries(text: str) -> list[int]:
+    """Where the splitter cuts: both sides of every whitespace run, and the ends."""
+    found = {0, len(text)}
+    for match in re.finditer(r"\s+", text):
+        found.update((match.start(), match.end()))
+    return sorted(found)
+
+
+@PROFILE
+@given(TEXT, st.data())
+def test_any_span_counts_as_its_slice(text: str, data: st.DataObject) -> None:
+    spans = TokenSpans(ENCODING, text)
+    for _ in range(8):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
+
+
+@PROFILE
+@given(TEXT, st.data())
+def test_spans_between_whitespace_boundaries_count_as_their_slice(
+    text: str, data: st.DataObject
+) -> None:
+    spans = TokenSpans(ENCODING, text)
+    cuts = _boundaries(text)
+    for _ in range(8):
+        start, end = sorted(data.draw(st.sampled_from(cuts)) for _ in range(2))
+        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.*")), ids=lambda p: p.name)
+def test_real_documents_every_line_and_paragraph(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    spans = TokenSpans(ENCODING, text)
+    cuts = _boundaries(text)
+    # Every run between consecutive boundaries, and long spans across many.
+    for index in range(0, len(cuts) - 1, 7):
+        start, end = cuts[index], cuts[min(index + 40, len(cuts) - 1)]
+        assert spans.span(start, end) == _direct(text[start:end])
+        assert spans.span(cuts[index], cuts[index + 1]) == _direct(text[start : cuts[index + 1]])
+
+
+@given(PIECES.filter(str.strip), TEXT)
+def test_a_prefix_ending_a_line_adds_up(prefix: str, content: str) -> None:
+    left = prefix + "\n\n"
+    if tokens_add_up(left, content):
+        assert _direct(left + content) == _direct(left) + _direct(content)
+
+
+def test_tokens_add_up_only_at_a_line_end_before_a_non_space() -> None:
+    assert tokens_add_up("Title › H\n\n", "Body")
+    assert tokens_add_up("", " anything")
+    assert not tokens_add_up("Title › H ", "Body")
+    assert not tokens_add_up("Title\n", " indented")
+    # Where it says no, the counts really can differ.
+    assert _direct("Title Body") < _direct("Title ") + _direct("Body")
+
+
+def test_a_non_ascii_document_maps_offsets_to_bytes() -> None:
+    text = ("Überschrift über 日本語 and 😀 emoji. " * 200).strip()
+    spans = TokenSpans(ENCODING, text)
+    for start, end in [(0, len(text)), (37, 5000), (1025, 3000), (4100, len(text) - 3)]:
+        assert spans.span(start, end) == _direct(text[start:end])
