@@ -37,7 +37,7 @@ class Floor:
 
 
 def _markdown_it(inline: bool) -> MarkdownIt:
-    """markdown-it-py configured as chunking/markdown_outline.py configures it."""
+    """markdown-it-py configured as chunking/markdown_it_blocks.py configures it."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -53,6 +53,20 @@ def _full_parse() -> Callable[[str], object]:
 
 def _block_parse() -> Callable[[str], object]:
     return _markdown_it(inline=False).parse
+
+
+def _pulldown_events() -> Callable[[str], object]:
+    import pyromark
+
+    from chunking.markdown_pulldown import PARSER_OPTIONS
+
+    def parse(text: str) -> object:
+        # The iterator is lazy: the parse happens as its events are drawn.
+        for _ in pyromark.events_with_range(text, options=PARSER_OPTIONS):
+            pass
+        return None
+
+    return parse
 
 
 def _our_markdown_outline() -> Callable[[str], object]:
@@ -98,6 +112,7 @@ FLOORS: tuple[Floor, ...] = (
         _block_parse,
         block_parse=True,
     ),
+    Floor("pulldown-cmark events with ranges (pyromark), drawn", "markdown", _pulldown_events),
     Floor(
         "our outline: chunking.markdown_outline.parse_markdown", "markdown", _our_markdown_outline
     ),

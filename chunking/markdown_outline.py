@@ -1,84 +1,38 @@
 """Parse markdown into an `Outline`: headings, blocks and verbatim regions as offsets.
 
-markdown-it-py does the parsing, at block level only (the inline rule is off:
-we never render, and inline parsing is most of markdown-it's time).  Its
-tokens carry line ranges; one line-start table built over the original text
-turns them into code point offsets, so the outline's source is the input
-unchanged, whatever its line endings.  No markdown-it object leaves this module.
+A block parser (`markdown_pulldown`, or `markdown_it_blocks` should the first
+fail) reports blocks as line ranges; one line-start table built over the
+original text turns them into code point offsets, so the outline's source is
+the input unchanged, whatever its line endings.
 """
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 import yaml
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
 
-from chunking.gc_pause import paused_gc
-from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region, RegionKind
+from chunking import markdown_it_blocks, markdown_pulldown
+from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from markdown_it.token import Token
+    from chunking.markdown_blocks import BlockParser, LineRegion, ParsedMarkdown
 
-# markdown-it splits lines after normalizing "\r\n" and a lone "\r" to "\n"
-# (CommonMark line endings).  Matching the same three here keeps its line
-# numbers valid for the original, unnormalized text.
+# The parsers split lines at "\r\n", a lone "\r" and "\n" (CommonMark line
+# endings).  Matching the same three here keeps their line numbers valid for
+# the original, unnormalized text.
 _LINE_BREAK = re.compile(r"\r\n?|\n")
+_PLUS_ONE = (1).__add__
 
-# A leading byte order mark hides front matter from markdown-it (the plugin
-# wants `-` as the very first character), and real files carry one.
+# A leading byte order mark hides front matter from the parsers (they want `-`
+# as the very first character), and real files carry one.
 _BOM = "\ufeff"
-
-# Token types that open or are a top-level block, and what kind of block.
-_BLOCK_KINDS: dict[str, BlockKind] = {
-    "heading_open": BlockKind.HEADING,
-    "paragraph_open": BlockKind.PARAGRAPH,
-    "list_item_open": BlockKind.LIST_ITEM,
-    "blockquote_open": BlockKind.QUOTE,
-    "fence": BlockKind.CODE,
-    "code_block": BlockKind.CODE,
-    "table_open": BlockKind.TABLE,
-    "html_block": BlockKind.HTML,
-    "hr": BlockKind.RULE,
-}
-
-# Top-level lists are not blocks themselves: each of their items is one.
-_LIST_OPENERS = frozenset({"bullet_list_open", "ordered_list_open"})
-
-# List items of a top-level list sit at token nesting level 1.
-_TOP_LIST_ITEM_LEVEL = 1
-
-# Images inside links (`[![alt](img)](url)`) need a second pass; more nesting
-# than this is not worth a loop whose cost grows with it.
-_LINK_PASSES = 3
-
-_INLINE_LINK = re.compile(
-    # `[^\[\]]` and `[^()]` stop at the next bracket, so a failed match scans
-    # only to the next bracket and the whole pass stays linear.
-    r"!?\[(?P<text>[^\[\]]*)\]"
-    r"(?:\((?:[^()]|\([^()]*\))*\)|\[[^\[\]]*\])"
-)
-
-_INLINE_MARKUP = re.compile(
-    r"\\(?P<escaped>[!-/:-@\[-`{-~])"
-    r"|<(?P<autolink>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>"
-    r"|<[A-Za-z/!?][^<>]*>"
-    # Emphasis: a run of `*` that touches a non-space could open or close
-    # emphasis; a lone `*` between spaces cannot.  `_` additionally must not
-    # be inside a word (`snake_case` keeps its underscore).
-    r"|\*+(?=\S)|(?<=\S)\*+"
-    r"|(?<![^\W_])_+(?=\S)|(?<=\S)_+(?![^\W_])"
-)
-
-_BACKTICKS = re.compile(r"`+")
 
 # Unicode categories a GitHub-style slug keeps: letters, marks and numbers.
 _SLUG_CATEGORIES = frozenset("LMN")
@@ -122,60 +76,44 @@ class _Lines:
         return offset
 
 
-_REGION_TOKENS = frozenset({"fence", "code_block", "table_open"})
-"""Tokens that open a verbatim region (see `_region`)."""
+def parse_markdown(
+    text: str,
+    parser: BlockParser = markdown_pulldown.parse_blocks,
+    fallback: BlockParser = markdown_it_blocks.parse_blocks,
+) -> Outline:
+    """Parse markdown `text` into an outline whose offsets index `text` itself.
 
-
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    """The shared block-level parser, built on first use rather than at import."""
-    md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
-    # Only block structure is needed; heading text comes from the raw inline
-    # source through `_plain_text`.
-    md.disable("inline")
-    return md
-
-
-def parse_markdown(text: str) -> Outline:
-    """Parse markdown `text` into an outline whose offsets index `text` itself."""
+    `parser` reads the blocks; should it fail, `fallback` does, with a warning.
+    """
     has_bom = text.startswith(_BOM)
     lines = _line_table(text, skip=len(_BOM) if has_bom else 0)
-    with paused_gc():
-        tokens = _parser().parse(text[len(_BOM) :] if has_bom else text)
+    parsed, warnings = _parse_blocks(text[len(_BOM) :] if has_bom else text, parser, fallback)
 
     title: str | None = None
-    warnings: list[str] = []
     body_start = lines.start(0)
-    if tokens and tokens[0].type == "front_matter" and tokens[0].map is not None:
-        body_start = lines.start(tokens[0].map[1])
-        title, warning = _front_matter_title(tokens[0].content)
+    if parsed.front_matter is not None:
+        stop, content = parsed.front_matter
+        body_start = lines.start(stop)
+        title, warning = _front_matter_title(content)
         if warning is not None:
             warnings.append(warning)
 
     spans: list[Block] = []
     heading_texts: dict[int, tuple[int, str]] = {}
-    regions: list[Region] = []
-    for index, token in enumerate(tokens):
-        if token.map is None or token.nesting < 0:
-            continue
-        first, stop = token.map
-        if token.type in _REGION_TOKENS:
-            region = _region(token, first, stop, lines)
-            # An indented code block of only Unicode spaces (which markdown-it
-            # does not count as blank) is empty once trimmed, and so is its block.
-            if region is not None and region.end > region.start:
-                regions.append(region)
-        kind = _top_level_kind(token)
-        if kind is None:
-            continue
-        if kind is BlockKind.HEADING:
-            start = lines.first_non_blank(first)
-            inline = tokens[index + 1] if index + 1 < len(tokens) else None
-            content = inline.content if inline is not None and inline.type == "inline" else ""
-            heading_texts[start] = (int(token.tag[1:]), _plain_text(content))
+    for block in parsed.blocks:
+        if block.kind is BlockKind.HEADING:
+            start = lines.first_non_blank(block.first)
+            heading_texts[start] = (block.depth, block.text)
         else:
-            start = lines.start(first)
-        spans.append(Block(kind, start, lines.end(stop, floor=start)))
+            start = lines.start(block.first)
+        spans.append(Block(block.kind, start, lines.end(block.stop, floor=start)))
+    regions: list[Region] = []
+    for line_region in parsed.regions:
+        region = _region(line_region, lines)
+        # An indented code block of only Unicode spaces (which the parsers do
+        # not count as blank) is empty once trimmed, and so is its block.
+        if region.end > region.start:
+            regions.append(region)
 
     blocks = _cover_gaps(text, body_start, _without_overlaps(spans))
     body_end = _trailing_references_start(text, blocks)
@@ -194,38 +132,41 @@ def parse_markdown(text: str) -> Outline:
     )
 
 
+def _parse_blocks(
+    text: str, parser: BlockParser, fallback: BlockParser
+) -> tuple[ParsedMarkdown, list[str]]:
+    """The parser's blocks; the fallback's, with a warning, if the parser fails."""
+    try:
+        return parser(text), []
+    # pyo3 turns a Rust panic into PanicException, a BaseException: whatever the
+    # Rust parser does, the document still gets parsed.
+    except BaseException as error:
+        if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
+            raise
+        reason = str(error).splitlines()[0][:200] if str(error).strip() else "no message"
+        return fallback(text), [
+            f"the markdown parser failed ({type(error).__name__}: {reason}); "
+            "the document was parsed by the fallback parser (markdown-it-py)"
+        ]
+
+
 def _line_table(text: str, skip: int) -> _Lines:
     """Build the line-start table in one scan; line 0 starts at `skip`."""
-    starts = [skip]
-    starts.extend(match.end() for match in _LINE_BREAK.finditer(text))
-    return _Lines(text, tuple(starts))
+    if "\r" not in text:
+        # Splitting and summing lengths runs in C; the regex scan costs a call per line.
+        starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
+        starts[0] = skip
+        return _Lines(text, tuple(starts[:-1]))
+    return _Lines(text, (skip, *(match.end() for match in _LINE_BREAK.finditer(text))))
 
 
-def _top_level_kind(token: Token) -> BlockKind | None:
-    """The block kind when `token` opens a top-level block, else None."""
-    if token.type == "list_item_open":
-        return BlockKind.LIST_ITEM if token.level == _TOP_LIST_ITEM_LEVEL else None
-    if token.level != 0 or token.type in _LIST_OPENERS or token.type == "front_matter":
-        return None
-    return _BLOCK_KINDS.get(token.type, BlockKind.OTHER)
-
-
-def _region(token: Token, first: int, stop: int, lines: _Lines) -> Region | None:
-    """The verbatim region of a fence, indented code or table token on lines first..stop."""
-    start = lines.start(first)
-    end = lines.end(stop, floor=start)
-    if token.type == "code_block":
-        return Region(RegionKind.CODE, start, end, lead_end=start, lead="")
-    if token.type == "fence":
-        lead_lines = 1
-        kind = RegionKind.CODE
-    elif token.type == "table_open":
-        # The header row and the delimiter row under it.
-        lead_lines = 2
-        kind = RegionKind.TABLE
-    else:
-        return None
-    last_lead_line = first + lead_lines - 1
+def _region(region: LineRegion, lines: _Lines) -> Region:
+    """The verbatim region of a fence, indented code or table on its lines."""
+    start = lines.start(region.first)
+    end = lines.end(region.stop, floor=start)
+    if region.lead_lines == 0:
+        return Region(region.kind, start, end, lead_end=start, lead="")
+    last_lead_line = region.first + region.lead_lines - 1
     lead_end = lines.start(last_lead_line + 1)
     lead = lines.text[start:lead_end]
     if not lines.has_break(last_lead_line):
@@ -234,7 +175,7 @@ def _region(token: Token, first: int, stop: int, lines: _Lines) -> Region | None
         lead += "\n"
     # A region that is only its lead (an unclosed fence at the end, a table
     # without rows) ends before the lead's newline; keep lead_end inside it.
-    return Region(kind, start, end, lead_end=min(lead_end, end), lead=lead)
+    return Region(region.kind, start, end, lead_end=min(lead_end, end), lead=lead)
 
 
 def _without_overlaps(spans: Sequence[Block]) -> list[Block]:
@@ -327,56 +268,6 @@ def _front_matter_title(content: str) -> tuple[str | None, str | None]:
     if isinstance(title, str) and title.strip():
         return title.strip(), None
     return None, None
-
-
-def _plain_text(inline_source: str) -> str:
-    """Strip inline markup from a heading's raw inline source; collapse whitespace."""
-    text = inline_source
-    for _ in range(_LINK_PASSES):
-        text, count = _INLINE_LINK.subn(r"\g<text>", text)
-        if not count:
-            break
-    parts: list[str] = []
-    position = 0
-    for code_start, code_end, content_start, content_end in _code_spans(text):
-        parts.append(_strip_markup(text[position:code_start]))
-        parts.append(text[content_start:content_end])
-        position = code_end
-    parts.append(_strip_markup(text[position:]))
-    return " ".join("".join(parts).split())
-
-
-def _code_spans(text: str) -> list[tuple[int, int, int, int]]:
-    """Code spans as (start, end, content start, content end), in one linear pass.
-
-    A backtick run opens a span closed by the next run of the same length
-    (CommonMark); a run with no such partner is literal text.
-    """
-    runs = [(match.start(), match.end()) for match in _BACKTICKS.finditer(text)]
-    next_same: list[int | None] = [None] * len(runs)
-    last_seen: dict[int, int] = {}
-    for index in range(len(runs) - 1, -1, -1):
-        length = runs[index][1] - runs[index][0]
-        next_same[index] = last_seen.get(length)
-        last_seen[length] = index
-    spans: list[tuple[int, int, int, int]] = []
-    index = 0
-    while index < len(runs):
-        partner = next_same[index]
-        if partner is None:
-            index += 1
-            continue
-        spans.append((runs[index][0], runs[partner][1], runs[index][1], runs[partner][0]))
-        index = partner + 1
-    return spans
-
-
-def _strip_markup(text: str) -> str:
-    """Remove emphasis markers and HTML tags, resolve escapes and entities."""
-    stripped = _INLINE_MARKUP.sub(
-        lambda match: match.group("escaped") or match.group("autolink") or "", text
-    )
-    return html.unescape(stripped)
 
 
 def _slug(text: str) -> str:

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import bisect
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunking import markdown_it_blocks
 from chunking.markdown_outline import parse_markdown
 from chunking.outline import Block, BlockKind, Outline, Region, RegionKind
+
+if TYPE_CHECKING:
+    from chunking.markdown_blocks import ParsedMarkdown
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 CORPUS = Path("/work/shared/corpus/md")
@@ -224,6 +229,86 @@ def test_whole_corpus_keeps_invariants() -> None:
         titled += outline.title is not None
     # Includes have front matter without a title; articles have one.
     assert titled > CORPUS_FILE_COUNT * 0.8
+
+
+def _same_outline(source: str) -> None:
+    fast = parse_markdown(source)
+    reference = parse_markdown(source, parser=markdown_it_blocks.parse_blocks)
+    assert (fast.body_start, fast.body_end, fast.title) == (
+        reference.body_start,
+        reference.body_end,
+        reference.title,
+    )
+    assert fast.headings == reference.headings
+    assert fast.blocks == reference.blocks
+    assert fast.regions == reference.regions
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_EXPECTATIONS))
+def test_pulldown_and_markdown_it_agree_on_fixtures(name: str) -> None:
+    _same_outline(read_source(FIXTURES / name))
+
+
+def test_pulldown_and_markdown_it_agree_on_the_whole_corpus() -> None:
+    # Two independent CommonMark parsers: the fast one must not change a single
+    # heading, block or region of the real documents against the reference.
+    paths = sorted(CORPUS.rglob("*.md"))
+    if not paths:
+        pytest.skip(f"corpus not present at {CORPUS}")
+    for path in paths:
+        _same_outline(read_source(path))
+
+
+def test_a_failing_parser_falls_back_with_a_warning() -> None:
+    def broken(text: str) -> ParsedMarkdown:
+        raise ValueError("boom")
+
+    outline = parse_markdown("# Title\n\nBody text.\n", parser=broken)
+    assert [h.text for h in outline.headings] == ["Title"]
+    assert len(outline.warnings) == 1
+    assert "ValueError: boom" in outline.warnings[0]
+    assert "fallback" in outline.warnings[0]
+
+
+def test_a_rust_panic_falls_back_too() -> None:
+    class PanicException(BaseException):  # pyo3's name for a Rust panic
+        pass
+
+    def panics(text: str) -> ParsedMarkdown:
+        raise PanicException("index out of bounds")
+
+    outline = parse_markdown("## Heading\n", parser=panics)
+    assert [h.text for h in outline.headings] == ["Heading"]
+    assert "index out of bounds" in outline.warnings[0]
+
+
+def test_keyboard_interrupt_is_not_swallowed() -> None:
+    def interrupted(text: str) -> ParsedMarkdown:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        parse_markdown("text\n", parser=interrupted)
+
+
+def test_a_rule_before_text_is_not_front_matter() -> None:
+    # pulldown-cmark reads `---` + text ... `---` anywhere as a metadata block;
+    # only the document's first line may open front matter.
+    text = "# A\n\nIntro.\n\n---\n## B\n\nMore.\n\n---\n\n## C\n"
+    outline = parse_markdown(text)
+    assert [h.text for h in outline.headings] == ["A", "B", "C"]
+    assert outline.body_start == 0
+
+
+def test_front_matter_closed_by_yaml_document_end() -> None:
+    outline = parse_markdown("---\ntitle: Dots\n...\n# Body\n")
+    assert outline.title == "Dots"
+    assert [h.text for h in outline.headings] == ["Body"]
+
+
+def test_unclosed_front_matter_is_body() -> None:
+    outline = parse_markdown("---\ntitle: Nope\n\n# Body\n")
+    assert outline.title is None
+    assert outline.body_start == 0
 
 
 # ---------------------------------------------------------------- focused cases
