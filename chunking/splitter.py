@@ -218,7 +218,6 @@ class StructureSplitter:
         self.context = context
         self.options = options
         self.maximum = options.limits.maximum_page_length
-        self._sizes: dict[tuple[int, int], int] = {}
         self._lead_sizes: dict[str, int] = {}
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
@@ -236,13 +235,9 @@ class StructureSplitter:
 
     # -- measuring -------------------------------------------------------------
 
-    def _size(self, start: int, end: int) -> int:
-        key = (start, end)
-        size = self._sizes.get(key)
-        if size is None:
-            size = self.spans_of_source.span(start, end)
-            self._sizes[key] = size
-        return size
+    def _estimate(self, start: int, end: int) -> int:
+        # The walk only plans; every chunk is measured exactly before it is kept.
+        return self.spans_of_source.estimate(start, end)
 
     # -- finer boundaries --------------------------------------------------------
 
@@ -307,7 +302,7 @@ class StructureSplitter:
             if (
                 (unit_end - position) <= left * self.reach[level is Level.WORD or row]
                 and not self._must_descend(position, level)
-                and (size := self._size(position, unit_end)) <= left
+                and (size := self._estimate(position, unit_end)) <= left
             ):
                 used += size
                 position = unit_end
@@ -336,7 +331,9 @@ class StructureSplitter:
 
     def _row_fits_alone(self, start: int, end: int, room: int) -> bool:
         """Whether a line of a code block or table, [start, end), fits `room` alone."""
-        return (end - start) <= room * MAX_CHARACTERS_PER_UNIT and self._size(start, end) <= room
+        return (end - start) <= room * MAX_CHARACTERS_PER_UNIT and self._estimate(
+            start, end
+        ) <= room
 
     def _walk_characters(
         self, start: int, end: int, end_level: Level, left: int, walk: _Walk
@@ -345,7 +342,7 @@ class StructureSplitter:
         low, high = start, min(end, start + max(left, 0) * MAX_CHARACTERS_PER_UNIT)
         while low < high:
             middle = (low + high + 1) // 2
-            if self.spans_of_source.span(start, middle) <= left:
+            if self._estimate(start, middle) <= left:
                 low = middle
             else:
                 high = middle - 1
@@ -526,7 +523,7 @@ class StructureSplitter:
         ):
             # The parts are measured apart (prefix and lead once each, content
             # from the document's index) and add up to the whole exactly.
-            size = prefix_size + self._lead_size(lead) + self._size(begin, finish)
+            size = prefix_size + self._lead_size(lead) + self.spans_of_source.span(begin, finish)
         else:
             size = self.sizer.size(text)
         return Span(begin, finish, chain, lead, text, size)

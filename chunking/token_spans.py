@@ -73,7 +73,11 @@ class TokenSpans:
         self._byte_checkpoints: list[int] = []
         """UTF-8 offset of every `_BYTE_CHECKPOINT`-th code point (non-ASCII sources)."""
         self._counts: dict[int, int] = {}
-        """Memo of `_tokens_before`: chunk walks meet the same positions again."""
+        """Memo of `_count_at`: chunk walks meet the same positions again."""
+        self._ends_before: dict[int, int] = {}
+        """Memo of `_tokens_ending_by`, pinned or not."""
+        self._edge_spans: dict[tuple[int, int], int] = {}
+        """Memo of spans with an unpinned end, which cost tokenizer calls."""
 
     def count(self, text: str) -> int:
         """Tokens in `text`, counted directly."""
@@ -81,46 +85,89 @@ class TokenSpans:
 
     def span(self, start: int, end: int) -> int:
         """Tokens in `source[start:end]`."""
-        source = self._source
         if end <= start:
             return 0
-        starts_piece, ends_piece = self._starts_piece(start), self._ends_piece(end)
-        if starts_piece and ends_piece:
-            return self._tokens_before(end) - self._tokens_before(start)
+        counts = self._counts
+        before_start = counts.get(start)
+        if before_start is None:
+            before_start = self._count_at(start)
+        before_end = counts.get(end)
+        if before_end is None:
+            before_end = self._count_at(end)
+        if before_start >= 0 and before_end >= 0:
+            return before_end - before_start
+        key = (start, end)
+        total = self._edge_spans.get(key)
+        if total is None:
+            total = self._span_with_edges(start, end, before_start >= 0, before_end >= 0)
+            self._edge_spans[key] = total
+        return total
+
+    def estimate(self, start: int, end: int) -> int:
+        """The document's tokens that end inside (start, end]: `span` where both ends
+        are pinned, otherwise off by about a token at each unpinned end (a token
+        cut in two counts once, on the side where it ends)."""
+        if end <= start:
+            return 0
+        ends = self._ends_before
+        before_end = ends.get(end)
+        if before_end is None:
+            before_end = self._tokens_ending_by(end)
+        before_start = ends.get(start)
+        if before_start is None:
+            before_start = self._tokens_ending_by(start)
+        return before_end - before_start
+
+    def _tokens_ending_by(self, position: int) -> int:
+        token_ends = self._token_ends if self._token_ends is not None else self._build()
+        count = bisect.bisect_right(token_ends, self._utf8_offset(position))
+        self._ends_before[position] = count
+        return count
+
+    def _span_with_edges(self, start: int, end: int, start_pinned: bool, end_pinned: bool) -> int:
+        """Count a span with an unpinned end: its ends directly, the rest from the index."""
+        source = self._source
         if end - start <= DIRECT_COUNT_CHARACTERS:
             return self.count(source[start:end])
         inner_start: int | None = start
-        if not starts_piece:
+        if not start_pinned:
             first = _PINNED.search(source, start, min(end, start + EDGE_REACH))
             # The boundary sits between the two matched characters.
             inner_start = first.start() + 1 if first is not None else None
         inner_end: int | None = end
-        if not ends_piece:
+        if not end_pinned:
             inner_end = None
             for last in _PINNED.finditer(source, max(start, end - EDGE_REACH), end):
                 inner_end = last.start() + 1
         if inner_start is None or inner_end is None or inner_end <= inner_start:
             return self.count(source[start:end])
-        total = self._tokens_before(inner_end) - self._tokens_before(inner_start)
+        total = self._count_at(inner_end) - self._count_at(inner_start)
         if inner_start > start:
             total += self.count(source[start:inner_start])
         if inner_end < end:
             total += self.count(source[inner_end:end])
         return total
 
-    def _starts_piece(self, position: int) -> bool:
-        """Whether every text starting at `position` is split into pieces as the source is."""
-        if position == 0:
-            return True
-        before, after = self._source[position - 1], self._source[position]
-        if before in "\r\n":
-            return not after.isspace()
-        return after in " \t" and not before.isspace()
+    def _count_at(self, position: int) -> int:
+        """Tokens of the whole source before `position` if it is pinned, else -1.
 
-    def _ends_piece(self, position: int) -> bool:
-        """Whether a piece of the source ends at `position` whatever follows it."""
+        Pinned: a piece boundary of the source that is also one at the start
+        or the end of any text cut there, so the tokens on either side are the
+        tokens of the pieces on that side.
+        """
+        count = self._counts.get(position)
+        if count is None:
+            count = -1
+            if self._is_pinned(position):
+                count = self._ends_before.get(position)
+                if count is None:
+                    count = self._tokens_ending_by(position)
+            self._counts[position] = count
+        return count
+
+    def _is_pinned(self, position: int) -> bool:
         source = self._source
-        if position >= len(source):
+        if position <= 0 or position >= len(source):
             return True
         before, after = source[position - 1], source[position]
         if before in "\r\n":
@@ -134,15 +181,6 @@ class TokenSpans:
         # After a letter or digit a line break starts a new piece; after
         # punctuation it joins it (`.\n` is one piece).
         return after in "\r\n" and before.isascii() and before.isalnum()
-
-    def _tokens_before(self, position: int) -> int:
-        """How many tokens of the whole source end at or before `position`."""
-        count = self._counts.get(position)
-        if count is None:
-            ends = self._token_ends if self._token_ends is not None else self._build()
-            count = bisect.bisect_right(ends, self._utf8_offset(position))
-            self._counts[position] = count
-        return count
 
     def _build(self) -> array[int]:
         lengths = _token_byte_lengths(self._encoding)
