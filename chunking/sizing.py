@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -10,6 +12,8 @@ from chunking.options import Unit
 from chunking.token_spans import TokenSpans
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import tiktoken
 
 
@@ -36,25 +40,47 @@ class SpanSizer(Protocol):
         """The size of `source[start:end]`."""
         ...
 
+    def total(self, position: int) -> int:
+        """A running total up to `position`: `estimate(a, b)` is `total(b) - total(a)`."""
+        ...
+
+    def totals(self, positions: Sequence[int]) -> list[int]:
+        """`total` of each of `positions` (ascending), at once."""
+        ...
+
     def estimate(self, start: int, end: int) -> int:
         """About `span(start, end)`, cheaper; estimates of adjacent spans add up to
         the estimate of their union, so a walk summing them does not drift."""
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class CharacterSpans:
-    """UTF-16 lengths of spans of one source."""
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+"""Code points outside the BMP: two UTF-16 code units each."""
 
-    source: str
-    ascii: bool
+
+class CharacterSpans:
+    """UTF-16 lengths of spans of one source: exact, so estimates are exact too."""
+
+    def __init__(self, source: str) -> None:
+        self._ascii = source.isascii()
+        self._astral = [] if self._ascii else [m.start() for m in _ASTRAL.finditer(source)]
+
+    def total(self, position: int) -> int:
+        """UTF-16 length of `source[:position]`."""
+        if not self._astral:
+            return position
+        return position + bisect.bisect_left(self._astral, position)
+
+    def totals(self, positions: Sequence[int]) -> list[int]:
+        """`total` of each position."""
+        return [self.total(position) for position in positions] if self._astral else [*positions]
 
     def span(self, start: int, end: int) -> int:
         """UTF-16 length of `source[start:end]`."""
-        return end - start if self.ascii else utf16_length(self.source[start:end])
+        return self.total(end) - self.total(start) if end > start else 0
 
     def estimate(self, start: int, end: int) -> int:
-        """Exactly `span`: UTF-16 lengths are cheap and add up."""
+        """Exactly `span`."""
         return self.span(start, end)
 
 
@@ -76,7 +102,7 @@ class CharacterSizer:
 
     def spans(self, source: str) -> CharacterSpans:
         """UTF-16 lengths of spans of `source`."""
-        return CharacterSpans(source, source.isascii())
+        return CharacterSpans(source)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from chunking.token_spans import tokens_add_up
 if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer
     from chunking.sections import SectionTree
-    from chunking.sizing import Sizer
+    from chunking.sizing import Sizer, SpanSizer
 
 MIN_FILL: dict[Level, float] = {
     **dict.fromkeys((Level.H1, Level.H2, Level.H3, Level.H4, Level.H5, Level.H6), 0.35),
@@ -88,6 +87,8 @@ class _Document:
     block_starts: list[int]
     block_ends: list[int]
     language: str
+    coarse_totals: list[int] = field(default_factory=list)
+    """The span sizer's running total at each coarse position (set by the splitter)."""
     sentence_cache: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -197,6 +198,31 @@ class _Walk:
     levels: list[Level] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class _Frontier:
+    """Boundaries of one level inside a unit that did not fit, and how far the walk got."""
+
+    positions: list[int]
+    levels: list[Level]
+    cursor: int
+
+    def accept(self, position: int, limit: int, measure: SpanSizer, walk: _Walk) -> int:
+        """Accept the boundaries from the cursor on whose running total fits `limit`."""
+        low, high = self.cursor, len(self.positions)
+        while low < high:
+            middle = (low + high) // 2
+            if measure.total(self.positions[middle]) <= limit:
+                low = middle + 1
+            else:
+                high = middle
+        if low == self.cursor:
+            return position
+        walk.positions += self.positions[self.cursor : low]
+        walk.levels += self.levels[self.cursor : low]
+        self.cursor = low
+        return self.positions[low - 1]
+
+
 class StructureSplitter:
     """The structure-aware strategy: sections, then blocks, lines, sentences, words."""
 
@@ -215,6 +241,7 @@ class StructureSplitter:
         self.tree = tree
         self.sizer = sizer
         self.spans_of_source = sizer.spans(self.source)
+        self.doc.coarse_totals = self.spans_of_source.totals(self.doc.coarse_positions)
         self.context = context
         self.options = options
         self.maximum = options.limits.maximum_page_length
@@ -275,40 +302,57 @@ class StructureSplitter:
     # -- walking -----------------------------------------------------------------
 
     def _walk(self, start: int, room: int) -> _Walk:
-        """Accept whole units from `start` while they fit `room`, descending on overflow."""
+        """Accept whole units from `start` while they fit `room`, descending on overflow.
+
+        Estimates telescope, so a run of units fits exactly when the running
+        total at its last end is at most `total(start) + room`: in pages mode
+        the walk finds the furthest such end among the boundaries of a level by
+        bisection, instead of measuring the units one by one.
+        """
         walk = _Walk()
         doc_end = self.end
-        position, used = start, 0
+        measure = self.spans_of_source
+        limit = measure.total(start) + room
+        gallop = self.options.mode is SplitMode.PAGES
+        position = start
         level = Level.BLOCK
         # Finer boundaries inside each unit that did not fit, innermost last.  Pieces
         # can fit where their whole did not (tokens are not additive), so a level
         # may run out and the walk resumes one level up.
-        frontiers: list[deque[tuple[int, Level]]] = []
+        frontiers: list[_Frontier] = []
         while position < doc_end:
-            while frontiers and not frontiers[-1]:
+            while frontiers and frontiers[-1].cursor >= len(frontiers[-1].positions):
                 frontiers.pop()
                 level = Level(level - 1)
             if not frontiers:
                 level = Level.BLOCK
+                if gallop:
+                    position = self._accept_coarse(position, limit, walk)
+                    if position >= doc_end:
+                        break
                 unit_end, unit_level = self.doc.next_coarse(position)
             else:
-                unit_end, unit_level = frontiers[-1].popleft()
-            left = room - used
+                frontier = frontiers[-1]
+                if gallop:
+                    position = frontier.accept(position, limit, measure, walk)
+                    if frontier.cursor >= len(frontier.positions):
+                        continue
+                unit_end = frontier.positions[frontier.cursor]
+                unit_level = frontier.levels[frontier.cursor]
+                frontier.cursor += 1
+            left = limit - measure.total(position)
             if left <= 0:
                 break
-            row = level is Level.LINE and self.doc.region_at(position) >= 0
-            # Rows and code lines are never split when they fit, so they are always
-            # measured; other units only when they plausibly fit (see `reach`).
             if (
-                (unit_end - position) <= left * self.reach[level is Level.WORD or row]
+                not gallop
                 and not self._must_descend(position, level)
-                and (size := self._estimate(position, unit_end)) <= left
+                and measure.total(unit_end) <= limit
             ):
-                used += size
                 position = unit_end
                 walk.positions.append(unit_end)
                 walk.levels.append(unit_level)
                 continue
+            row = level is Level.LINE and self.doc.region_at(position) >= 0
             if row and self._row_fits_alone(position, unit_end, room):
                 break  # a table row or code line that fits a chunk of its own is never cut
             if level is Level.WORD:
@@ -317,10 +361,20 @@ class StructureSplitter:
             # Descend: the next level's boundaries inside the failing unit, then its end.
             level = Level(level + 1)
             horizon = position + left * MAX_CHARACTERS_PER_UNIT
-            frontier = deque((p, level) for p in self._finer(position, unit_end, level, horizon))
-            frontier.append((unit_end, unit_level))
-            frontiers.append(frontier)
+            finer = self._finer(position, unit_end, level, horizon)
+            frontiers.append(_Frontier([*finer, unit_end], [level] * len(finer) + [unit_level], 0))
         return walk
+
+    def _accept_coarse(self, position: int, limit: int, walk: _Walk) -> int:
+        """Accept every whole section or block after `position` that fits `limit`."""
+        doc = self.doc
+        first = bisect.bisect_right(doc.coarse_positions, position)
+        stop = bisect.bisect_right(doc.coarse_totals, limit, lo=first)
+        if stop <= first:
+            return position
+        walk.positions += doc.coarse_positions[first:stop]
+        walk.levels += doc.coarse_levels[first:stop]
+        return doc.coarse_positions[stop - 1]
 
     def _must_descend(self, position: int, level: Level) -> bool:
         """In sentences mode every sentence (or row, or code line) ends a chunk."""

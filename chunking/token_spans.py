@@ -2,14 +2,16 @@
 
 Counting every candidate chunk with its own tokenizer call encodes the same text
 two or three times over (the walk, the overlap, the final count).  Instead the
-document is encoded once and each span is counted from that: tiktoken splits text
-into pre-tokenizer pieces by regex and encodes each piece on its own, and some
-positions are piece boundaries in every text that contains them (`_PINNED`).  A
-span's count is then the direct count of its two short ends, up to the first and
-from the last such position inside it, plus the document's tokens between those
-two positions (two bisections in a table of token end offsets).  The result is
-exactly `len(encoding.encode_ordinary(source[start:end]))`, which the property
-tests check.
+document is encoded once, and every position gets a running total: how many of
+the document's tokens end at or before it.  tiktoken splits text into
+pre-tokenizer pieces by regex and encodes each piece on its own, and some
+positions are piece boundaries in every text that contains them (pinned, see
+`_PINNED`).  Between two pinned positions a span's exact count is the difference
+of their totals; a span with an unpinned end adds direct counts of its short
+ends.  The result is exactly `len(encoding.encode_ordinary(source[start:end]))`,
+which the property tests check.  Differences of totals at any two positions are
+the splitter's cheap estimates: off by about a token at an unpinned end, and
+estimates of adjacent spans add up to the estimate of their union.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from array import array
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
     import tiktoken
 
 _PINNED = re.compile(r"\S[ \t]|[\r\n]\S")
@@ -45,14 +50,16 @@ EDGE_REACH = 256
 """How far into a span to look for a pinned boundary; text without one that far
 (long URLs, base64, scripts written without spaces) is counted directly."""
 
-_BYTE_CHECKPOINT = 1024
-"""Code points between stored UTF-8 offsets of a non-ASCII source."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+_UTF8_STEPS = (0x80, 0x800, 0x10000)
+"""A code point takes one UTF-8 byte, plus one for each of these it reaches."""
 
 
 @functools.cache
-def _token_byte_lengths(encoding: tiktoken.Encoding) -> array[int]:
+def _token_byte_lengths(encoding: tiktoken.Encoding) -> npt.NDArray[np.int64]:
     """UTF-8 length of every token of `encoding` (0 for ids it does not use)."""
-    lengths = array("l", [0]) * encoding.n_vocab
+    lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
     for token in range(encoding.n_vocab):
         try:
             lengths[token] = len(encoding.decode_single_token_bytes(token))
@@ -67,15 +74,16 @@ class TokenSpans:
     def __init__(self, encoding: tiktoken.Encoding, source: str) -> None:
         self._encoding = encoding
         self._source = source
-        self._ascii = source.isascii()
-        self._token_ends: array[int] | None = None
+        self._surrogates = [match.start() for match in _SURROGATE.finditer(source)]
+        """Where lone surrogates are: tiktoken pairs adjacent ones up, so a span
+        holding one is always counted directly."""
+        self._token_ends: npt.NDArray[np.int64] | None = None
         """UTF-8 offset just past each token of the whole source, ascending."""
-        self._byte_checkpoints: list[int] = []
-        """UTF-8 offset of every `_BYTE_CHECKPOINT`-th code point (non-ASCII sources)."""
-        self._counts: dict[int, int] = {}
-        """Memo of `_count_at`: chunk walks meet the same positions again."""
-        self._ends_before: dict[int, int] = {}
-        """Memo of `_tokens_ending_by`, pinned or not."""
+        self._utf8_offsets: npt.NDArray[np.int64] | None = None
+        """UTF-8 offset of every code point and of the end (non-ASCII sources only)."""
+        self._totals: dict[int, int] = {}
+        """Memo of `total`: chunk walks meet the same positions again."""
+        self._pinned: dict[int, bool] = {}
         self._edge_spans: dict[tuple[int, int], int] = {}
         """Memo of spans with an unpinned end, which cost tokenizer calls."""
 
@@ -83,46 +91,44 @@ class TokenSpans:
         """Tokens in `text`, counted directly."""
         return len(self._encoding.encode_ordinary(text)) if text else 0
 
+    def total(self, position: int) -> int:
+        """How many tokens of the whole source end at or before `position`."""
+        total = self._totals.get(position)
+        if total is None:
+            ends = self._token_ends if self._token_ends is not None else self._build()
+            total = int(ends.searchsorted(self._utf8_offset(position), "right"))
+            self._totals[position] = total
+        return total
+
+    def totals(self, positions: Sequence[int]) -> list[int]:
+        """`total` of each of `positions`, in one vectorized search."""
+        ends = self._token_ends if self._token_ends is not None else self._build()
+        offsets = np.asarray(positions, dtype=np.int64)
+        if self._utf8_offsets is not None:
+            offsets = self._utf8_offsets[offsets]
+        found: list[int] = ends.searchsorted(offsets, "right").tolist()
+        return found
+
+    def estimate(self, start: int, end: int) -> int:
+        """The document's tokens that end inside (start, end]: `span` where both
+        ends are pinned, else off by about a token at each unpinned end."""
+        return self.total(end) - self.total(start) if end > start else 0
+
     def span(self, start: int, end: int) -> int:
-        """Tokens in `source[start:end]`."""
+        """Tokens in `source[start:end]`, exactly."""
         if end <= start:
             return 0
-        counts = self._counts
-        before_start = counts.get(start)
-        if before_start is None:
-            before_start = self._count_at(start)
-        before_end = counts.get(end)
-        if before_end is None:
-            before_end = self._count_at(end)
-        if before_start >= 0 and before_end >= 0:
-            return before_end - before_start
+        if self._holds_surrogate(start, end):
+            return self.count(self._source[start:end])
+        start_pinned, end_pinned = self._is_pinned(start), self._is_pinned(end)
+        if start_pinned and end_pinned:
+            return self.total(end) - self.total(start)
         key = (start, end)
         total = self._edge_spans.get(key)
         if total is None:
-            total = self._span_with_edges(start, end, before_start >= 0, before_end >= 0)
+            total = self._span_with_edges(start, end, start_pinned, end_pinned)
             self._edge_spans[key] = total
         return total
-
-    def estimate(self, start: int, end: int) -> int:
-        """The document's tokens that end inside (start, end]: `span` where both ends
-        are pinned, otherwise off by about a token at each unpinned end (a token
-        cut in two counts once, on the side where it ends)."""
-        if end <= start:
-            return 0
-        ends = self._ends_before
-        before_end = ends.get(end)
-        if before_end is None:
-            before_end = self._tokens_ending_by(end)
-        before_start = ends.get(start)
-        if before_start is None:
-            before_start = self._tokens_ending_by(start)
-        return before_end - before_start
-
-    def _tokens_ending_by(self, position: int) -> int:
-        token_ends = self._token_ends if self._token_ends is not None else self._build()
-        count = bisect.bisect_right(token_ends, self._utf8_offset(position))
-        self._ends_before[position] = count
-        return count
 
     def _span_with_edges(self, start: int, end: int, start_pinned: bool, end_pinned: bool) -> int:
         """Count a span with an unpinned end: its ends directly, the rest from the index."""
@@ -141,69 +147,67 @@ class TokenSpans:
                 inner_end = last.start() + 1
         if inner_start is None or inner_end is None or inner_end <= inner_start:
             return self.count(source[start:end])
-        total = self._count_at(inner_end) - self._count_at(inner_start)
+        total = self.total(inner_end) - self.total(inner_start)
         if inner_start > start:
             total += self.count(source[start:inner_start])
         if inner_end < end:
             total += self.count(source[inner_end:end])
         return total
 
-    def _count_at(self, position: int) -> int:
-        """Tokens of the whole source before `position` if it is pinned, else -1.
-
-        Pinned: a piece boundary of the source that is also one at the start
-        or the end of any text cut there, so the tokens on either side are the
-        tokens of the pieces on that side.
-        """
-        count = self._counts.get(position)
-        if count is None:
-            count = -1
-            if self._is_pinned(position):
-                count = self._ends_before.get(position)
-                if count is None:
-                    count = self._tokens_ending_by(position)
-            self._counts[position] = count
-        return count
-
     def _is_pinned(self, position: int) -> bool:
-        source = self._source
-        if position <= 0 or position >= len(source):
-            return True
-        before, after = source[position - 1], source[position]
-        if before in "\r\n":
-            # Whitespace ending in a line break is one piece at the end of a
-            # text and before a non-space alike.
-            return not after.isspace()
-        if before.isspace():
-            return False
-        if after in " \t":
-            return True
-        # After a letter or digit a line break starts a new piece; after
-        # punctuation it joins it (`.\n` is one piece).
-        return after in "\r\n" and before.isascii() and before.isalnum()
+        """Whether `position` is a piece boundary of the source that is also one at
+        the start or the end of any text cut there."""
+        pinned = self._pinned.get(position)
+        if pinned is None:
+            pinned = self._pinned[position] = _pinned_at(self._source, position)
+        return pinned
 
-    def _build(self) -> array[int]:
-        lengths = _token_byte_lengths(self._encoding)
-        tokens = self._encoding.encode_ordinary(self._source)
-        self._token_ends = array("l", accumulate(map(lengths.__getitem__, tokens)))
-        if not self._ascii:
-            self._byte_checkpoints = list(
-                accumulate(
-                    (
-                        _utf8_length(self._source[offset : offset + _BYTE_CHECKPOINT])
-                        for offset in range(0, len(self._source), _BYTE_CHECKPOINT)
-                    ),
-                    initial=0,
-                )
-            )
+    def _holds_surrogate(self, start: int, end: int) -> bool:
+        surrogates = self._surrogates
+        if not surrogates:
+            return False
+        index = bisect.bisect_left(surrogates, start)
+        return index < len(surrogates) and surrogates[index] < end
+
+    def _build(self) -> npt.NDArray[np.int64]:
+        source = self._source
+        if self._surrogates:
+            # Encoded as tiktoken would encode each one alone; spans that hold
+            # one are counted directly (see `span`).
+            source = _SURROGATE.sub("\ufffd", source)
+        tokens = self._encoding.encode_to_numpy(
+            source, allowed_special=set(), disallowed_special=()
+        )
+        self._token_ends = np.cumsum(_token_byte_lengths(self._encoding)[tokens])
+        if not source.isascii():
+            code_points = np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32)
+            widths = np.ones(len(code_points), dtype=np.uint8)
+            for step in _UTF8_STEPS:
+                widths += code_points >= step
+            self._utf8_offsets = np.zeros(len(code_points) + 1, dtype=np.int64)
+            np.cumsum(widths, dtype=np.int64, out=self._utf8_offsets[1:])
         return self._token_ends
 
     def _utf8_offset(self, position: int) -> int:
-        if self._ascii:
-            return position
-        block, rest = divmod(position, _BYTE_CHECKPOINT)
-        base = block * _BYTE_CHECKPOINT
-        return self._byte_checkpoints[block] + _utf8_length(self._source[base : base + rest])
+        offsets = self._utf8_offsets
+        return position if offsets is None else int(offsets[position])
+
+
+def _pinned_at(source: str, position: int) -> bool:
+    if position <= 0 or position >= len(source):
+        return True
+    before, after = source[position - 1], source[position]
+    if before in "\r\n":
+        # Whitespace ending in a line break is one piece at the end of a text
+        # and before a non-space alike.
+        return not after.isspace()
+    if before.isspace():
+        return False
+    if after in " \t":
+        return True
+    # After a letter or digit a line break starts a new piece; after
+    # punctuation it joins it (`.\n` is one piece).
+    return after in "\r\n" and before.isascii() and before.isalnum()
 
 
 def tokens_add_up(left: str, right: str) -> bool:
@@ -215,8 +219,3 @@ def tokens_add_up(left: str, right: str) -> bool:
     the same piece at the end of a text as before more text.
     """
     return not left or (left[-1] in "\r\n" and bool(right) and not right[0].isspace())
-
-
-def _utf8_length(text: str) -> int:
-    # tiktoken encodes a lone surrogate as U+FFFD, three bytes like surrogatepass.
-    return len(text.encode("utf-8", "surrogatepass"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking.encodings import load_encoding
+from chunking.sizing import CharacterSizer, utf16_length
 from chunking.token_spans import TokenSpans, tokens_add_up
 from tests.strategies import MARKDOWN
 
@@ -103,3 +105,36 @@ def test_a_non_ascii_document_maps_offsets_to_bytes() -> None:
     spans = TokenSpans(ENCODING, text)
     for start, end in [(0, len(text)), (37, 5000), (1025, 3000), (4100, len(text) - 3)]:
         assert spans.span(start, end) == _direct(text[start:end])
+
+
+@PROFILE
+@given(TEXT, st.data())
+def test_estimates_telescope_and_match_at_pinned_positions(text: str, data: st.DataObject) -> None:
+    spans = TokenSpans(ENCODING, text)
+    cuts = sorted({data.draw(st.integers(0, len(text))) for _ in range(6)} | {0, len(text)})
+    estimates = [spans.estimate(a, b) for a, b in itertools.pairwise(cuts)]
+    # The index encodes lone surrogates as U+FFFD, one by one.
+    whole = _direct(re.sub("[\ud800-\udfff]", "\ufffd", text))
+    assert sum(estimates) == spans.estimate(0, len(text)) == whole
+    assert spans.totals(cuts) == [spans.total(cut) for cut in cuts]
+    for a, b in itertools.pairwise(cuts):
+        if spans._is_pinned(a) and spans._is_pinned(b) and not spans._holds_surrogate(a, b):
+            assert spans.estimate(a, b) == _direct(text[a:b])
+
+
+def test_adjacent_surrogates_are_counted_as_tiktoken_counts_them() -> None:
+    # tiktoken turns an adjacent high/low surrogate pair into one code point.
+    text = "Intro words here. " * 10 + "\ud83d\ude00 paired and \ud800 lone. " + "Tail words. " * 10
+    spans = TokenSpans(ENCODING, text)
+    for start, end in [(0, len(text)), (150, 220), (185, 200), (0, 190)]:
+        assert spans.span(start, end) == _direct(text[start:end])
+
+
+def test_character_spans_count_utf16_units() -> None:
+    text = "a😀b\u00e9c\U0001f600\ud800d"
+    spans = CharacterSizer().spans(text)
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 1):
+            assert spans.span(start, end) == utf16_length(text[start:end])
+            assert spans.estimate(start, end) == spans.total(end) - spans.total(start)
+    assert spans.totals([0, 2, len(text)]) == [0, 3, utf16_length(text)]
