@@ -37,6 +37,7 @@ _BOM = "\ufeff"
 # Unicode categories a GitHub-style slug keeps: letters, marks and numbers.
 _SLUG_CATEGORIES = frozenset("LMN")
 _SLUG_KEEP = frozenset(" -_")
+_ASCII_NOT_SLUG = re.compile(r"[^a-z0-9 _-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +273,9 @@ def _front_matter_title(content: str) -> tuple[str | None, str | None]:
 
 def _slug(text: str) -> str:
     """GitHub-style slug: lowercase, only letters, digits, `-`, `_`; spaces become `-`."""
+    if text.isascii():
+        # The same rule, one regex pass: ASCII letters and digits are L and N.
+        return _ASCII_NOT_SLUG.sub("", text.lower()).replace(" ", "-")
     kept = (
         char
         for char in text.lower()

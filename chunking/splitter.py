@@ -47,10 +47,6 @@ MAX_CHARACTERS_PER_UNIT = 16
 fit (for tokens, English averages about 4 characters a token), so it is split
 before it is measured.  That keeps every measurement short and the walk linear."""
 
-LIKELY_CHARACTERS_PER_TOKEN = 3
-"""Below English's ~4 characters a token: a unit with more characters per token
-left than this is descended into without measuring it whole first."""
-
 OVERLAP_CHARACTERS_PER_TOKEN = 6
 """How far back (characters per token of overlap) to look for an overlap start:
 half again English's ~4, so the tail can reach its full length in prose."""
@@ -248,17 +244,6 @@ class StructureSplitter:
         self._lead_sizes: dict[str, int] = {}
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
-        # How many code points per unit of room a unit may have and still be
-        # measured whole: (when it can be split further, at the finest level).
-        # Characters: a code point is at least one UTF-16 unit, so the bound is
-        # exact.  Tokens: a unit longer than LIKELY_CHARACTERS_PER_TOKEN per token
-        # left probably overflows, so its lines are measured instead of the whole
-        # (the same result either way, but the whole would be encoded twice).
-        self.reach = (
-            (1, 1)
-            if options.limits.unit is Unit.CHARACTERS
-            else (LIKELY_CHARACTERS_PER_TOKEN, MAX_CHARACTERS_PER_UNIT)
-        )
 
     # -- measuring -------------------------------------------------------------
 
@@ -445,22 +430,26 @@ class StructureSplitter:
         window_low = max(low, cut - overlap * per_unit)
         if window_low >= cut:
             return None
-        for candidates in (
-            self._boundaries_back(window_low, cut, Level.SENTENCE),
-            self._boundaries_back(window_low, cut, Level.WORD),
-        ):
+        measure = self.spans_of_source
+        for level in (Level.SENTENCE, Level.WORD):
+            candidates = self._boundaries_back(window_low, cut, level)
             fitting = [p for p in candidates if self.doc.can_cut(p) and self._overlap_may_start(p)]
-            # Sizes shrink as the start moves right: bisect for the longest tail that fits.
+            # Sizes shrink as the start moves right: bisect the estimates for the
+            # longest tail that fits, then confirm exactly, moving right if needed.
             lo, hi = 0, len(fitting)
             while lo < hi:
                 middle = (lo + hi) // 2
                 begin, end = _trim(self.source, fitting[middle], cut)
-                if self.spans_of_source.span(begin, end) <= overlap:
+                if measure.estimate(begin, end) <= overlap:
                     hi = middle
                 else:
                     lo = middle + 1
-            if lo < len(fitting) and _trim(self.source, fitting[lo], cut)[0] < cut:
-                return fitting[lo]
+            for candidate in fitting[lo:]:
+                begin, end = _trim(self.source, candidate, cut)
+                if begin >= cut:
+                    break
+                if measure.span(begin, end) <= overlap:
+                    return candidate
         return None
 
     def _overlap_may_start(self, position: int) -> bool:

@@ -74,7 +74,11 @@ class TokenSpans:
     def __init__(self, encoding: tiktoken.Encoding, source: str) -> None:
         self._encoding = encoding
         self._source = source
-        self._surrogates = [match.start() for match in _SURROGATE.finditer(source)]
+        self._surrogates = (
+            [match.start() for match in _SURROGATE.finditer(source)]
+            if not source.isascii() and _SURROGATE.search(source)
+            else []
+        )
         """Where lone surrogates are: tiktoken pairs adjacent ones up, so a span
         holding one is always counted directly."""
         self._token_ends: npt.NDArray[np.int64] | None = None
@@ -140,11 +144,7 @@ class TokenSpans:
             first = _PINNED.search(source, start, min(end, start + EDGE_REACH))
             # The boundary sits between the two matched characters.
             inner_start = first.start() + 1 if first is not None else None
-        inner_end: int | None = end
-        if not end_pinned:
-            inner_end = None
-            for last in _PINNED.finditer(source, max(start, end - EDGE_REACH), end):
-                inner_end = last.start() + 1
+        inner_end: int | None = end if end_pinned else self._last_pinned(start, end)
         if inner_start is None or inner_end is None or inner_end <= inner_start:
             return self.count(source[start:end])
         total = self.total(inner_end) - self.total(inner_start)
@@ -153,6 +153,26 @@ class TokenSpans:
         if inner_end < end:
             total += self.count(source[inner_end:end])
         return total
+
+    def _last_pinned(self, start: int, end: int) -> int | None:
+        """The last pinned position in (start, end) within `EDGE_REACH` of `end`."""
+        source = self._source
+        low = max(start, end - EDGE_REACH)
+        high = end
+        while high > low:
+            # A pinned position is usually a space after a word, or the start of
+            # a line: look at the nearest of each, right to left.
+            candidate = max(source.rfind(" ", low, high), source.rfind("\n", low, high - 1) + 1)
+            if candidate <= low:
+                break
+            if self._is_pinned(candidate):
+                return candidate
+            high = candidate
+        last = None
+        # Tabs and lone carriage returns: the exhaustive search.
+        for match in _PINNED.finditer(source, low, end):
+            last = match.start() + 1
+        return last
 
     def _is_pinned(self, position: int) -> bool:
         """Whether `position` is a piece boundary of the source that is also one at
