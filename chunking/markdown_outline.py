@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 # the original, unnormalized text.
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 _PLUS_ONE = (1).__add__
+_LONE_CR = re.compile(r"\r(?!\n)")
+"""A line break of its own; "\r\n" lines start after the "\n", like "\n" lines."""
 
 # A leading byte order mark hides front matter from the parsers (they want `-`
 # as the very first character), and real files carry one.
@@ -153,7 +155,7 @@ def _parse_blocks(
 
 def _line_table(text: str, skip: int) -> _Lines:
     """Build the line-start table in one scan; line 0 starts at `skip`."""
-    if "\r" not in text:
+    if "\r" not in text or not _LONE_CR.search(text):
         # Splitting and summing lengths runs in C; the regex scan costs a call per line.
         starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
         starts[0] = skip

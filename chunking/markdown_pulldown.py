@@ -52,6 +52,7 @@ _REGION_TAGS = frozenset({"CodeBlock", "Table"})
 
 _LINE_BREAK_BYTES = re.compile(rb"\r\n?|\n")
 _PLUS_ONE = (1).__add__
+_LONE_CR_BYTES = re.compile(rb"\r(?!\n)")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -171,7 +172,7 @@ def _encodable(text: str) -> str:
 def _byte_line_starts(text: str) -> list[int]:
     """UTF-8 offsets where lines start (after "\\n", "\\r\\n" or a lone "\\r")."""
     data = text.encode("utf-8")
-    if b"\r" not in data:
+    if b"\r" not in data or not _LONE_CR_BYTES.search(data):
         # Splitting and summing lengths runs in C; the regex scan costs a call per line.
         return list(accumulate(map(_PLUS_ONE, map(len, data.split(b"\n"))), initial=0))[:-1]
     return [0, *(match.end() for match in _LINE_BREAK_BYTES.finditer(data))]
