@@ -53,6 +53,10 @@ class SpanSizer(Protocol):
         the estimate of their union, so a walk summing them does not drift."""
         ...
 
+    def horizon(self, limit: int) -> int:
+        """A position past which every running total exceeds `limit`."""
+        ...
+
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 """Code points outside the BMP: two UTF-16 code units each."""
@@ -82,6 +86,10 @@ class CharacterSpans:
     def estimate(self, start: int, end: int) -> int:
         """Exactly `span`."""
         return self.span(start, end)
+
+    def horizon(self, limit: int) -> int:
+        """`limit` itself: a code point is at least one UTF-16 unit."""
+        return limit
 
 
 def utf16_length(text: str) -> int:

@@ -22,6 +22,8 @@ from chunking.sentences import sentence_starts
 from chunking.token_spans import tokens_add_up
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from chunking.contextualize import Contextualizer
     from chunking.sections import SectionTree
     from chunking.sizing import Sizer, SpanSizer
@@ -52,6 +54,7 @@ OVERLAP_CHARACTERS_PER_TOKEN = 6
 half again English's ~4, so the tail can reach its full length in prose."""
 
 _WHITESPACE_RUN = re.compile(r"\s+")
+_WORD_END = re.compile(r"(?<=\S)\s")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
@@ -254,27 +257,42 @@ class StructureSplitter:
     # -- finer boundaries --------------------------------------------------------
 
     def _finer(self, low: int, high: int, level: Level, horizon: int) -> list[int]:
-        """Boundaries of exactly `level` strictly inside (low, high), up to `horizon`.
+        """Boundaries of exactly `level` strictly inside (low, high), up to `horizon`
+        and the first one past it.
 
         Nothing past `horizon` can fit, so a giant unit is scanned only as far as
         one chunk could reach: that keeps a 1 MB paragraph linear, not quadratic.
+        The first boundary past it still counts: it ends the unit that overflows,
+        which must be one line (a code line or row that fits alone is never cut).
         """
         source = self.source
-        high = min(high, horizon + 1)
+        cap = min(high, horizon + 1)
         if level is Level.LINE:
-            return [m.end() for m in _LINE_BREAK.finditer(source, low, high) if m.end() < high]
+            found = [m.end() for m in _LINE_BREAK.finditer(source, low, cap) if m.end() < cap]
+            beyond = _LINE_BREAK.search(source, found[-1] if found else low, high)
+            if beyond is not None and low < beyond.end() < high and beyond.end() >= cap:
+                found.append(beyond.end())
+            return found
         # Sentence and word boundaries sit before the whitespace that separates
         # them: cl100k attaches a space to the word after it, so " word" pieces
         # add up to the count of the whole text while "word " pieces overcount.
         if level is Level.SENTENCE:
             if self.doc.region_at(low) >= 0:
                 return []  # code and tables split by lines only
-            starts = self.doc.sentence_positions(low, high)
-            return [p for p in map(self._before_space, starts) if low < p < high]
-        if level is Level.WORD:
-            return [
-                m.start() for m in _WHITESPACE_RUN.finditer(source, low, high) if low < m.start()
+            starts = [
+                p
+                for p in map(self._before_space, self.doc.sentence_positions(low, high))
+                if low < p < high
             ]
+            within = bisect.bisect_left(starts, cap)
+            return starts[: within + 1]
+        if level is Level.WORD:
+            found = [m.start() for m in _WHITESPACE_RUN.finditer(source, low, cap)]
+            found = [p for p in found if low < p < cap]
+            word_end = _WORD_END.search(source, max(cap, found[-1] + 1 if found else low), high)
+            if word_end is not None and low < word_end.start():
+                found.append(word_end.start())
+            return found
         raise ValueError(level)
 
     def _before_space(self, position: int) -> int:
@@ -345,8 +363,7 @@ class StructureSplitter:
                 break
             # Descend: the next level's boundaries inside the failing unit, then its end.
             level = Level(level + 1)
-            horizon = position + left * MAX_CHARACTERS_PER_UNIT
-            finer = self._finer(position, unit_end, level, horizon)
+            finer = self._finer(position, unit_end, level, measure.horizon(limit))
             frontiers.append(_Frontier([*finer, unit_end], [level] * len(finer) + [unit_level], 0))
         return walk
 
@@ -378,7 +395,8 @@ class StructureSplitter:
         self, start: int, end: int, end_level: Level, left: int, walk: _Walk
     ) -> None:
         """The furthest character position in (start, end) that still fits, by bisection."""
-        low, high = start, min(end, start + max(left, 0) * MAX_CHARACTERS_PER_UNIT)
+        measure = self.spans_of_source
+        low, high = start, min(end, measure.horizon(measure.total(start) + max(left, 0)))
         while low < high:
             middle = (low + high + 1) // 2
             if self._estimate(start, middle) <= left:
@@ -391,29 +409,44 @@ class StructureSplitter:
 
     # -- choosing ----------------------------------------------------------------
 
-    def _choose(self, start: int, walk: _Walk, minimum_end: int) -> list[int]:
+    def _choose(self, start: int, walk: _Walk, minimum_end: int) -> Iterator[int]:
         """Candidate cut positions, best first (the caller falls back down the list)."""
-        usable = [
-            (p, lv)
-            for p, lv in zip(walk.positions, walk.levels, strict=True)
-            if p >= minimum_end and self.doc.can_cut(p)
-        ]
-        if not usable:
-            return [p for p in reversed(walk.positions) if p >= minimum_end]
-        furthest = walk.positions[-1]
-        reach = max(furthest - start, 1)
-        ordered: list[int] = []
+        positions, levels = walk.positions, walk.levels
+        first = bisect.bisect_left(positions, minimum_end)
+        can_cut = self.doc.can_cut
+        if not any(can_cut(p) for p in positions[first:]):
+            yield from reversed(positions[first:])
+            return
+        reach = max(positions[-1] - start, 1)
+        chosen: int | None = None
         if self.options.mode is SplitMode.SENTENCES:
-            ordered += [p for p, lv in usable if lv <= Level.SENTENCE][:1]
-        for level in Level:
-            if level is Level.DOCUMENT:
-                continue
-            best = next((p for p, lv in reversed(usable) if lv <= level), None)
-            if best is not None and (best - start) >= MIN_FILL[level] * reach:
-                ordered.append(best)
-                break
-        ordered += [p for p, _ in reversed(usable)]
-        return list(dict.fromkeys(ordered))
+            chosen = next(
+                (
+                    p
+                    for p, lv in zip(positions[first:], levels[first:], strict=True)
+                    if lv <= Level.SENTENCE and can_cut(p)
+                ),
+                None,
+            )
+        if chosen is None:
+            for level in Level:
+                if level is Level.DOCUMENT:
+                    continue
+                best = next(
+                    (
+                        positions[i]
+                        for i in range(len(positions) - 1, first - 1, -1)
+                        if levels[i] <= level and can_cut(positions[i])
+                    ),
+                    None,
+                )
+                if best is not None and (best - start) >= MIN_FILL[level] * reach:
+                    chosen = best
+                    break
+        if chosen is not None:
+            yield chosen
+        # Fallbacks, for a cut whose exact size is over after all.
+        yield from (p for p in reversed(positions[first:]) if p != chosen and can_cut(p))
 
     # -- overlap -------------------------------------------------------------------
 

@@ -122,6 +122,17 @@ class TokenSpans:
         found: list[int] = ends.searchsorted(offsets, "right").tolist()
         return found
 
+    def horizon(self, limit: int) -> int:
+        """A position past which every running total exceeds `limit`."""
+        ends = self._token_ends if self._token_ends is not None else self._build()
+        if limit >= len(ends):
+            return len(self._source)
+        # Any position at or past the end of token number `limit` + 1 has a total
+        # over `limit`.
+        byte = ends[limit]
+        offsets = self._utf8_offsets
+        return int(byte) if offsets is None else int(offsets.searchsorted(byte, "left"))
+
     def estimate(self, start: int, end: int) -> int:
         """The document's tokens that end inside (start, end]: `span` where both
         ends are pinned, else off by about a token at each unpinned end."""
