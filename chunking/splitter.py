@@ -245,6 +245,7 @@ class StructureSplitter:
         self.options = options
         self.maximum = options.limits.maximum_page_length
         self._lead_sizes: dict[str, int] = {}
+        self._head_sizes: dict[tuple[str, str], int] = {}
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
 
@@ -585,6 +586,16 @@ class StructureSplitter:
             self._lead_sizes[lead] = size
         return size
 
+    def _head_size(self, prefix: str, lead: str) -> int:
+        """Size of prefix and lead together (they need not add up: an indented
+        fence line after the prefix's blank line shares its whitespace piece)."""
+        key = (prefix, lead)
+        size = self._head_sizes.get(key)
+        if size is None:
+            size = self.sizer.size(prefix + lead)
+            self._head_sizes[key] = size
+        return size
+
     def _make_span(self, start: int, end: int, lead: str) -> Span | None:
         begin, finish = _trim(self.source, start, end)
         if begin >= finish:
@@ -594,12 +605,12 @@ class StructureSplitter:
         prefix, prefix_size = self.context.prefix(names)
         content = self.source[begin:finish]
         text = self.context.text(names, lead, content)
-        if self._additive or (
-            tokens_add_up(prefix, lead or content) and tokens_add_up(lead, content)
-        ):
-            # The parts are measured apart (prefix and lead once each, content
-            # from the document's index) and add up to the whole exactly.
+        if self._additive:
             size = prefix_size + self._lead_size(lead) + self.spans_of_source.span(begin, finish)
+        elif tokens_add_up(prefix + lead, content):
+            # Prefix and lead are measured once per pair, content from the
+            # document's index; at this join the counts add up exactly.
+            size = self._head_size(prefix, lead) + self.spans_of_source.span(begin, finish)
         else:
             size = self.sizer.size(text)
         return Span(begin, finish, chain, lead, text, size)
