@@ -91,6 +91,12 @@ def parse_blocks(text: str) -> ParsedMarkdown:
         # Most events are inline text: two dict lookups settle them.
         value = event.get("Start")
         if value is not None:
+            if depth > 1:
+                # Inside a block: only code blocks and tables (regions) matter.
+                if value.__class__ is dict and not _REGION_TAGS.isdisjoint(value):
+                    _add_region(value, lines_of(where), regions)
+                depth += 1
+                continue
             name = value if value.__class__ is str else next(iter(value))
             if depth == 0 or (depth == 1 and top_list and name == "Item"):
                 first, stop = lines_of(where)
@@ -102,12 +108,7 @@ def parse_blocks(text: str) -> ParsedMarkdown:
                 elif name != "List":
                     blocks.append(LineBlock(_BLOCK_KINDS.get(name, BlockKind.OTHER), first, stop))
             if name in _REGION_TAGS:
-                first, stop = lines_of(where)
-                if name == "Table":
-                    regions.append(LineRegion(RegionKind.TABLE, first, stop, 2))
-                else:
-                    fenced = value["CodeBlock"] != "Indented"
-                    regions.append(LineRegion(RegionKind.CODE, first, stop, 1 if fenced else 0))
+                _add_region(value, lines_of(where), regions)
             depth += 1
         elif "End" in event:
             depth -= 1
@@ -120,6 +121,16 @@ def parse_blocks(text: str) -> ParsedMarkdown:
             for key in _HEADING_TEXT.intersection(event):
                 heading_parts.append(event[key])
     return ParsedMarkdown(blocks, regions, front_matter)
+
+
+def _add_region(tag: Any, lines: tuple[int, int], regions: list[LineRegion]) -> None:
+    """Record a table or code block opened by `tag` on `lines`."""
+    first, stop = lines
+    if "Table" in tag:
+        regions.append(LineRegion(RegionKind.TABLE, first, stop, 2))
+    else:
+        fenced = tag["CodeBlock"] != "Indented"
+        regions.append(LineRegion(RegionKind.CODE, first, stop, 1 if fenced else 0))
 
 
 def _undefined_reference(link: Any) -> tuple[str, str] | None:
