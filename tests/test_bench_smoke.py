@@ -16,7 +16,17 @@ if TYPE_CHECKING:
 
 PROJECT = Path(__file__).resolve().parent.parent
 FIXTURES = PROJECT / "tests" / "fixtures"
-QUICK_RUN = (sys.executable, "-m", "bench.speed", "--quick", "--files", "3", "--no-peers")
+QUICK_RUN = (
+    sys.executable,
+    "-m",
+    "bench.speed",
+    "--quick",
+    "--files",
+    "3",
+    "--no-peers",
+    "--rounds",
+    "2",
+)
 
 
 def test_quick_run_prints_our_row_floors_and_ratios() -> None:
@@ -60,3 +70,13 @@ def test_endpoint_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str]) 
     assert "| records answered / failed |" in printed
     assert "| quota used |" in printed
     assert "no log lines" not in printed
+
+
+def test_rounds_keep_each_chunkers_fastest_time_and_first_chunks() -> None:
+    from bench.speed import Timing, _keep_faster
+
+    best = Timing("x", seconds=2.0, wall_seconds=2.1, chunks=["a"])
+    _keep_faster(best, Timing("x", seconds=1.5, wall_seconds=1.6, chunks=["b"]))
+    _keep_faster(best, Timing("x", seconds=1.8, wall_seconds=1.7))
+    _keep_faster(best, Timing("x", unavailable="gone"))
+    assert (best.seconds, best.wall_seconds, best.chunks) == (1.5, 1.6, ["a"])
