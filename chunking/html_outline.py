@@ -110,6 +110,9 @@ _INVISIBLE: Final = "\u200b\u200c\u200d\u2060\ufeff\u00ad" + "".join(
 )
 """Zero-width characters, the soft hyphen and C0 controls other than whitespace."""
 _TRANSLATION: Final = str.maketrans({"\u00a0": " ", "\r": "\n", **dict.fromkeys(_INVISIBLE)})
+_TRANSLATED: Final = re.compile("[^\t\n\x0b\x0c\x20-\x7e]")
+"""A character `_TRANSLATION` may change; most text nodes have none, and a regex
+search costs less than `str.translate`'s lookup per character."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LANGUAGE_CLASS = re.compile(r"(?:language|lang|highlight)-([\w+#.-]+)", re.IGNORECASE)
@@ -380,7 +383,7 @@ class _Renderer:
 
     def text(self, raw: str) -> None:
         """Append inline text, whitespace collapsed across text nodes."""
-        text = raw.translate(_TRANSLATION)
+        text = raw.translate(_TRANSLATION) if _TRANSLATED.search(raw) else raw
         words = text.split()
         if not words:
             if text and self.line_open:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.html_outline import parse_html
+from chunking.html_outline import _TRANSLATED, _TRANSLATION, parse_html
 from chunking.outline import BlockKind, Outline, RegionKind
 
 FIXTURES = Path(__file__).parent / "fixtures" / "html"
@@ -784,3 +784,10 @@ def test_tag_soup_never_raises(pieces: list[str]) -> None:
 def test_deterministic() -> None:
     raw = (FIXTURES / "git-rebase.html").read_text(encoding="utf-8")
     assert parse_html(raw) == parse_html(raw)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x2100)))
+def test_text_that_skips_translation_needs_none(raw: str) -> None:
+    # The fast path must not skip a character the translation table changes.
+    if _TRANSLATED.search(raw) is None:
+        assert raw.translate(_TRANSLATION) == raw
