@@ -28,8 +28,9 @@ class TextSizer(Protocol):
 class Sizer(TextSizer, Protocol):
     """Measures text, and spans of a source measured many times over (the splitter's need)."""
 
-    def spans(self, source: str) -> SpanSizer:
-        """A measurer of spans of `source`, for a splitter that measures many of them."""
+    def spans(self, source: str, begin: int = 0, end: int | None = None) -> SpanSizer:
+        """A measurer of spans of `source`, for a splitter that measures many of them;
+        spans inside `source[begin:end]` are the cheap ones."""
         ...
 
 
@@ -108,8 +109,8 @@ class CharacterSizer:
         """UTF-16 length of `text`."""
         return utf16_length(text)
 
-    def spans(self, source: str) -> CharacterSpans:
-        """UTF-16 lengths of spans of `source`."""
+    def spans(self, source: str, begin: int = 0, end: int | None = None) -> CharacterSpans:
+        """UTF-16 lengths of spans of `source` (all equally cheap)."""
         return CharacterSpans(source)
 
 
@@ -125,9 +126,9 @@ class TokenSizer:
             return 0
         return len(self.encoding.encode_ordinary(text))
 
-    def spans(self, source: str) -> TokenSpans:
-        """Token counts of spans of `source`, from one encoding of all of it."""
-        return TokenSpans(self.encoding, source)
+    def spans(self, source: str, begin: int = 0, end: int | None = None) -> TokenSpans:
+        """Token counts of spans of `source`, from one encoding of `source[begin:end]`."""
+        return TokenSpans(self.encoding, source, begin, end)
 
 
 def make_sizer(unit: Unit, encoder_model_name: str) -> Sizer:

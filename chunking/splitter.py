@@ -239,7 +239,9 @@ class StructureSplitter:
         self.doc = _Document.build(outline, options.language)
         self.tree = tree
         self.sizer = sizer
-        self.spans_of_source = sizer.spans(self.source)
+        # Chunks never reach front matter or trailing link definitions: they
+        # are not tokenized.
+        self.spans_of_source = sizer.spans(self.source, outline.body_start, self.end)
         self.doc.coarse_totals = self.spans_of_source.totals(self.doc.coarse_positions)
         self.context = context
         self.options = options

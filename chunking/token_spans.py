@@ -74,11 +74,19 @@ def _token_byte_lengths(encoding: tiktoken.Encoding, wide: bool) -> npt.NDArray[
 
 
 class TokenSpans:
-    """Counts tokens of spans of one source; the index is built on first need."""
+    """Counts tokens of spans of one source; the index is built on first need.
 
-    def __init__(self, encoding: tiktoken.Encoding, source: str) -> None:
+    Only `source[begin:end]` is encoded (front matter and trailing link
+    definitions are never chunked); spans reaching outside it are counted directly.
+    """
+
+    def __init__(
+        self, encoding: tiktoken.Encoding, source: str, begin: int = 0, end: int | None = None
+    ) -> None:
         self._encoding = encoding
         self._source = source
+        self._begin = begin
+        self._end = len(source) if end is None else end
         self._surrogates = (
             [match.start() for match in _SURROGATE.finditer(source)]
             if not source.isascii() and _SURROGATE.search(source)
@@ -109,14 +117,17 @@ class TokenSpans:
         if total is None:
             if self._token_ends is None:
                 self._build()
-            total = bisect.bisect_right(self._scalar_ends, self._utf8_offset(position))
+            inside = min(max(position, self._begin), self._end)
+            total = bisect.bisect_right(self._scalar_ends, self._utf8_offset(inside))
             self._totals[position] = total
         return total
 
     def totals(self, positions: Sequence[int]) -> list[int]:
         """`total` of each of `positions`, in one vectorized search."""
         ends = self._token_ends if self._token_ends is not None else self._build()
-        offsets: npt.NDArray[np.integer[Any]] = np.asarray(positions, dtype=np.int64)
+        offsets: npt.NDArray[np.integer[Any]] = (
+            np.clip(np.asarray(positions, dtype=np.int64), self._begin, self._end) - self._begin
+        )
         if self._utf8_offsets is not None:
             offsets = self._utf8_offsets[offsets]
         found: list[int] = ends.searchsorted(offsets, "right").tolist()
@@ -131,7 +142,8 @@ class TokenSpans:
         # over `limit`.
         byte = ends[limit]
         offsets = self._utf8_offsets
-        return int(byte) if offsets is None else int(offsets.searchsorted(byte, "left"))
+        index = int(byte) if offsets is None else int(offsets.searchsorted(byte, "left"))
+        return self._begin + index
 
     def estimate(self, start: int, end: int) -> int:
         """The document's tokens that end inside (start, end]: `span` where both
@@ -142,7 +154,7 @@ class TokenSpans:
         """Tokens in `source[start:end]`, exactly."""
         if end <= start:
             return 0
-        if self._holds_surrogate(start, end):
+        if start < self._begin or end > self._end or self._holds_surrogate(start, end):
             return self.count(self._source[start:end])
         start_pinned, end_pinned = self._is_pinned(start), self._is_pinned(end)
         if start_pinned and end_pinned:
@@ -199,7 +211,9 @@ class TokenSpans:
         the start or the end of any text cut there."""
         pinned = self._pinned.get(position)
         if pinned is None:
-            pinned = self._pinned[position] = _pinned_at(self._source, position)
+            # The ends of the encoded range are where its text starts and stops.
+            pinned = position in (self._begin, self._end) or _pinned_at(self._source, position)
+            self._pinned[position] = pinned
         return pinned
 
     def _holds_surrogate(self, start: int, end: int) -> bool:
@@ -210,7 +224,7 @@ class TokenSpans:
         return index < len(surrogates) and surrogates[index] < end
 
     def _build(self) -> npt.NDArray[np.integer[Any]]:
-        source = self._source
+        source = self._source[self._begin : self._end]
         if self._surrogates:
             # Encoded as tiktoken would encode each one alone; spans that hold
             # one are counted directly (see `span`).
@@ -242,8 +256,10 @@ class TokenSpans:
         return ends
 
     def _utf8_offset(self, position: int) -> int:
+        """UTF-8 offset of `position` (inside the range) in the encoded text."""
         offsets = self._utf8_offsets
-        return position if offsets is None else int(offsets[position])
+        index = position - self._begin
+        return index if offsets is None else int(offsets[index])
 
 
 def _pinned_at(source: str, position: int) -> bool:

@@ -138,3 +138,20 @@ def test_character_spans_count_utf16_units() -> None:
             assert spans.span(start, end) == utf16_length(text[start:end])
             assert spans.estimate(start, end) == spans.total(end) - spans.total(start)
     assert spans.totals([0, 2, len(text)]) == [0, 3, utf16_length(text)]
+
+
+@PROFILE
+@given(TEXT, st.data())
+def test_a_partly_encoded_source_still_counts_every_span(text: str, data: st.DataObject) -> None:
+    begin = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(begin, len(text)))
+    spans = TokenSpans(ENCODING, text, begin, end)
+    cuts = sorted({data.draw(st.integers(begin, end)) for _ in range(5)} | {begin, end})
+    for a, b in itertools.pairwise(cuts):
+        assert spans.span(a, b) == _direct(text[a:b]), (begin, end, a, b)
+    # Spans reaching outside the encoded range are counted directly.
+    assert spans.span(0, len(text)) == _direct(text)
+    if not spans._surrogates:
+        estimates = [spans.estimate(a, b) for a, b in itertools.pairwise(cuts)]
+        assert sum(estimates) == spans.estimate(begin, end) == _direct(text[begin:end])
+    assert spans.totals(cuts) == [spans.total(cut) for cut in cuts]
