@@ -44,11 +44,6 @@ of it: otherwise many small chunks result, which hurts retrieval.  On a third
 of the markdown corpus at 512 tokens, a section threshold of 0.2 / 0.35 / 0.5
 gave 2105 / 2041 / 1963 chunks with 17.8% / 12.5% / 5.0% under half full."""
 
-MAX_CHARACTERS_PER_UNIT = 16
-"""Text longer than this many code points per unit of room left cannot plausibly
-fit (for tokens, English averages about 4 characters a token), so it is split
-before it is measured.  That keeps every measurement short and the walk linear."""
-
 OVERLAP_CHARACTERS_PER_TOKEN = 6
 """How far back (characters per token of overlap) to look for an overlap start:
 half again English's ~4, so the tail can reach its full length in prose."""
@@ -390,9 +385,7 @@ class StructureSplitter:
 
     def _row_fits_alone(self, start: int, end: int, room: int) -> bool:
         """Whether a line of a code block or table, [start, end), fits `room` alone."""
-        return (end - start) <= room * MAX_CHARACTERS_PER_UNIT and self._estimate(
-            start, end
-        ) <= room
+        return self._estimate(start, end) <= room
 
     def _walk_characters(
         self, start: int, end: int, end_level: Level, left: int, walk: _Walk
