@@ -66,8 +66,9 @@ def parse_blocks(text: str) -> ParsedMarkdown:
 
     def lines_of(where: Any) -> tuple[int, int]:
         first = bisect.bisect_right(line_starts, where["start"]) - 1
-        last = bisect.bisect_right(line_starts, where["end"] - 1) - 1
-        return skipped + first, skipped + max(last, first) + 1
+        # The block's last line; an empty range stays on its first.
+        last = bisect.bisect_right(line_starts, where["end"] - 1, first) - 1
+        return skipped + first, skipped + (last if last > first else first) + 1
 
     blocks: list[LineBlock] = []
     regions: list[LineRegion] = []
