@@ -9,8 +9,10 @@ records; nothing parser-specific gets further.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from itertools import accumulate
+from typing import TYPE_CHECKING, AnyStr, Protocol
 
 if TYPE_CHECKING:
     from chunking.outline import BlockKind, RegionKind
@@ -59,3 +61,38 @@ class BlockParser(Protocol):
     def __call__(self, text: str) -> ParsedMarkdown:
         """Blocks, regions and front matter of `text`."""
         ...
+
+
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+_LINE_BREAK_BYTES = re.compile(rb"\r\n?|\n")
+_LONE_CR = re.compile(r"\r(?!\n)")
+_LONE_CR_BYTES = re.compile(rb"\r(?!\n)")
+_PLUS_ONE = (1).__add__
+
+
+def line_starts(text: str) -> list[int]:
+    """Code point offsets where lines start.
+
+    CommonMark lines end at "\n", "\r\n" or a lone "\r"; both parsers number
+    lines that way, so their line numbers index this table.
+    """
+    return _line_starts(text, "\r", "\n", _LONE_CR, _LINE_BREAK)
+
+
+def utf8_line_starts(text: str) -> list[int]:
+    """UTF-8 byte offsets where lines start, for parsers that report byte ranges."""
+    return _line_starts(text.encode("utf-8"), b"\r", b"\n", _LONE_CR_BYTES, _LINE_BREAK_BYTES)
+
+
+def _line_starts(
+    text: AnyStr,
+    cr: AnyStr,
+    lf: AnyStr,
+    lone_cr: re.Pattern[AnyStr],
+    line_break: re.Pattern[AnyStr],
+) -> list[int]:
+    if cr not in text or not lone_cr.search(text):
+        # CRLF lines start after the LF like LF lines; splitting and summing
+        # lengths runs in C, where the regex scan costs a call per line.
+        return list(accumulate(map(_PLUS_ONE, map(len, text.split(lf))), initial=0))[:-1]
+    return [0, *(match.end() for match in line_break.finditer(text))]

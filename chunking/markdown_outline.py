@@ -11,26 +11,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
 import yaml
 
 from chunking import markdown_it_blocks, markdown_pulldown
+from chunking.markdown_blocks import line_starts
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from chunking.markdown_blocks import BlockParser, LineRegion, ParsedMarkdown
-
-# The parsers split lines at "\r\n", a lone "\r" and "\n" (CommonMark line
-# endings).  Matching the same three here keeps their line numbers valid for
-# the original, unnormalized text.
-_LINE_BREAK = re.compile(r"\r\n?|\n")
-_PLUS_ONE = (1).__add__
-_LONE_CR = re.compile(r"\r(?!\n)")
-"""A line break of its own; "\r\n" lines start after the "\n", like "\n" lines."""
 
 # A leading byte order mark hides front matter from the parsers (they want `-`
 # as the very first character), and real files carry one.
@@ -155,12 +147,9 @@ def _parse_blocks(
 
 def _line_table(text: str, skip: int) -> _Lines:
     """Build the line-start table in one scan; line 0 starts at `skip`."""
-    if "\r" not in text or not _LONE_CR.search(text):
-        # Splitting and summing lengths runs in C; the regex scan costs a call per line.
-        starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
-        starts[0] = skip
-        return _Lines(text, tuple(starts[:-1]))
-    return _Lines(text, (skip, *(match.end() for match in _LINE_BREAK.finditer(text))))
+    starts = line_starts(text)
+    starts[0] = skip
+    return _Lines(text, tuple(starts))
 
 
 def _region(region: LineRegion, lines: _Lines) -> Region:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 import pyromark
 
-from chunking.markdown_blocks import LineBlock, LineRegion, ParsedMarkdown
+from chunking.markdown_blocks import LineBlock, LineRegion, ParsedMarkdown, utf8_line_starts
 from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:
@@ -50,9 +49,6 @@ alt text as Text; inline HTML tags are dropped)."""
 _LINE_BREAKS = frozenset({"SoftBreak", "HardBreak"})
 _REGION_TAGS = frozenset({"CodeBlock", "Table"})
 
-_LINE_BREAK_BYTES = re.compile(rb"\r\n?|\n")
-_PLUS_ONE = (1).__add__
-_LONE_CR_BYTES = re.compile(rb"\r(?!\n)")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -62,7 +58,7 @@ def parse_blocks(text: str) -> ParsedMarkdown:
     # Lines before the body, added to every line number of the body's parse.
     skipped = front_matter[0] if front_matter is not None else 0
     text = _encodable(text[body_start:])
-    line_starts = _byte_line_starts(text)
+    line_starts = utf8_line_starts(text)
 
     def lines_of(where: Any) -> tuple[int, int]:
         first = bisect.bisect_right(line_starts, where["start"]) - 1
@@ -179,12 +175,3 @@ def _encodable(text: str) -> str:
     except UnicodeEncodeError:
         return _LONE_SURROGATE.sub("\ufffd", text)
     return text
-
-
-def _byte_line_starts(text: str) -> list[int]:
-    """UTF-8 offsets where lines start (after "\\n", "\\r\\n" or a lone "\\r")."""
-    data = text.encode("utf-8")
-    if b"\r" not in data or not _LONE_CR_BYTES.search(data):
-        # Splitting and summing lengths runs in C; the regex scan costs a call per line.
-        return list(accumulate(map(_PLUS_ONE, map(len, data.split(b"\n"))), initial=0))[:-1]
-    return [0, *(match.end() for match in _LINE_BREAK_BYTES.finditer(data))]

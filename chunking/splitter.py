@@ -81,12 +81,12 @@ class _Document:
     block_starts: list[int]
     block_ends: list[int]
     language: str
-    coarse_totals: list[int] = field(default_factory=list)
-    """The span sizer's running total at each coarse position (set by the splitter)."""
+    coarse_totals: list[int]
+    """The span sizer's running total at each coarse position."""
     sentence_cache: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, outline: Outline, language: str) -> _Document:
+    def build(cls, outline: Outline, language: str, measure: SpanSizer) -> _Document:
         """Index boundaries, no-cut zones and regions of an outline."""
         source = outline.source
         positions: list[int] = []
@@ -118,6 +118,7 @@ class _Document:
             outline=outline,
             coarse_positions=positions,
             coarse_levels=levels,
+            coarse_totals=measure.totals(positions),
             forbidden_low=[low for low, _ in forbidden],
             forbidden_high=[high for _, high in forbidden],
             region_starts=[r.start for r in outline.regions],
@@ -231,13 +232,12 @@ class StructureSplitter:
         self.source = outline.source
         self.end = outline.content_end
         """Chunks cover the source up to here."""
-        self.doc = _Document.build(outline, options.language)
-        self.tree = tree
-        self.sizer = sizer
         # Chunks never reach front matter or trailing link definitions: they
         # are not tokenized.
         self.spans_of_source = sizer.spans(self.source, outline.body_start, self.end)
-        self.doc.coarse_totals = self.spans_of_source.totals(self.doc.coarse_positions)
+        self.doc = _Document.build(outline, options.language, self.spans_of_source)
+        self.tree = tree
+        self.sizer = sizer
         self.context = context
         self.options = options
         self.maximum = options.limits.maximum_page_length
@@ -317,9 +317,9 @@ class StructureSplitter:
         gallop = self.options.mode is SplitMode.PAGES
         position = start
         level = Level.BLOCK
-        # Finer boundaries inside each unit that did not fit, innermost last.  Pieces
-        # can fit where their whole did not (tokens are not additive), so a level
-        # may run out and the walk resumes one level up.
+        # Finer boundaries inside each unit that did not fit, innermost last.  In
+        # sentences mode a unit is descended into without being measured, so all
+        # its pieces may fit: the level runs out and the walk resumes one level up.
         frontiers: list[_Frontier] = []
         while position < doc_end:
             while frontiers and frontiers[-1].cursor >= len(frontiers[-1].positions):

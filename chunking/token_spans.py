@@ -115,8 +115,7 @@ class TokenSpans:
         """How many tokens of the whole source end at or before `position`."""
         total = self._totals.get(position)
         if total is None:
-            if self._token_ends is None:
-                self._build()
+            self._index()
             inside = min(max(position, self._begin), self._end)
             total = bisect.bisect_right(self._scalar_ends, self._utf8_offset(inside))
             self._totals[position] = total
@@ -124,7 +123,7 @@ class TokenSpans:
 
     def totals(self, positions: Sequence[int]) -> list[int]:
         """`total` of each of `positions`, in one vectorized search."""
-        ends = self._token_ends if self._token_ends is not None else self._build()
+        ends = self._index()
         offsets: npt.NDArray[np.integer[Any]] = (
             np.clip(np.asarray(positions, dtype=np.int64), self._begin, self._end) - self._begin
         )
@@ -135,7 +134,7 @@ class TokenSpans:
 
     def horizon(self, limit: int) -> int:
         """A position past which every running total exceeds `limit`."""
-        ends = self._token_ends if self._token_ends is not None else self._build()
+        ends = self._index()
         if limit >= len(ends):
             return len(self._source)
         # Any position at or past the end of token number `limit` + 1 has a total
@@ -222,6 +221,10 @@ class TokenSpans:
             return False
         index = bisect.bisect_left(surrogates, start)
         return index < len(surrogates) and surrogates[index] < end
+
+    def _index(self) -> npt.NDArray[np.integer[Any]]:
+        """The token end offsets, built on first need."""
+        return self._token_ends if self._token_ends is not None else self._build()
 
     def _build(self) -> npt.NDArray[np.integer[Any]]:
         source = self._source[self._begin : self._end]
