@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.encodings import load_encoding
+from chunking.encodings import load_encoding, stock_cl100k
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -76,6 +76,10 @@ def _our_markdown_outline() -> Callable[[str], object]:
 
 
 def _tiktoken_pass() -> Callable[[str], object]:
+    return stock_cl100k().encode_ordinary
+
+
+def _our_tokenizer_pass() -> Callable[[str], object]:
     return load_encoding(ENCODING).encode_ordinary
 
 
@@ -117,6 +121,9 @@ FLOORS: tuple[Floor, ...] = (
         "our outline: chunking.markdown_outline.parse_markdown", "markdown", _our_markdown_outline
     ),
     Floor("tiktoken cl100k, one pass (encode_ordinary)", "markdown", _tiktoken_pass),
+    Floor(
+        "the same with our equivalent pattern (chunking.encodings)", "markdown", _our_tokenizer_pass
+    ),
     Floor("lxml.html alone", "html", _lxml_alone),
     Floor("BeautifulSoup(lxml) parse", "html", _soup_parse, block_parse=True),
     Floor("our outline: chunking.html_outline.parse_html", "html", _our_html_outline),
@@ -124,6 +131,12 @@ FLOORS: tuple[Floor, ...] = (
         "tiktoken cl100k, one pass over our text rendering",
         "html",
         _tiktoken_pass,
+        prepare=_html_rendering,
+    ),
+    Floor(
+        "the same with our equivalent pattern",
+        "html",
+        _our_tokenizer_pass,
         prepare=_html_rendering,
     ),
 )

@@ -2,10 +2,12 @@
 
 Every peer is built from the packages in requirements-bench.txt; a peer whose
 package is missing or fails to build is reported unavailable, never fatal.
-Token-counting peers count with the same offline cl100k_base encoding as our
-chunker (`chunking.encodings.load_encoding`), except semantic-text-splitter,
-whose Rust core carries its own copy of cl100k_base (tiktoken-rs, compiled in,
-no download); its counts agree with ours.
+Token-counting peers count with cl100k_base exactly as `tiktoken.get_encoding`
+builds it (`chunking.encodings.stock_cl100k`: the shipped file, tiktoken's own
+pre-tokenizer pattern, no download), as they run for their users; ours uses an
+equivalent, faster pattern, which is our work and not theirs.
+semantic-text-splitter's Rust core carries its own copy of cl100k_base
+(tiktoken-rs, compiled in); its counts agree with ours.
 """
 
 from __future__ import annotations
@@ -16,14 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from chunking.encodings import load_encoding
+from chunking.encodings import stock_cl100k
 from chunking.options import Limits, Unit
 
 Kind = Literal["markdown", "html"]
 ChunkTexts = Callable[[str], list[str]]
 """One document in, the texts of its chunks out."""
 
-ENCODING = "cl100k_base"
 SEMANTIC_TEXT_SPLITTER_MODEL = "gpt-4"
 """semantic-text-splitter names tiktoken encodings by model; gpt-4 is cl100k_base."""
 MARKDOWN_HEADINGS = [("#" * depth, f"h{depth}") for depth in range(1, 7)]
@@ -55,7 +56,7 @@ def _length_function(limits: Limits) -> Callable[[str], int]:
     """Size in the limit's unit: cl100k tokens (ours), or characters."""
     if limits.unit is Unit.CHARACTERS:
         return len
-    encode = load_encoding(ENCODING).encode_ordinary
+    encode = stock_cl100k().encode_ordinary
     return lambda text: len(encode(text))
 
 
@@ -149,7 +150,7 @@ def _semantic_html(limits: Limits, _root: Path) -> ChunkTexts:
 def _chonkie(limits: Limits, rules: Any) -> Any:
     from chonkie import RecursiveChunker
 
-    tokenizer: Any = "character" if limits.unit is Unit.CHARACTERS else load_encoding(ENCODING)
+    tokenizer: Any = "character" if limits.unit is Unit.CHARACTERS else stock_cl100k()
     if rules is None:
         return RecursiveChunker(tokenizer=tokenizer, chunk_size=limits.maximum_page_length)
     return RecursiveChunker(tokenizer=tokenizer, chunk_size=limits.maximum_page_length, rules=rules)
@@ -181,7 +182,7 @@ def _llama_sentence_splitter(limits: Limits) -> Any:
     from llama_index.core.node_parser import SentenceSplitter
 
     tokenizer: Callable[[str], Any] = (
-        list if limits.unit is Unit.CHARACTERS else load_encoding(ENCODING).encode_ordinary
+        list if limits.unit is Unit.CHARACTERS else stock_cl100k().encode_ordinary
     )
     return SentenceSplitter(
         chunk_size=limits.maximum_page_length,
