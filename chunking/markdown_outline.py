@@ -32,6 +32,7 @@ _BOM = "\ufeff"
 _SLUG_CATEGORIES = frozenset("LMN")
 _SLUG_KEEP = frozenset(" -_")
 _ASCII_NOT_SLUG = re.compile(r"[^a-z0-9 _-]")
+_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,7 @@ class _Lines:
 
     text: str
     """The original text."""
-    starts: tuple[int, ...]
+    starts: Sequence[int]
     """Offset of the first character of each line; line 0 skips a BOM."""
 
     def start(self, line: int) -> int:
@@ -95,13 +96,19 @@ def parse_markdown(
 
     spans: list[Block] = []
     heading_texts: dict[int, tuple[int, str]] = {}
+    # `_Lines.start` and `_Lines.end` inlined: this loop meets every block.
+    starts, line_count, text_end = lines.starts, len(lines.starts), len(text)
     for block in parsed.blocks:
-        if block.kind is BlockKind.HEADING:
+        kind = block.kind
+        if kind is BlockKind.HEADING:
             start = lines.first_non_blank(block.first)
             heading_texts[start] = (block.depth, block.text)
         else:
-            start = lines.start(block.first)
-        spans.append(Block(block.kind, start, lines.end(block.stop, floor=start)))
+            start = starts[block.first] if block.first < line_count else text_end
+        end = starts[block.stop] if block.stop < line_count else text_end
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        spans.append(Block(kind, start, end))
     regions: list[Region] = []
     for line_region in parsed.regions:
         region = _region(line_region, lines)
@@ -149,7 +156,7 @@ def _line_table(text: str, skip: int) -> _Lines:
     """Build the line-start table in one scan; line 0 starts at `skip`."""
     starts = line_starts(text)
     starts[0] = skip
-    return _Lines(text, tuple(starts))
+    return _Lines(text, starts)
 
 
 def _region(region: LineRegion, lines: _Lines) -> Region:
@@ -188,9 +195,10 @@ def _cover_gaps(text: str, body_start: int, blocks: Sequence[Block]) -> list[Blo
     covered: list[Block] = []
     gap_start = body_start
     for block in [*blocks, Block(BlockKind.OTHER, len(text), len(text))]:
-        gap = text[gap_start : block.start]
-        stripped = gap.strip()
-        if stripped:
+        # Gaps are nearly always blank lines: look for text without slicing.
+        if gap_start < block.start and _NON_SPACE.search(text, gap_start, block.start):
+            gap = text[gap_start : block.start]
+            stripped = gap.strip()
             start = gap_start + (len(gap) - len(gap.lstrip()))
             covered.append(Block(BlockKind.OTHER, start, start + len(stripped)))
         if block.end > block.start:

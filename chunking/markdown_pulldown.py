@@ -66,6 +66,7 @@ def parse_blocks(text: str) -> ParsedMarkdown:
         last = bisect.bisect_right(line_starts, where["end"] - 1, first) - 1
         return skipped + first, skipped + (last if last > first else first) + 1
 
+    bisect_right = bisect.bisect_right
     blocks: list[LineBlock] = []
     regions: list[LineRegion] = []
     depth = 0
@@ -96,7 +97,11 @@ def parse_blocks(text: str) -> ParsedMarkdown:
                 continue
             name = value if value.__class__ is str else next(iter(value))
             if depth == 0 or (depth == 1 and top_list and name == "Item"):
-                first, stop = lines_of(where)
+                # `lines_of`, inlined: every top-level block passes here.
+                first = bisect_right(line_starts, where["start"]) - 1
+                last = bisect_right(line_starts, where["end"] - 1, first) - 1
+                stop = skipped + (last if last > first else first) + 1
+                first += skipped
                 if depth == 0:
                     top_list = name == "List"
                 if name == "Heading":

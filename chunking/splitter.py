@@ -95,17 +95,22 @@ class _Document:
         heading_starts = {h.start: h.depth for h in outline.headings}
         previous_kind: BlockKind | None = None
         content_end = outline.content_end
+        heading = BlockKind.HEADING
+        block_level = Level.BLOCK
+        last = -1
         for block in outline.blocks:
-            if block.start >= content_end:
+            start = block.start
+            if start >= content_end:
                 break
             # A heading never ends a chunk: no boundary between it and what follows.
-            if previous_kind is not BlockKind.HEADING and positions[-1:] != [block.start]:
-                depth = heading_starts.get(block.start)
-                positions.append(block.start)
-                levels.append(Level(depth) if depth else Level.BLOCK)
-            if block.kind is BlockKind.HEADING:
-                forbidden.append((block.start, _skip_space(source, block.end)))
+            if previous_kind is not heading and last != start:
+                depth = heading_starts.get(start)
+                positions.append(start)
+                levels.append(Level(depth) if depth else block_level)
+                last = start
             previous_kind = block.kind
+            if previous_kind is heading:
+                forbidden.append((start, _skip_space(source, block.end)))
         if positions and positions[0] <= outline.body_start:
             del positions[0], levels[0]
         positions.append(content_end)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from array import array
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -53,8 +52,8 @@ EDGE_REACH = 256
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-_UTF8_STEPS = (0x80, 0x800, 0x10000)
-"""A code point takes one UTF-8 byte, plus one for each of these it reaches."""
+_CONTINUATION_MASK, _CONTINUATION = 0xC0, 0x80
+"""UTF-8 continuation bytes are 10xxxxxx."""
 _MAX_UTF8_WIDTH = 4
 
 
@@ -87,20 +86,20 @@ class TokenSpans:
         self._source = source
         self._begin = begin
         self._end = len(source) if end is None else end
-        self._surrogates = (
-            [match.start() for match in _SURROGATE.finditer(source)]
-            if not source.isascii() and _SURROGATE.search(source)
-            else []
-        )
-        """Where lone surrogates are: tiktoken pairs adjacent ones up, so a span
-        holding one is always counted directly."""
+        self._surrogates: list[int] = []
+        """Where lone surrogates are in the encoded range (found by `_build`):
+        tiktoken pairs adjacent ones up, so a span holding one is always
+        counted directly."""
         self._token_ends: npt.NDArray[np.integer[Any]] | None = None
         """UTF-8 offset just past each token of the whole source, ascending."""
-        self._scalar_ends: array[int] = array("q")
-        """The same offsets for one-at-a-time bisection: numpy's searchsorted
-        converts the whole array when the scalar's type differs."""
+        self._scalar_ends: Sequence[int] = ()
+        """The same offsets seen through a memoryview, for one-at-a-time bisection:
+        numpy's searchsorted converts the whole array when the scalar's type
+        differs, and a numpy scalar costs more to make than a Python int."""
         self._utf8_offsets: npt.NDArray[np.integer[Any]] | None = None
         """UTF-8 offset of every code point and of the end (non-ASCII sources only)."""
+        self._scalar_offsets: Sequence[int] | None = None
+        """The same, through a memoryview."""
         self._totals: dict[int, int] = {}
         """Memo of `total`: chunk walks meet the same positions again."""
         self._pinned: dict[int, bool] = {}
@@ -113,11 +112,19 @@ class TokenSpans:
 
     def total(self, position: int) -> int:
         """How many tokens of the whole source end at or before `position`."""
+        if self._token_ends is None:
+            self._build()
+        index = position - self._begin
+        if index <= 0:
+            return 0  # every token has at least one byte
+        if position >= self._end:
+            return len(self._scalar_ends)
         total = self._totals.get(position)
         if total is None:
-            self._index()
-            inside = min(max(position, self._begin), self._end)
-            total = bisect.bisect_right(self._scalar_ends, self._utf8_offset(inside))
+            offsets = self._scalar_offsets
+            total = bisect.bisect_right(
+                self._scalar_ends, index if offsets is None else offsets[index]
+            )
             self._totals[position] = total
         return total
 
@@ -153,6 +160,7 @@ class TokenSpans:
         """Tokens in `source[start:end]`, exactly."""
         if end <= start:
             return 0
+        self._index()  # finds the surrogates
         if start < self._begin or end > self._end or self._holds_surrogate(start, end):
             return self.count(self._source[start:end])
         start_pinned, end_pinned = self._is_pinned(start), self._is_pinned(end)
@@ -228,10 +236,18 @@ class TokenSpans:
 
     def _build(self) -> npt.NDArray[np.integer[Any]]:
         source = self._source[self._begin : self._end]
-        if self._surrogates:
-            # Encoded as tiktoken would encode each one alone; spans that hold
-            # one are counted directly (see `span`).
-            source = _SURROGATE.sub("\ufffd", source)
+        utf8: bytes | None = None
+        if not source.isascii():
+            try:
+                utf8 = source.encode("utf-8")
+            except UnicodeEncodeError:
+                self._surrogates = [
+                    self._begin + match.start() for match in _SURROGATE.finditer(source)
+                ]
+                # Encoded as tiktoken would encode each one alone; spans that
+                # hold one are counted directly (see `span`).
+                source = _SURROGATE.sub("\ufffd", source)
+                utf8 = source.encode("utf-8")
         # 32-bit offsets when they cannot overflow (any request the skill
         # accepts): half the memory, and numpy sums them several times faster.
         wide = len(source) * _MAX_UTF8_WIDTH >= 2**31
@@ -243,26 +259,18 @@ class TokenSpans:
         ends: npt.NDArray[np.integer[Any]] = _token_byte_lengths(self._encoding, wide)[tokens]
         np.cumsum(ends, out=ends)
         self._token_ends = ends
-        self._scalar_ends = array("q" if wide else "i", ends.tobytes())
-        if not source.isascii():
-            code_points = np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32)
+        self._scalar_ends = ends.data
+        if utf8 is not None:
+            # A code point starts at every byte that is not a continuation byte.
+            data = np.frombuffer(utf8, dtype=np.uint8)
             offsets: npt.NDArray[np.integer[Any]] = np.empty(
-                len(code_points) + 1, dtype=np.int64 if wide else np.int32
+                len(source) + 1, dtype=np.int64 if wide else np.int32
             )
-            offsets[0] = 0
-            widths = offsets[1:]
-            widths.fill(1)
-            for step in _UTF8_STEPS:
-                np.add(widths, code_points >= step, out=widths)
-            np.cumsum(widths, out=widths)
+            offsets[:-1] = np.flatnonzero((data & _CONTINUATION_MASK) != _CONTINUATION)
+            offsets[-1] = len(data)
             self._utf8_offsets = offsets
+            self._scalar_offsets = offsets.data
         return ends
-
-    def _utf8_offset(self, position: int) -> int:
-        """UTF-8 offset of `position` (inside the range) in the encoded text."""
-        offsets = self._utf8_offsets
-        index = position - self._begin
-        return index if offsets is None else int(offsets[index])
 
 
 def _pinned_at(source: str, position: int) -> bool:
