@@ -610,7 +610,8 @@ class StructureSplitter:
         elif tokens_add_up(prefix + lead, content):
             # Prefix and lead are measured once per pair, content from the
             # document's index; at this join the counts add up exactly.
-            size = self._head_size(prefix, lead) + self.spans_of_source.span(begin, finish)
+            head_size = self._head_size(prefix, lead) if lead else prefix_size
+            size = head_size + self.spans_of_source.span(begin, finish)
         else:
             size = self.sizer.size(text)
         return Span(begin, finish, chain, lead, text, size)

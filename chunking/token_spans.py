@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import string
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,22 +30,29 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import tiktoken
 
-_PINNED = re.compile(r"\S[ \t]|[\r\n]\S")
+_PINNED = re.compile(r"\S[ \t]|[\r\n]\S|[A-Za-z0-9][!-/:-@\[-`{-~]")
 """Two characters with a piece boundary between them in every encoding we ship.
 
 cl100k_base, p50k_base and r50k_base pieces are: letters with at most one
 leading non-letter (never a line break), digits, punctuation with one optional
 leading space and trailing line breaks, contractions, or whitespace only.  None
 of them holds a non-space followed by a space or tab, or a line break followed
-by a non-space, so the boundary between such characters does not depend on
-anything around it.  Python's `\\S` is narrower than the tokenizer's (Python
-calls a few control characters space that Unicode does not), which only makes
-this pattern miss some boundaries, never invent one.
+by a non-space; and a run of letters or digits ends at the first character that
+is neither, while punctuation pieces hold no letter or digit, so no piece holds
+a letter or digit followed by punctuation either.  The boundary between such
+characters does not depend on anything around it.  Python's `\\S` is narrower
+than the tokenizer's (Python calls a few control characters space that Unicode
+does not), which only makes this pattern miss some boundaries, never invent one.
 """
+
+_ASCII_PUNCTUATION = frozenset(string.punctuation)
 
 DIRECT_COUNT_CHARACTERS = 64
 """Spans up to this long are counted directly: one short tokenizer call costs
 less than the two edge counts and bisections of the index."""
+
+SHORT_TEXT_CHARACTERS = 8
+"""Direct counts of texts up to this long are remembered."""
 
 EDGE_REACH = 256
 """How far into a span to look for a pinned boundary; text without one that far
@@ -104,11 +112,19 @@ class TokenSpans:
         """Memo of `total`: chunk walks meet the same positions again."""
         self._pinned: dict[int, bool] = {}
         self._edge_spans: dict[tuple[int, int], int] = {}
+        self._short_counts: dict[str, int] = {}
         """Memo of spans with an unpinned end, which cost tokenizer calls."""
 
     def count(self, text: str) -> int:
         """Tokens in `text`, counted directly."""
-        return len(self._encoding.encode_ordinary(text)) if text else 0
+        if len(text) > SHORT_TEXT_CHARACTERS:
+            return len(self._encoding.encode_ordinary(text))
+        # Short edges (`.`, `),`, `**`) come back again and again.
+        count = self._short_counts.get(text)
+        if count is None:
+            count = len(self._encoding.encode_ordinary(text)) if text else 0
+            self._short_counts[text] = count
+        return count
 
     def total(self, position: int) -> int:
         """How many tokens of the whole source end at or before `position`."""
@@ -197,6 +213,13 @@ class TokenSpans:
         """The last pinned position in (start, end) within `EDGE_REACH` of `end`."""
         source = self._source
         low = max(start, end - EDGE_REACH)
+        # Chunks mostly end on punctuation (`word.` before a line break): the
+        # word before it ends a piece.
+        before_punctuation = end
+        while before_punctuation > low and source[before_punctuation - 1] in _ASCII_PUNCTUATION:
+            before_punctuation -= 1
+        if low < before_punctuation < end and self._is_pinned(before_punctuation):
+            return before_punctuation
         high = end
         while high > low:
             # A pinned position is usually a space after a word, or the start of
@@ -285,9 +308,13 @@ def _pinned_at(source: str, position: int) -> bool:
         return False
     if after in " \t":
         return True
-    # After a letter or digit a line break starts a new piece; after
-    # punctuation it joins it (`.\n` is one piece).
-    return after in "\r\n" and before.isascii() and before.isalnum()
+    # After a letter or digit a line break or punctuation starts a new piece;
+    # after punctuation a line break joins it (`.\n` is one piece).
+    return (
+        before.isascii()
+        and before.isalnum()
+        and (after in "\r\n" or after in _ASCII_PUNCTUATION)
+    )
 
 
 def tokens_add_up(left: str, right: str) -> bool:

@@ -72,6 +72,28 @@ def test_spans_between_whitespace_boundaries_count_as_their_slice(
         assert spans.span(start, end) == _direct(text[start:end]), (start, end)
 
 
+PUNCTUATED = st.lists(
+    st.sampled_from(["word", "Ab9", "42", "1234", ".", ")", "**", "`", "'s", "'t", ":", " ", "\n"]),
+    min_size=30,
+    max_size=120,
+).map("".join)
+
+
+@PROFILE
+@given(PUNCTUATED, st.data())
+def test_spans_cut_between_a_word_and_punctuation_count_as_their_slice(
+    text: str, data: st.DataObject
+) -> None:
+    # Where chunks end (`word.` before a line break): the word's end is pinned.
+    spans = TokenSpans(ENCODING, text)
+    cuts = [0, len(text), *(m.start() + 1 for m in re.finditer(r"[A-Za-z0-9][^\sA-Za-z0-9]", text))]
+    for _ in range(8):
+        start, end = sorted(data.draw(st.sampled_from(cuts)) for _ in range(2))
+        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
+        end = data.draw(st.integers(start, len(text)))
+        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
+
+
 @pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.*")), ids=lambda p: p.name)
 def test_real_documents_every_line_and_paragraph(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
