@@ -311,9 +311,7 @@ def _pinned_at(source: str, position: int) -> bool:
     # After a letter or digit a line break or punctuation starts a new piece;
     # after punctuation a line break joins it (`.\n` is one piece).
     return (
-        before.isascii()
-        and before.isalnum()
-        and (after in "\r\n" or after in _ASCII_PUNCTUATION)
+        before.isascii() and before.isalnum() and (after in "\r\n" or after in _ASCII_PUNCTUATION)
     )
 
 

@@ -65,10 +65,16 @@ def test_any_span_counts_as_its_slice(text: str, data: st.DataObject) -> None:
 def test_spans_between_whitespace_boundaries_count_as_their_slice(
     text: str, data: st.DataObject
 ) -> None:
+    _check_spans_between(text, _boundaries(text), data)
+
+
+def _check_spans_between(text: str, cuts: list[int], data: st.DataObject) -> None:
+    """Spans from one cut to another, and from a cut to anywhere, count as their slice."""
     spans = TokenSpans(ENCODING, text)
-    cuts = _boundaries(text)
     for _ in range(8):
         start, end = sorted(data.draw(st.sampled_from(cuts)) for _ in range(2))
+        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
+        end = data.draw(st.integers(start, len(text)))
         assert spans.span(start, end) == _direct(text[start:end]), (start, end)
 
 
@@ -85,13 +91,8 @@ def test_spans_cut_between_a_word_and_punctuation_count_as_their_slice(
     text: str, data: st.DataObject
 ) -> None:
     # Where chunks end (`word.` before a line break): the word's end is pinned.
-    spans = TokenSpans(ENCODING, text)
-    cuts = [0, len(text), *(m.start() + 1 for m in re.finditer(r"[A-Za-z0-9][^\sA-Za-z0-9]", text))]
-    for _ in range(8):
-        start, end = sorted(data.draw(st.sampled_from(cuts)) for _ in range(2))
-        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
-        end = data.draw(st.integers(start, len(text)))
-        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
+    words_ends = (m.start() + 1 for m in re.finditer(r"[A-Za-z0-9][^\sA-Za-z0-9]", text))
+    _check_spans_between(text, [0, len(text), *words_ends], data)
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.*")), ids=lambda p: p.name)
