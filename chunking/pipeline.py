@@ -97,7 +97,7 @@ def chunk_document(
             content=outline.source[span.start : span.end],
             text=span.text,
             title=title_text,
-            headings=tree.names(list(span.chain)),
+            headings=span.headings,
             anchor=outline.anchor_at(span.start),
             size=span.size,
             id=_chunk_id(digest, span.start, span.end),

@@ -48,6 +48,8 @@ OVERLAP_CHARACTERS_PER_TOKEN = 6
 """How far back (characters per token of overlap) to look for an overlap start:
 half again English's ~4, so the tail can reach its full length in prose."""
 
+_LEVELS = tuple(Level)
+"""Levels by value: indexing is ten times faster than calling `Level`."""
 _WHITESPACE_RUN = re.compile(r"\s+")
 _WORD_END = re.compile(r"(?<=\S)\s")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
@@ -61,6 +63,8 @@ class Span:
     end: int
     chain: tuple[int, ...]
     """Heading indices of the smallest section holding the span."""
+    headings: tuple[str, ...]
+    """Their texts, as the prefix shows them (no title heading, no empty heading)."""
     lead: str
     """Repeated table header or reopened fence for a continuation, else ''."""
     text: str
@@ -329,7 +333,7 @@ class StructureSplitter:
         while position < doc_end:
             while frontiers and frontiers[-1].cursor >= len(frontiers[-1].positions):
                 frontiers.pop()
-                level = Level(level - 1)
+                level = _LEVELS[level - 1]
             if not frontiers:
                 level = Level.BLOCK
                 if gallop:
@@ -365,7 +369,7 @@ class StructureSplitter:
                 self._walk_characters(position, unit_end, unit_level, left, walk)
                 break
             # Descend: the next level's boundaries inside the failing unit, then its end.
-            level = Level(level + 1)
+            level = _LEVELS[level + 1]
             finer = self._finer(position, unit_end, level, measure.horizon(limit))
             frontiers.append(_Frontier([*finer, unit_end], [level] * len(finer) + [unit_level], 0))
         return walk
@@ -614,4 +618,4 @@ class StructureSplitter:
             size = head_size + self.spans_of_source.span(begin, finish)
         else:
             size = self.sizer.size(text)
-        return Span(begin, finish, chain, lead, text, size)
+        return Span(begin, finish, chain, names, lead, text, size)

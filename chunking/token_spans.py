@@ -157,14 +157,15 @@ class TokenSpans:
 
     def horizon(self, limit: int) -> int:
         """A position past which every running total exceeds `limit`."""
-        ends = self._index()
+        self._index()
+        ends = self._scalar_ends
         if limit >= len(ends):
             return len(self._source)
         # Any position at or past the end of token number `limit` + 1 has a total
         # over `limit`.
         byte = ends[limit]
-        offsets = self._utf8_offsets
-        index = int(byte) if offsets is None else int(offsets.searchsorted(byte, "left"))
+        offsets = self._scalar_offsets
+        index = byte if offsets is None else bisect.bisect_left(offsets, byte)
         return self._begin + index
 
     def estimate(self, start: int, end: int) -> int:
