@@ -177,7 +177,6 @@ class _Document:
             index += 1
         return found
 
-
     def _block_sentences(self, start: int, end: int) -> list[int]:
         """Sentence starts inside the block [start, end)."""
         region = self.region_at(start)
