@@ -189,6 +189,23 @@ class _Document:
         return [start + s for s in sentence_starts(text, self.language)]
 
 
+def _furthest_of_each_level(levels: list[Level], first: int) -> list[int]:
+    """For each level, the last index from `first` on of a boundary at that
+    level or a stronger one (-1 if none): one pass from the end, where a scan
+    per level went over the whole walk up to seven times."""
+    furthest = [-1] * len(_LEVELS)
+    unmet = len(_LEVELS)
+    """Levels from here on have their furthest index."""
+    for index in range(len(levels) - 1, first - 1, -1):
+        level = levels[index]
+        if level < unmet:
+            furthest[level:unmet] = [index] * (unmet - level)
+            unmet = level
+            if unmet <= Level.H1:
+                break
+    return furthest
+
+
 def _skip_space(source: str, position: int) -> int:
     """The first non-whitespace offset at or after `position` (or the end)."""
     match = _WHITESPACE_RUN.match(source, position)
@@ -446,19 +463,14 @@ class StructureSplitter:
                 None,
             )
         if chosen is None:
-            for level in Level:
-                if level is Level.DOCUMENT:
-                    continue
-                best = next(
-                    (
-                        positions[i]
-                        for i in range(len(positions) - 1, first - 1, -1)
-                        if levels[i] <= level and can_cut(positions[i])
-                    ),
-                    None,
-                )
-                if best is not None and (best - start) >= MIN_FILL[level] * reach:
-                    chosen = best
+            furthest = _furthest_of_each_level(levels, first)
+            for level in _LEVELS[Level.H1 :]:
+                index = furthest[level]
+                # Rarely the furthest sits where no chunk may end: look further back.
+                while index >= first and not (levels[index] <= level and can_cut(positions[index])):
+                    index -= 1
+                if index >= first and (positions[index] - start) >= MIN_FILL[level] * reach:
+                    chosen = positions[index]
                     break
         if chosen is not None:
             yield chosen
