@@ -79,7 +79,9 @@ def parse_blocks(text: str) -> ParsedMarkdown:
         text, options=PARSER_OPTIONS, broken_link_callback=_undefined_reference
     )
     for event, where in events:
-        if event.__class__ is str:
+        try:
+            value = event.get("Start")
+        except AttributeError:  # the few bare-string events: Rule, SoftBreak, HardBreak
             if heading is not None and event in _LINE_BREAKS:
                 heading_parts.append(" ")
             elif event == "Rule" and depth == 0:
@@ -87,7 +89,6 @@ def parse_blocks(text: str) -> ParsedMarkdown:
                 blocks.append(LineBlock(BlockKind.RULE, first, stop))
             continue
         # Most events are inline text: two dict lookups settle them.
-        value = event.get("Start")
         if value is not None:
             if depth > 1:
                 # Inside a block: only code blocks and tables (regions) matter.
