@@ -13,9 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import yaml
-
 from chunking import markdown_it_blocks, markdown_pulldown
+from chunking.front_matter import front_matter_title
 from chunking.markdown_blocks import line_starts
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
 
@@ -90,7 +89,7 @@ def parse_markdown(
     if parsed.front_matter is not None:
         stop, content = parsed.front_matter
         body_start = lines.start(stop)
-        title, warning = _front_matter_title(content)
+        title, warning = front_matter_title(content)
         if warning is not None:
             warnings.append(warning)
 
@@ -245,29 +244,6 @@ def _headings(blocks: Sequence[Block], texts: dict[int, tuple[int, str]]) -> tup
         depth, text = texts[block.start]
         headings.append(Heading(block.start, block.end, depth, text, slugs.unique(_slug(text))))
     return tuple(headings)
-
-
-_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _front_matter_title(content: str) -> tuple[str | None, str | None]:
-    """The front matter's `title` and a warning when its YAML cannot be read."""
-    try:
-        # libyaml's loader when PyYAML has it: the pure-Python one was a sixth
-        # of the whole parse on the corpus.
-        data = yaml.load(content, Loader=_YAML_LOADER)
-    # ValueError: PyYAML builds dates and numbers with Python constructors,
-    # which reject values like `2024-02-30`; RecursionError: deeply nested flow
-    # collections.
-    except (yaml.YAMLError, ValueError, RecursionError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        return None, f"front matter is not valid YAML, so no title was read from it: {reason}"
-    if not isinstance(data, dict):
-        return None, None
-    title = data.get("title")
-    if isinstance(title, str) and title.strip():
-        return title.strip(), None
-    return None, None
 
 
 def _slug(text: str) -> str:

@@ -1,0 +1,130 @@
+"""The `title` of YAML front matter, and a warning when the YAML cannot be read.
+
+Most front matter is a flat list of `key: value` lines.  Those are read here
+directly, with YAML's own rules for what a one-line value means; anything else
+(lists, nesting, multi-line or escaped values, anything a YAML constructor could
+refuse) goes to PyYAML.  The two agree on every front matter the direct reading
+accepts (the tests hold them to it): it only saves the cost of libyaml's events
+and PyYAML's Python-level constructor, a tenth of the markdown parse.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_ENTRY = re.compile(r"([A-Za-z_][\w.\-]*):(?: +(.*?))? *")
+"""A top-level `key: value` line (ASCII key, value on the same line)."""
+
+_PLAIN_STARTS_ELSEWHERE = frozenset("-?:,[]{}#&*!|>%@`=<")
+"""First characters that may make a plain value something else: indicators,
+and `=` and `<<` (YAML's value and merge keys, which the safe constructor
+refuses as values)."""
+
+_STR = "tag:yaml.org,2002:str"
+_RESOLVER = yaml.resolver.Resolver()
+
+
+class _NeedsYaml(Exception):
+    """The front matter is more than flat one-line entries."""
+
+
+def front_matter_title(content: str) -> tuple[str | None, str | None]:
+    """The front matter's `title` (stripped, if a non-blank string) and a
+    warning when its YAML cannot be read."""
+    try:
+        title = _flat_title(content)
+    except _NeedsYaml:
+        return _yaml_title(content)
+    if isinstance(title, str) and title.strip():
+        return title.strip(), None
+    return None, None
+
+
+def _flat_title(content: str) -> object:
+    """The `title` of flat front matter as YAML would construct it (None if absent).
+
+    Raises `_NeedsYaml` for any line that is not blank, a comment, or a
+    one-line entry whose value YAML reads without possible error.
+    """
+    title: object = None
+    for raw_line in content.split("\n"):
+        line = raw_line.removesuffix("\r")
+        if not line.isprintable():  # tabs, control characters, odd line breaks
+            raise _NeedsYaml
+        if not line.strip() or line.startswith("#"):
+            continue
+        entry = _ENTRY.fullmatch(line)
+        if entry is None:
+            raise _NeedsYaml
+        value = _value(entry.group(2) or "")
+        if entry.group(1) == "title":
+            # Only the title's type matters (a repeated key: YAML keeps the last).
+            title = value if not isinstance(value, _Plain) else value.resolved()
+    return title
+
+
+class _Plain(str):
+    """A plain (unquoted) one-line value, whose type YAML infers."""
+
+    __slots__ = ()
+
+    def resolved(self) -> object:
+        """The value as text if YAML reads it as a string, else a non-string."""
+        tag = _RESOLVER.resolve(yaml.ScalarNode, str(self), (True, False))  # type: ignore[no-untyped-call]
+        return str(self) if tag == _STR else _NotText()
+
+
+def _value(text: str) -> object:
+    """A one-line value: quoted text as a string, plain text as `_Plain`.
+
+    Raises `_NeedsYaml` for values YAML might read otherwise or refuse.
+    """
+    if not text:
+        return None
+    if text[0] == '"':
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+            raise _NeedsYaml
+        return inner
+    if text[0] == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
+            raise _NeedsYaml
+        return inner.replace("''", "'")
+    if (
+        text[0] in _PLAIN_STARTS_ELSEWHERE
+        or ": " in text
+        or " #" in text
+        or text.endswith(":")
+        # Dates are constructed by Python, which refuses e.g. 2024-02-30.
+        or (text[0].isdigit() and "-" in text)
+    ):
+        raise _NeedsYaml
+    return _Plain(text)
+
+
+class _NotText:
+    """A value YAML would build as a number, boolean or null: never a title."""
+
+
+def _yaml_title(content: str) -> tuple[str | None, str | None]:
+    try:
+        # libyaml's loader when PyYAML has it: the pure-Python one was a sixth
+        # of the whole parse on the corpus.
+        data = yaml.load(content, Loader=_YAML_LOADER)
+    # ValueError: PyYAML builds dates and numbers with Python constructors,
+    # which reject values like `2024-02-30`; RecursionError: deeply nested flow
+    # collections.
+    except (yaml.YAMLError, ValueError, RecursionError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return None, f"front matter is not valid YAML, so no title was read from it: {reason}"
+    if not isinstance(data, dict):
+        return None, None
+    title = data.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip(), None
+    return None, None
