@@ -99,21 +99,18 @@ class TokenSpans:
         tiktoken pairs adjacent ones up, so a span holding one is always
         counted directly."""
         self._token_ends: npt.NDArray[np.integer[Any]] | None = None
-        """UTF-8 offset just past each token of the whole source, ascending."""
+        """Where each token of the encoded range ends, in code points from its
+        start, ascending (a token ending inside a character ends after it)."""
         self._scalar_ends: Sequence[int] = ()
-        """The same offsets seen through a memoryview, for one-at-a-time bisection:
+        """The same ends seen through a memoryview, for one-at-a-time bisection:
         numpy's searchsorted converts the whole array when the scalar's type
         differs, and a numpy scalar costs more to make than a Python int."""
-        self._utf8_offsets: npt.NDArray[np.integer[Any]] | None = None
-        """UTF-8 offset of every code point and of the end (non-ASCII sources only)."""
-        self._scalar_offsets: Sequence[int] | None = None
-        """The same, through a memoryview."""
         self._totals: dict[int, int] = {}
         """Memo of `total`: chunk walks meet the same positions again."""
         self._pinned: dict[int, bool] = {}
         self._edge_spans: dict[tuple[int, int], int] = {}
-        self._short_counts: dict[str, int] = {}
         """Memo of spans with an unpinned end, which cost tokenizer calls."""
+        self._short_counts: dict[str, int] = {}
 
     def count(self, text: str) -> int:
         """Tokens in `text`, counted directly."""
@@ -137,10 +134,7 @@ class TokenSpans:
             return len(self._scalar_ends)
         total = self._totals.get(position)
         if total is None:
-            offsets = self._scalar_offsets
-            total = bisect.bisect_right(
-                self._scalar_ends, index if offsets is None else offsets[index]
-            )
+            total = bisect.bisect_right(self._scalar_ends, index)
             self._totals[position] = total
         return total
 
@@ -151,8 +145,6 @@ class TokenSpans:
         # Two ufuncs in place: np.clip's dispatch cost more than the search.
         np.maximum(offsets, 0, out=offsets)
         np.minimum(offsets, self._end - self._begin, out=offsets)
-        if self._utf8_offsets is not None:
-            offsets = self._utf8_offsets[offsets]
         found: list[int] = ends.searchsorted(offsets, "right").tolist()
         return found
 
@@ -164,10 +156,7 @@ class TokenSpans:
             return len(self._source)
         # Any position at or past the end of token number `limit` + 1 has a total
         # over `limit`.
-        byte = ends[limit]
-        offsets = self._scalar_offsets
-        index = byte if offsets is None else bisect.bisect_left(offsets, byte)
-        return self._begin + index
+        return self._begin + ends[limit]
 
     def estimate(self, start: int, end: int) -> int:
         """The document's tokens that end inside (start, end]: `span` where both
@@ -283,18 +272,19 @@ class TokenSpans:
         # cost numpy several times the arithmetic on a 16 M character document.
         ends: npt.NDArray[np.integer[Any]] = _token_byte_lengths(self._encoding, wide)[tokens]
         np.cumsum(ends, out=ends)
+        if utf8 is not None:
+            # Byte ends to code point ends: the characters that start before
+            # each end (a code point starts at every byte that is not a
+            # continuation byte), so a token ending inside a character counts
+            # as ending after it.
+            data = np.frombuffer(utf8, dtype=np.uint8)
+            starts_before = np.cumsum(
+                (data & _CONTINUATION_MASK) != _CONTINUATION, dtype=ends.dtype
+            )
+            np.subtract(ends, 1, out=ends)
+            np.take(starts_before, ends, out=ends)
         self._token_ends = ends
         self._scalar_ends = ends.data
-        if utf8 is not None:
-            # A code point starts at every byte that is not a continuation byte.
-            data = np.frombuffer(utf8, dtype=np.uint8)
-            offsets: npt.NDArray[np.integer[Any]] = np.empty(
-                len(source) + 1, dtype=np.int64 if wide else np.int32
-            )
-            offsets[:-1] = np.flatnonzero((data & _CONTINUATION_MASK) != _CONTINUATION)
-            offsets[-1] = len(data)
-            self._utf8_offsets = offsets
-            self._scalar_offsets = offsets.data
         return ends
 
 
