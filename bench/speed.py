@@ -45,9 +45,9 @@ LIMITS: dict[str, Limits] = {
     "characters": Limits(Unit.CHARACTERS, 2000, 500),
 }
 QUICK_FILES = 20
+"""Files per corpus with --quick: enough to exercise every chunker, fast enough for CI."""
 DEFAULT_ROUNDS = 3
 """Rounds per run: this machine's speed drifts by 5-10% within minutes."""
-"""Files per corpus with --quick: enough to exercise every chunker, fast enough for CI."""
 OURS = "ours: chunking.chunk_document"
 PEER_PACKAGES = (
     "langchain-text-splitters",
