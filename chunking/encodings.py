@@ -57,10 +57,16 @@ class EncodingUnavailable(OptionError):
     """The encoding cannot be loaded here (not shipped, and no network)."""
 
 
-def _load_cl100k(pattern: str = CL100K_FAST_PATTERN) -> tiktoken.Encoding:
-    return cl100k_from_bytes(
-        resources.files("chunking").joinpath("data/cl100k_base.tiktoken").read_bytes(), pattern
+@functools.cache
+def _shipped_cl100k_ranks() -> dict[bytes, int]:
+    """The shipped file's ranks, read and checked once for both patterns."""
+    return _cl100k_ranks(
+        resources.files("chunking").joinpath("data/cl100k_base.tiktoken").read_bytes()
     )
+
+
+def _load_cl100k(pattern: str = CL100K_FAST_PATTERN) -> tiktoken.Encoding:
+    return _cl100k_encoding(_shipped_cl100k_ranks(), pattern)
 
 
 @functools.cache
@@ -76,16 +82,24 @@ def cl100k_from_bytes(data: bytes, pattern: str = CL100K_FAST_PATTERN) -> tiktok
 
     `pattern` is the pre-tokenizer; pass `CL100K_PATTERN` for tiktoken's own.
     """
+    return _cl100k_encoding(_cl100k_ranks(data), pattern)
+
+
+def _cl100k_ranks(data: bytes) -> dict[bytes, int]:
+    """The ranks in a .tiktoken file, after checking its hash."""
     digest = hashlib.sha256(data).hexdigest()
     if digest != CL100K_SHA256:
         raise EncodingUnavailable(
             f"the shipped cl100k_base.tiktoken is corrupt "
             f"(sha256 {digest}, expected {CL100K_SHA256})"
         )
-    ranks = {
+    return {
         base64.b64decode(token): int(rank)
         for token, rank in (line.split() for line in data.splitlines() if line)
     }
+
+
+def _cl100k_encoding(ranks: dict[bytes, int], pattern: str) -> tiktoken.Encoding:
     return tiktoken.Encoding(
         name="cl100k_base",
         pat_str=pattern,

@@ -37,21 +37,23 @@ def front_matter_title(content: str) -> tuple[str | None, str | None]:
     """The front matter's `title` (stripped, if a non-blank string) and a
     warning when its YAML cannot be read."""
     try:
-        title = _flat_title(content)
+        return _as_title(_flat_title(content)), None
     except _NeedsYaml:
         return _yaml_title(content)
-    if isinstance(title, str) and title.strip():
-        return title.strip(), None
-    return None, None
 
 
-def _flat_title(content: str) -> object:
-    """The `title` of flat front matter as YAML would construct it (None if absent).
+def _as_title(value: object) -> str | None:
+    """A title is a non-blank string, stripped."""
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _flat_title(content: str) -> str | None:
+    """The `title` of flat front matter if YAML would build a string (else None).
 
     Raises `_NeedsYaml` for any line that is not blank, a comment, or a
     one-line entry whose value YAML reads without possible error.
     """
-    title: object = None
+    title: str | None = None
     for raw_line in content.split("\n"):
         line = raw_line.removesuffix("\r")
         if not line.isprintable():  # tabs, control characters, odd line breaks
@@ -73,13 +75,14 @@ class _Plain(str):
 
     __slots__ = ()
 
-    def resolved(self) -> object:
-        """The value as text if YAML reads it as a string, else a non-string."""
+    def resolved(self) -> str | None:
+        """The value as text if YAML reads it as a string (not a number, boolean
+        or null), else None."""
         tag = _RESOLVER.resolve(yaml.ScalarNode, str(self), (True, False))  # type: ignore[no-untyped-call]
-        return str(self) if tag == _STR else _NotText()
+        return str(self) if tag == _STR else None
 
 
-def _value(text: str) -> object:
+def _value(text: str) -> str | None:
     """A one-line value: quoted text as a string, plain text as `_Plain`.
 
     Raises `_NeedsYaml` for values YAML might read otherwise or refuse.
@@ -108,10 +111,6 @@ def _value(text: str) -> object:
     return _Plain(text)
 
 
-class _NotText:
-    """A value YAML would build as a number, boolean or null: never a title."""
-
-
 def _yaml_title(content: str) -> tuple[str | None, str | None]:
     try:
         # libyaml's loader when PyYAML has it: the pure-Python one was a sixth
@@ -123,9 +122,4 @@ def _yaml_title(content: str) -> tuple[str | None, str | None]:
     except (yaml.YAMLError, ValueError, RecursionError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         return None, f"front matter is not valid YAML, so no title was read from it: {reason}"
-    if not isinstance(data, dict):
-        return None, None
-    title = data.get("title")
-    if isinstance(title, str) and title.strip():
-        return title.strip(), None
-    return None, None
+    return _as_title(data.get("title") if isinstance(data, dict) else None), None

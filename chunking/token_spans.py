@@ -119,7 +119,7 @@ class TokenSpans:
         # Short edges (`.`, `),`, `**`) come back again and again.
         count = self._short_counts.get(text)
         if count is None:
-            count = len(self._encoding.encode_ordinary(text)) if text else 0
+            count = len(self._encoding.encode_ordinary(text))
             self._short_counts[text] = count
         return count
 
