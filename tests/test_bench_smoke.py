@@ -64,7 +64,10 @@ def test_endpoint_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str]) 
     """A 2-second run: real uvicorn server, stub embedding service, no failed record."""
     from bench import endpoint
 
-    status = endpoint.main(["--seconds", "2", "--parallelism", "2", "--records", "3"])
+    # The fixtures, not ../shared/corpus: the test runs wherever the clone is.
+    status = endpoint.main(
+        ["--seconds", "2", "--parallelism", "2", "--records", "3", "--corpus", str(FIXTURES)]
+    )
     printed = capsys.readouterr().out
     assert status == 0, printed
     assert "| records answered / failed |" in printed
