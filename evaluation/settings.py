@@ -1,0 +1,116 @@
+"""One setting of the grid: which chunker, at which limits, with which options."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Literal
+
+from chunking.options import Limits, OptionError, SplitMode, Unit
+
+ChunkerName = Literal["ours", "split-skill", "langchain"]
+"""Our chunker, or a baseline row."""
+CHUNKERS: tuple[ChunkerName, ...] = ("ours", "split-skill", "langchain")
+BASELINES: tuple[ChunkerName, ...] = ("split-skill", "langchain")
+PERCENT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """Everything that decides one row of the results."""
+
+    chunker: ChunkerName
+    unit: Unit
+    maximum: int
+    """maximumPageLength in `unit`."""
+    overlap: int
+    """pageOverlapLength in `unit`, resolved from a percentage when given as one."""
+    overlap_label: str
+    """The overlap as asked for (`64` or `12%`), for tables and plots."""
+    mode: SplitMode = SplitMode.PAGES
+    title_prefix: bool = True
+    """Ours only: title and heading path in front of each embedded text."""
+    strategy: str = "structure"
+    """Ours only: the splitting strategy."""
+
+    @property
+    def limits(self) -> Limits:
+        """The limits, validated as the Split skill validates them."""
+        return Limits(self.unit, self.maximum, self.overlap)
+
+    @property
+    def label(self) -> str:
+        """A short unique name: `ours 512/12% tokens pages prefix`."""
+        unit = "chars" if self.unit is Unit.CHARACTERS else "tokens"
+        parts = [self.chunker, f"{self.maximum}/{self.overlap_label}", unit]
+        if self.mode is not SplitMode.PAGES:
+            parts.append(self.mode.value)
+        if self.chunker == "ours":
+            if self.strategy != "structure":
+                parts.append(self.strategy)
+            parts.append("prefix" if self.title_prefix else "no-prefix")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """The axes of a sweep; `settings()` expands them."""
+
+    maximums: tuple[int, ...]
+    overlaps: tuple[str, ...]
+    """Integers or percentages of the maximum (`0`, `64`, `12%`)."""
+    units: tuple[Unit, ...] = (Unit.TOKENS,)
+    modes: tuple[SplitMode, ...] = (SplitMode.PAGES,)
+    title_prefixes: tuple[bool, ...] = (True,)
+    strategies: tuple[str, ...] = ("structure",)
+    chunkers: tuple[ChunkerName, ...] = ("ours", "split-skill")
+
+    def settings(self) -> tuple[list[Setting], list[str]]:
+        """Every valid setting, and why each rejected combination was skipped."""
+        settings: list[Setting] = []
+        skipped: list[str] = []
+        seen: set[Setting] = set()
+        for chunker, unit, maximum, overlap, mode in itertools.product(
+            self.chunkers, self.units, self.maximums, self.overlaps, self.modes
+        ):
+            ours = chunker == "ours"
+            if chunker == "langchain" and mode is not SplitMode.PAGES:
+                continue
+            length = resolve_overlap(overlap, maximum)
+            for prefix, strategy in itertools.product(
+                self.title_prefixes if ours else (True,),
+                self.strategies if ours else ("structure",),
+            ):
+                setting = Setting(chunker, unit, maximum, length, overlap, mode, prefix, strategy)
+                try:
+                    setting.limits  # noqa: B018 (validates)
+                except OptionError as error:
+                    skipped.append(f"{setting.label}: {error}")
+                    continue
+                if setting not in seen:
+                    seen.add(setting)
+                    settings.append(setting)
+        return settings, skipped
+
+
+def resolve_overlap(overlap: str, maximum: int) -> int:
+    """`12%` of `maximum` (rounded), or the integer itself."""
+    text = overlap.strip()
+    if text.endswith("%"):
+        share = float(text[:-1])
+        return round(maximum * share / PERCENT)
+    return int(text)
+
+
+def parse_overlap(text: str) -> str:
+    """Check one `--overlap` item: a non-negative integer or percentage below 50%."""
+    item = text.strip()
+    try:
+        number = float(item[:-1]) if item.endswith("%") else int(item)
+    except ValueError:
+        raise OptionError(
+            f"--overlap items must be integers or percentages such as 12% (got {text!r})"
+        ) from None
+    if number < 0:
+        raise OptionError(f"--overlap items must not be negative (got {text!r})")
+    return item

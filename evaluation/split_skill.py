@@ -1,0 +1,120 @@
+"""A structure-blind baseline: the Text Split skill's `pages` mode, emulated.
+
+What Microsoft documents (../shared/azure-contract.md §2.3): pages hold whole
+sentences up to `maximumPageLength` ("does its best to break the text on sentence
+boundaries"), and "each page starts with this number of characters or tokens from
+the end of the previous page". Where the documentation is silent we take the
+reading its published chunk counts support: the overlap counts toward the page's
+length (1000/0 -> 172 pages, 1000/200 -> 216 on the same PDF), the overlap is the
+exact tail (not snapped to a word), a sentence longer than a page is cut at the
+last space that fits, else at the limit. Sentences come from the same segmenter
+our chunker uses, so the baseline differs from ours only in ignoring structure.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chunking.sentences import sentence_starts
+
+if TYPE_CHECKING:
+    from chunking.options import Limits
+    from chunking.sizing import Sizer, SpanSizer
+
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page: `source[start:end]`, whitespace at both edges left out."""
+
+    start: int
+    end: int
+
+
+def split_pages(source: str, sizer: Sizer, limits: Limits, language: str = "en") -> list[Page]:
+    """The pages the Split skill's `pages` mode would cut `source` into."""
+    maximum, overlap = limits.maximum_page_length, limits.page_overlap_length
+    spans = sizer.spans(source)
+    breaks = [*sentence_starts(source, language), len(source)]
+    spaces = [match.end() for match in _SPACE.finditer(source)]
+    pages: list[Page] = []
+    start = _skip_space(source, 0)
+    while start < len(source):
+        end = _furthest(spans, start, breaks, maximum)
+        if end is None:
+            end = _furthest(spans, start, spaces, maximum) or _hard_end(
+                spans, start, len(source), maximum
+            )
+        page = _trimmed(source, start, end)
+        if page.end > page.start:
+            pages.append(page)
+        if end >= len(source) or 0 < limits.maximum_pages_to_take <= len(pages):
+            break
+        following = _tail_start(spans, start, end, overlap) if overlap else end
+        start = _skip_space(source, following if following > start else end)
+    return pages
+
+
+def split_sentences(source: str, language: str = "en") -> list[Page]:
+    """The Split skill's `sentences` mode: one page per sentence."""
+    edges = [0, *sentence_starts(source, language), len(source)]
+    pages = [_trimmed(source, a, b) for a, b in itertools.pairwise(edges)]
+    return [page for page in pages if page.end > page.start]
+
+
+def _furthest(spans: SpanSizer, start: int, candidates: list[int], maximum: int) -> int | None:
+    """The last candidate position after `start` whose page from `start` fits, by bisection."""
+    low = bisect.bisect_right(candidates, start)
+    high = len(candidates) - 1
+    best = None
+    while low <= high:
+        middle = (low + high) // 2
+        if spans.span(start, candidates[middle]) <= maximum:
+            best = candidates[middle]
+            low = middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _hard_end(spans: SpanSizer, start: int, length: int, maximum: int) -> int:
+    """The furthest position whose page from `start` fits: a cut inside a word."""
+    low, high = start + 1, min(length, start + spans.horizon(maximum) + 1)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if spans.span(start, middle) <= maximum:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _tail_start(spans: SpanSizer, start: int, end: int, overlap: int) -> int:
+    """The earliest position whose tail up to `end` is at most `overlap` long."""
+    low, high = start + 1, end
+    while low < high:
+        middle = (low + high) // 2
+        if spans.span(middle, end) <= overlap:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _skip_space(source: str, position: int) -> int:
+    while position < len(source) and source[position].isspace():
+        position += 1
+    return position
+
+
+def _trimmed(source: str, start: int, end: int) -> Page:
+    while start < end and source[start].isspace():
+        start += 1
+    while end > start and source[end - 1].isspace():
+        end -= 1
+    return Page(start, end)
