@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: {reason}", file=sys.stderr)
     progress = None if arguments.quiet else Progress()
     cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
+    embeddings = None
     try:
         embeddings = build_embeddings(arguments.embedding, os.environ, cache, progress=progress)
         sweep = run_sweep(
@@ -152,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m evaluation: {error}", file=sys.stderr)
         return 1
     finally:
+        if embeddings is not None:
+            embeddings.close()
         cache.close()
     print(format_table(sweep))
     if sweep.recommendation is not None:

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from evaluation.settings import Setting
 
 LANGCHAIN_HEADINGS = [("#" * depth, f"h{depth}") for depth in range(1, 7)]
-LOCATE_PREFIX = 40
-"""Characters of a baseline chunk's first line used to find it in the source."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,18 +130,31 @@ def _langchain_splitter(setting: Setting) -> Callable[[str], list[str]]:
 
 
 def _locate(source: str, text: str, cursor: int) -> tuple[int, int] | None:
+    """The span of a LangChain chunk (which strips lines): anchored on its longest line,
+    found at or after `cursor`; the lines before it are found backwards from there, the
+    lines after it forwards, each after the one before."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return None
-    first, last = lines[0][:LOCATE_PREFIX], lines[-1]
-    start = source.find(first, cursor)
-    if start < 0:
-        start = source.find(first)
-    if start < 0:
+    pivot = max(range(len(lines)), key=lambda i: len(lines[i]))
+    middle = source.find(lines[pivot], cursor)
+    if middle < 0:
+        middle = source.find(lines[pivot])
+    if middle < 0:
         return None
-    tail = source.find(last, start)
-    end = tail + len(last) if tail >= 0 else start + len(lines[0])
-    return start, max(end, start + len(first))
+    start = middle
+    for line in reversed(lines[:pivot]):
+        found = source.rfind(line, 0, start)
+        if found < 0:
+            break
+        start = found
+    end = middle + len(lines[pivot])
+    for line in lines[pivot + 1 :]:
+        found = source.find(line, end)
+        if found < 0:
+            break
+        end = found + len(line)
+    return start, end
 
 
 _CHUNKERS: dict[str, Callable[[Setting, EvalDocument], tuple[list[EvalChunk], list[str]]]] = {

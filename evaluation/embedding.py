@@ -59,6 +59,18 @@ class Embeddings:
     """Texts embedded by the service in this run (not served from the cache)."""
     cached: int = 0
     """Texts served from the cache in this run."""
+    _loop: asyncio.AbstractEventLoop | None = None
+    """One loop for the whole run: the clients' connections belong to the loop they
+    were opened on."""
+
+    def close(self) -> None:
+        """Close the clients' connections and the loop."""
+        if self._loop is None:
+            return
+        for embedder in {id(e): e for e in (self.passages, self.queries)}.values():
+            self._loop.run_until_complete(embedder.aclose())
+        self._loop.close()
+        self._loop = None
 
     def embed(
         self, texts: Sequence[str], role: Role
@@ -91,10 +103,12 @@ class Embeddings:
 
         def report(done: int, total: int) -> None:
             if progress is not None:
-                progress(f"embedding {role}s", done, total)
+                progress(f"embedding {role} texts", done, total)
 
         deadline = time.monotonic() + EVALUATION_HOURS * SECONDS_PER_HOUR
-        outcome = asyncio.run(embedder.embed(texts, deadline, report))
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        outcome = self._loop.run_until_complete(embedder.embed(texts, deadline, report))
         results: list[tuple[npt.NDArray[np.float32], bool]] = []
         for index, result in enumerate(outcome.results):
             if isinstance(result, Failure):

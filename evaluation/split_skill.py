@@ -44,10 +44,13 @@ def split_pages(source: str, sizer: Sizer, limits: Limits, language: str = "en")
     spaces = [match.end() for match in _SPACE.finditer(source)]
     pages: list[Page] = []
     start = _skip_space(source, 0)
+    # Where the previous page ended: a page must reach past it, or it would hold
+    # nothing but the overlap.
+    covered = start
     while start < len(source):
-        end = _furthest(spans, start, breaks, maximum)
+        end = _furthest(spans, start, covered, breaks, maximum)
         if end is None:
-            end = _furthest(spans, start, spaces, maximum) or _hard_end(
+            end = _furthest(spans, start, covered, spaces, maximum) or _hard_end(
                 spans, start, len(source), maximum
             )
         page = _trimmed(source, start, end)
@@ -57,6 +60,7 @@ def split_pages(source: str, sizer: Sizer, limits: Limits, language: str = "en")
             break
         following = _tail_start(spans, start, end, overlap) if overlap else end
         start = _skip_space(source, following if following > start else end)
+        covered = end
     return pages
 
 
@@ -67,9 +71,11 @@ def split_sentences(source: str, language: str = "en") -> list[Page]:
     return [page for page in pages if page.end > page.start]
 
 
-def _furthest(spans: SpanSizer, start: int, candidates: list[int], maximum: int) -> int | None:
-    """The last candidate position after `start` whose page from `start` fits, by bisection."""
-    low = bisect.bisect_right(candidates, start)
+def _furthest(
+    spans: SpanSizer, start: int, after: int, candidates: list[int], maximum: int
+) -> int | None:
+    """The last candidate position after `after` whose page from `start` fits (bisection)."""
+    low = bisect.bisect_right(candidates, max(start, after))
     high = len(candidates) - 1
     best = None
     while low <= high:
