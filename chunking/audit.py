@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
+from chunking.embedded_text import plain_markdown
 from chunking.outline import Outline, RegionKind
 from chunking.sections import SectionTree
 from chunking.titles import resolve_title
@@ -75,7 +76,11 @@ def audit_document(
             audit.flag("oversize", f"{where}: size {exact} > {maximum}")
         if chunk.content != source[chunk.start : chunk.end]:
             audit.flag("content_not_slice", where)
-        if not chunk.text.endswith(chunk.content):
+        embedded = chunk.content
+        if options.strip_markup and outline.format == "markdown":
+            code = tuple(r for r in outline.regions if r.kind is RegionKind.CODE)
+            embedded = plain_markdown(source, chunk.start, chunk.end, code)
+        if not (chunk.text.endswith(embedded) or chunk.text.endswith(chunk.content)):
             audit.flag("text_not_ending_in_content", where)
         if chunk.start <= previous_start:
             audit.flag("starts_not_increasing", where)
@@ -83,8 +88,19 @@ def audit_document(
         names = tree.names(tree.chain_of_chunk(source, chunk.start, chunk.end))
         if chunk.headings != names:
             audit.flag("wrong_heading_path", f"{where}: {chunk.headings} != {names}")
-        prefix = chunk.text[: len(chunk.text) - len(chunk.content)]
-        if options.title_prefix and names and names[-1] not in prefix and ELLIPSIS not in prefix:
+        prefix = chunk.text[: len(chunk.text) - len(embedded)]
+        chain = tree.chain_of_chunk(source, chunk.start, chunk.end)
+        # Without repeated headings, a heading the chunk begins with is in its content.
+        shown = (
+            not options.repeat_headings and bool(chain) and tree.starts[chain[-1]] >= chunk.start
+        )
+        if (
+            options.title_prefix
+            and names
+            and not shown
+            and names[-1] not in prefix
+            and ELLIPSIS not in prefix
+        ):
             audit.flag("path_missing_from_text", f"{where}: {names[-1]!r}")
         for position, side in ((chunk.start, "start"), (chunk.end, "end")):
             _check_region_cut(audit, outline, sizer, maximum, position, f"{where} {side}")

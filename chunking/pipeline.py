@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
 from chunking.detect import detect_format
+from chunking.embedded_text import plain_markdown
 from chunking.options import ChunkOptions, OptionError
+from chunking.outline import RegionKind
 from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
 from chunking.strategies import STRATEGIES
@@ -18,6 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from chunking.outline import Format, Outline
+    from chunking.sizing import Sizer
+    from chunking.splitter import Span
 
 FormatName = Literal["auto", "markdown", "html", "text"]
 ID_DIGEST_BYTES = 16
@@ -88,6 +93,8 @@ def chunk_document(
         prefix_separator=options.prefix_separator,
     )
     spans = strategy(outline, tree, sizer, context, options)
+    if not options.repeat_headings or (options.strip_markup and outline.format == "markdown"):
+        spans = [_reembedded(span, outline, tree, sizer, context, options) for span in spans]
     digest = _document_digest(outline.source, options)
     chunks = tuple(
         Chunk(
@@ -122,6 +129,41 @@ def chunk_document(
         chunks=chunks,
         warnings=tuple(warnings),
     )
+
+
+def _reembedded(
+    span: Span,
+    outline: Outline,
+    tree: SectionTree,
+    sizer: Sizer,
+    context: Contextualizer,
+    options: ChunkOptions,
+) -> Span:
+    """The span with its embedded text rebuilt: headings the content already begins with
+    left out of the prefix, markup noise left out of the content.
+
+    Both only shorten the text the splitter measured, so the limit still holds; the size
+    is measured again, and the planned text is kept in the rare case the new one is not
+    smaller (a token join can add one).
+    """
+    headings = span.headings
+    with_title = True
+    if not options.repeat_headings:
+        shown = {i for i in span.chain if tree.starts[i] >= span.start}
+        if tree.hidden >= 0 and tree.starts[tree.hidden] >= span.start:
+            with_title = outline.headings[tree.hidden].text != context.title
+        headings = tree.names([i for i in span.chain if i not in shown])
+    content = outline.source[span.start : span.end]
+    if options.strip_markup and outline.format == "markdown":
+        code = tuple(r for r in outline.regions if r.kind is RegionKind.CODE)
+        content = plain_markdown(outline.source, span.start, span.end, code)
+    text = context.prefix(headings, with_title=with_title)[0] + span.lead + content
+    if text == span.text:
+        return span
+    size = sizer.size(text)
+    if size > span.size:
+        return span
+    return replace(span, text=text, size=size)
 
 
 def _document_digest(source: str, options: ChunkOptions) -> bytes:

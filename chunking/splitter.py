@@ -462,6 +462,18 @@ class StructureSplitter:
                 ),
                 None,
             )
+        fill = self.options.section_fill
+        if chosen is None and fill is not None and self.options.mode is SplitMode.PAGES:
+            # Sections kept apart: the first heading that leaves the chunk at least
+            # `fill` full ends it, so a chunk holds one section, not several packed.
+            chosen = next(
+                (
+                    p
+                    for p, lv in zip(positions[first:], levels[first:], strict=True)
+                    if lv <= Level.H6 and can_cut(p) and (p - start) >= fill * reach
+                ),
+                None,
+            )
         if chosen is None:
             furthest = _furthest_of_each_level(levels, first)
             for level in _LEVELS[Level.H1 :]:

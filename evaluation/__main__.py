@@ -33,7 +33,21 @@ def _switch(text: str) -> bool:
         return True
     if value in {"off", "false", "no", "0"}:
         return False
-    raise OptionError(f"--title-prefix items must be on or off (got {text!r})")
+    raise OptionError(f"on/off options take on or off (got {text!r})")
+
+
+def _fill(text: str) -> float | None:
+    if text == "pack":
+        return None
+    try:
+        share = float(text)
+    except ValueError:
+        share = -1.0
+    if not 0 <= share <= 1:
+        raise OptionError(
+            f"--section-fill items must be pack or a share from 0 to 1 (got {text!r})"
+        )
+    return share
 
 
 def _choices(text: str, allowed: dict[str, object], option: str) -> list[object]:
@@ -59,6 +73,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unit", default="azureOpenAITokens", help="characters,azureOpenAITokens")
     parser.add_argument("--mode", default="pages", help="textSplitMode values: pages,sentences")
     parser.add_argument("--title-prefix", default="on", help="on,off: title and path in the text")
+    parser.add_argument(
+        "--repeat-headings",
+        default="on",
+        help="on,off: the prefix repeats headings the chunk begins with",
+    )
+    parser.add_argument(
+        "--strip-markup",
+        default="off",
+        help="on,off: embed markdown without link targets, tags, directives",
+    )
+    parser.add_argument(
+        "--section-fill",
+        default="pack",
+        help="pack, or shares 0..1: end chunks at the first heading past it",
+    )
     parser.add_argument("--strategy", default="structure", help="our splitting strategies")
     parser.add_argument(
         "--baselines",
@@ -115,6 +144,9 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         units=tuple(_choices(arguments.unit, units, "--unit")),  # type: ignore[arg-type]
         modes=tuple(_choices(arguments.mode, modes, "--mode")),  # type: ignore[arg-type]
         title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
+        repeat_headings=tuple(_switch(item) for item in _items(arguments.repeat_headings)),
+        strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
+        section_fills=tuple(_fill(item) for item in _items(arguments.section_fill)),
         strategies=tuple(
             str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
         ),

@@ -32,6 +32,12 @@ class Setting:
     """Ours only: title and heading path in front of each embedded text."""
     strategy: str = "structure"
     """Ours only: the splitting strategy."""
+    repeat_headings: bool = True
+    """Ours only: the prefix repeats headings the content begins with."""
+    strip_markup: bool = False
+    """Ours only: markdown markup noise left out of the embedded text."""
+    section_fill: float | None = None
+    """Ours only: None packs small sections; a share ends chunks at the first heading past it."""
 
     @property
     def limits(self) -> Limits:
@@ -49,6 +55,12 @@ class Setting:
             if self.strategy != "structure":
                 parts.append(self.strategy)
             parts.append("prefix" if self.title_prefix else "no-prefix")
+            if not self.repeat_headings:
+                parts.append("no-repeat")
+            if self.strip_markup:
+                parts.append("plain")
+            if self.section_fill is not None:
+                parts.append(f"apart@{self.section_fill:g}")
         return " ".join(parts)
 
 
@@ -63,6 +75,9 @@ class Grid:
     modes: tuple[SplitMode, ...] = (SplitMode.PAGES,)
     title_prefixes: tuple[bool, ...] = (True,)
     strategies: tuple[str, ...] = ("structure",)
+    repeat_headings: tuple[bool, ...] = (True,)
+    strip_markup: tuple[bool, ...] = (False,)
+    section_fills: tuple[float | None, ...] = (None,)
     chunkers: tuple[ChunkerName, ...] = ("ours", "split-skill")
 
     def settings(self) -> tuple[list[Setting], list[str]]:

@@ -121,3 +121,21 @@ def test_overlap_is_a_tail_of_the_previous_chunk_within_the_limit(text: str, lim
             assert overlap
             assert len(overlap) <= sizer_unit * 16 + 1
             assert not document.source[chunk.start - 1].isalnum() or chunk.start == 0
+
+
+@PROFILE
+@given(
+    MARKDOWN,
+    limits(),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, 0.0, 0.1, 0.35]),
+)
+def test_invariants_hold_with_every_embedding_option(
+    text: str, lim: Limits, repeat: bool, plain: bool, fill: float | None
+) -> None:
+    opts = ChunkOptions(limits=lim, repeat_headings=repeat, strip_markup=plain, section_fill=fill)
+    document, audit = chunk_and_audit(text, opts, file_name="generated.md")
+    assert not audit.violations, audit.examples
+    for chunk in document.chunks:
+        assert chunk.content == document.source[chunk.start : chunk.end]

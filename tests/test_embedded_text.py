@@ -1,0 +1,126 @@
+"""What gets embedded: markup noise out of the text, headings not repeated, sections apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chunking import Chunk, ChunkOptions, Limits, Unit, chunk_document
+from chunking.embedded_text import plain_markdown
+from chunking.pipeline import parse
+from tests.helpers import chunk_and_audit
+
+FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
+NOISY = """---
+title: Egress
+---
+
+# Egress
+
+[!INCLUDE [retirement](includes/retirement.md)]
+
+> [!NOTE]
+> Use a [private cluster][private] or [API Server VNet Integration](api-server.md#setup "x").
+
+## <a id="lb"></a>Load balancer
+
+:::image type="content" source="media/lb.png" alt-text="Diagram of the load balancer.":::
+
+See **bold** text, `[kept](in code)` and <https://example.com>. ![an icon](icon.png)
+
+<!-- an editor's comment -->
+
+```bash
+curl [x](y) <b>kept</b>
+```
+
+[private]: https://learn.microsoft.com/private
+"""
+
+
+def test_markup_noise_leaves_the_embedded_text_but_code_stays_verbatim() -> None:
+    outline = parse(NOISY, "markdown")
+    code = tuple(r for r in outline.regions if r.kind.value == "code")
+    plain = plain_markdown(NOISY, outline.body_start, outline.content_end, code)
+    assert "includes/retirement.md" not in plain
+    assert "> NOTE:" in plain
+    assert "Use a private cluster or API Server VNet Integration." in plain
+    assert "api-server.md" not in plain
+    assert '<a id="lb"></a>' not in plain
+    assert "## Load balancer" in plain
+    assert "Diagram of the load balancer." in plain
+    assert "media/lb.png" not in plain
+    assert "See bold text, `[kept](in code)` and <https://example.com>. an icon" in plain
+    assert "editor's comment" not in plain
+    assert "curl [x](y) <b>kept</b>" in plain
+
+
+def test_stripped_chunks_keep_their_source_span_and_fit() -> None:
+    options = ChunkOptions(limits=Limits(Unit.TOKENS, 64, 0), strip_markup=True)
+    document, audit = chunk_and_audit(NOISY, options, file_name="noisy.md")
+    assert not audit.violations, audit.examples
+    assert any("api-server.md" in c.content for c in document.chunks)
+    assert not any("api-server.md" in c.text for c in document.chunks)
+    for chunk in document.chunks:
+        assert chunk.size <= 64
+
+
+def test_headings_the_content_begins_with_are_not_repeated_in_the_prefix() -> None:
+    text = "# Guide\n\nIntro text here.\n\n## Install\n\nRun the installer.\n\n## Use\n\nRun it.\n"
+    options = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0), section_fill=0.0)
+    repeated = chunk_document(text, options=options, format="markdown")
+    plain = chunk_document(
+        text,
+        options=ChunkOptions(limits=options.limits, section_fill=0.0, repeat_headings=False),
+        format="markdown",
+    )
+    assert [c.text for c in repeated.chunks] == [
+        "Guide\n\n# Guide\n\nIntro text here.",
+        "Guide › Install\n\n## Install\n\nRun the installer.",
+        "Guide › Use\n\n## Use\n\nRun it.",
+    ]
+    assert [c.text for c in plain.chunks] == [
+        "# Guide\n\nIntro text here.",
+        "Guide\n\n## Install\n\nRun the installer.",
+        "Guide\n\n## Use\n\nRun it.",
+    ]
+    assert [c.headings for c in plain.chunks] == [c.headings for c in repeated.chunks]
+
+
+def test_a_continuation_still_names_its_section() -> None:
+    body = " ".join(f"Sentence {n} of the long install section." for n in range(60))
+    text = f"# Guide\n\n## Install\n\n{body}\n"
+    options = ChunkOptions(limits=Limits(Unit.CHARACTERS, 400, 0), repeat_headings=False)
+    document, audit = chunk_and_audit(text, options)
+    assert not audit.violations, audit.examples
+    assert document.chunks[1].text.startswith("Guide › Install\n\n")
+
+
+@pytest.mark.parametrize("fill", [0.0, 0.25])
+def test_sections_apart_end_chunks_at_headings(fill: float) -> None:
+    text = (FIXTURES / "upgrade-options.md").read_text(encoding="utf-8")
+    limits = Limits(Unit.TOKENS, 512, 64)
+    packed = chunk_document(text, options=ChunkOptions(limits=limits), format="markdown")
+    options = ChunkOptions(limits=limits, section_fill=fill)
+    apart, audit = chunk_and_audit(text, options, file_name="upgrade-options.md")
+    assert not audit.violations, audit.examples
+    assert len(apart.chunks) > len(packed.chunks)
+    starts = [h.start for h in parse(text, "markdown").headings]
+
+    def headings_inside(chunks: tuple[Chunk, ...]) -> int:
+        """Headings after a chunk's first content line (headings it begins with are glued)."""
+        total = 0
+        for chunk in chunks:
+            body = chunk.start
+            while body in starts:
+                body = (
+                    text.index("\n\n", body) + 2 if "\n\n" in text[body : chunk.end] else chunk.end
+                )
+            total += sum(body < s < chunk.end for s in starts)
+        return total
+
+    inside = headings_inside(apart.chunks)
+    assert inside < headings_inside(packed.chunks)
+    if fill == 0.0:
+        assert inside == 0
