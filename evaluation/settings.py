@@ -92,11 +92,17 @@ class Grid:
             if chunker == "langchain" and mode is not SplitMode.PAGES:
                 continue
             length = resolve_overlap(overlap, maximum)
-            for prefix, strategy in itertools.product(
+            for prefix, strategy, repeat, plain, fill in itertools.product(
                 self.title_prefixes if ours else (True,),
                 self.strategies if ours else ("structure",),
+                self.repeat_headings if ours else (True,),
+                self.strip_markup if ours else (False,),
+                self.section_fills if ours else (None,),
             ):
-                setting = Setting(chunker, unit, maximum, length, overlap, mode, prefix, strategy)
+                setting = Setting(
+                    chunker, unit, maximum, length, overlap, mode, prefix, strategy, repeat,
+                    plain, fill,
+                )  # fmt: skip
                 try:
                     setting.limits  # noqa: B018 (validates)
                 except OptionError as error:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.integration
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLE_FILES = sorted(path for path in SAMPLES.iterdir() if path.is_file())
+"""The sample documents themselves; samples/eval/ holds the evaluation's set."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MODEL = "text-embedding-3-small"
 
@@ -58,7 +60,7 @@ def run(
     if mutate:
         mutate(index, skillset)
     return replay(
-        read_blob_documents(paths or [SAMPLES]),
+        read_blob_documents(paths or SAMPLE_FILES),
         data_source,
         index,
         skillset,
@@ -219,12 +221,16 @@ def test_the_command_line_replays_the_samples(
     skill: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "chunks.jsonl"
-    assert replay_module.main([str(SAMPLES), "--endpoint", skill, "--write", str(out)]) == 0
+    assert (
+        replay_module.main([*map(str, SAMPLE_FILES), "--endpoint", skill, "--write", str(out)]) == 0
+    )
     assert "OK: the indexer pipeline would work" in capsys.readouterr().out
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines
     assert all("chunk_id" in json.loads(line) for line in lines)
-    assert replay_module.main([str(SAMPLES), "--endpoint", skill, "--require-vectors"]) == 1
+    assert (
+        replay_module.main([*map(str, SAMPLE_FILES), "--endpoint", skill, "--require-vectors"]) == 1
+    )
 
 
 def test_saved_definitions_replay_the_same(
@@ -236,13 +242,19 @@ def test_saved_definitions_replay_the_same(
     skillset = json.loads((tmp_path / "skillset.json").read_text())
     assert skillset["skills"][0]["uri"] == "https://<app>/api/chunk"
     assert (
-        replay_module.main([str(SAMPLES), "--endpoint", skill, "--definitions", str(tmp_path)]) == 0
+        replay_module.main(
+            [*map(str, SAMPLE_FILES), "--endpoint", skill, "--definitions", str(tmp_path)]
+        )
+        == 0
     )
     broken = copy.deepcopy(skillset)
     broken["indexProjections"]["selectors"][0]["mappings"][0]["name"] = "chunk_text"
     (tmp_path / "skillset.json").write_text(json.dumps(broken))
     assert (
-        replay_module.main([str(SAMPLES), "--endpoint", skill, "--definitions", str(tmp_path)]) == 1
+        replay_module.main(
+            [*map(str, SAMPLE_FILES), "--endpoint", skill, "--definitions", str(tmp_path)]
+        )
+        == 1
     )
     assert "'chunk_text', which is not an index field" in capsys.readouterr().out
 
