@@ -89,18 +89,7 @@ def audit_document(
         if chunk.headings != names:
             audit.flag("wrong_heading_path", f"{where}: {chunk.headings} != {names}")
         prefix = chunk.text[: len(chunk.text) - len(embedded)]
-        chain = tree.chain_of_chunk(source, chunk.start, chunk.end)
-        # Without repeated headings, a heading the chunk begins with is in its content.
-        shown = (
-            not options.repeat_headings and bool(chain) and tree.starts[chain[-1]] >= chunk.start
-        )
-        if (
-            options.title_prefix
-            and names
-            and not shown
-            and names[-1] not in prefix
-            and ELLIPSIS not in prefix
-        ):
+        if options.title_prefix and names and names[-1] not in prefix and ELLIPSIS not in prefix:
             audit.flag("path_missing_from_text", f"{where}: {names[-1]!r}")
         for position, side in ((chunk.start, "start"), (chunk.end, "end")):
             _check_region_cut(audit, outline, sizer, maximum, position, f"{where} {side}")

@@ -28,15 +28,14 @@ class Contextualizer:
     """Heading paths whose prefix had to be shortened (reported as warnings)."""
     leads_left_out: int = 0
     """Continuation chunks whose table header or fence line was too long to repeat."""
-    _cache: dict[tuple[tuple[str, ...], bool], tuple[str, int]] = field(default_factory=dict)
+    _cache: dict[tuple[str, ...], tuple[str, int]] = field(default_factory=dict)
 
-    def prefix(self, headings: tuple[str, ...], *, with_title: bool = True) -> tuple[str, int]:
+    def prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:
         """The prefix text for a heading path (separator included) and its size."""
-        key = (headings, with_title)
-        cached = self._cache.get(key)
+        cached = self._cache.get(headings)
         if cached is None:
-            cached = self._build_prefix(headings, with_title)
-            self._cache[key] = cached
+            cached = self._build_prefix(headings)
+            self._cache[headings] = cached
         return cached
 
     def text(self, headings: tuple[str, ...], lead: str, content: str) -> str:
@@ -46,10 +45,10 @@ class Contextualizer:
     def _join(self, parts: list[str]) -> str:
         return self.heading_separator.join(parts) + self.prefix_separator
 
-    def _build_prefix(self, headings: tuple[str, ...], with_title: bool) -> tuple[str, int]:
+    def _build_prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:
         if not self.enabled:
             return "", 0
-        parts = [p for p in (self.title if with_title else "", *headings) if p]
+        parts = [p for p in (self.title, *headings) if p]
         if not parts:
             return "", 0
         allowed = int(self.maximum * PREFIX_SHARE)

@@ -92,9 +92,6 @@ class ChunkOptions:
     """Language code for sentence boundaries (the Split skill's defaultLanguageCode)."""
     title_prefix: bool = True
     """Put `title › heading › subheading` in front of each embedded text."""
-    repeat_headings: bool = True
-    """Keep a heading in the prefix even when the chunk's content begins with it
-    (False: the prefix names only the headings the content does not already show)."""
     section_fill: float | None = None
     """None: small neighbouring sections are packed into one chunk. A share of the
     room (0..1): a chunk ends at the first heading past that fill, so sections stay apart."""

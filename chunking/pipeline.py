@@ -20,7 +20,7 @@ from chunking.titles import resolve_title
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from chunking.outline import Format, Outline
+    from chunking.outline import Format, Outline, Region
     from chunking.sizing import Sizer
     from chunking.splitter import Span
 
@@ -93,8 +93,9 @@ def chunk_document(
         prefix_separator=options.prefix_separator,
     )
     spans = strategy(outline, tree, sizer, context, options)
-    if not options.repeat_headings or (options.strip_markup and outline.format == "markdown"):
-        spans = [_reembedded(span, outline, tree, sizer, context, options) for span in spans]
+    if options.strip_markup and outline.format == "markdown":
+        code = tuple(r for r in outline.regions if r.kind is RegionKind.CODE)
+        spans = [_without_markup(span, outline, code, sizer) for span in spans]
     digest = _document_digest(outline.source, options)
     chunks = tuple(
         Chunk(
@@ -131,33 +132,15 @@ def chunk_document(
     )
 
 
-def _reembedded(
-    span: Span,
-    outline: Outline,
-    tree: SectionTree,
-    sizer: Sizer,
-    context: Contextualizer,
-    options: ChunkOptions,
-) -> Span:
-    """The span with its embedded text rebuilt: headings the content already begins with
-    left out of the prefix, markup noise left out of the content.
+def _without_markup(span: Span, outline: Outline, code: tuple[Region, ...], sizer: Sizer) -> Span:
+    """The span with markup noise left out of its embedded text (`content` is untouched).
 
-    Both only shorten the text the splitter measured, so the limit still holds; the size
-    is measured again, and the planned text is kept in the rare case the new one is not
-    smaller (a token join can add one).
+    Leaving markup out only shortens the text the splitter measured, so the limit still
+    holds; the size is measured again, and the planned text is kept in the rare case the
+    new one is not smaller (a token join can add one).
     """
-    headings = span.headings
-    with_title = True
-    if not options.repeat_headings:
-        shown = {i for i in span.chain if tree.starts[i] >= span.start}
-        if tree.hidden >= 0 and tree.starts[tree.hidden] >= span.start:
-            with_title = outline.headings[tree.hidden].text != context.title
-        headings = tree.names([i for i in span.chain if i not in shown])
-    content = outline.source[span.start : span.end]
-    if options.strip_markup and outline.format == "markdown":
-        code = tuple(r for r in outline.regions if r.kind is RegionKind.CODE)
-        content = plain_markdown(outline.source, span.start, span.end, code)
-    text = context.prefix(headings, with_title=with_title)[0] + span.lead + content
+    content = plain_markdown(outline.source, span.start, span.end, code)
+    text = span.text[: len(span.text) - (span.end - span.start)] + content
     if text == span.text:
         return span
     size = sizer.size(text)

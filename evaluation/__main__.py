@@ -74,11 +74,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mode", default="pages", help="textSplitMode values: pages,sentences")
     parser.add_argument("--title-prefix", default="on", help="on,off: title and path in the text")
     parser.add_argument(
-        "--repeat-headings",
-        default="on",
-        help="on,off: the prefix repeats headings the chunk begins with",
-    )
-    parser.add_argument(
         "--strip-markup",
         default="off",
         help="on,off: embed markdown without link targets, tags, directives",
@@ -144,7 +139,6 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         units=tuple(_choices(arguments.unit, units, "--unit")),  # type: ignore[arg-type]
         modes=tuple(_choices(arguments.mode, modes, "--mode")),  # type: ignore[arg-type]
         title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
-        repeat_headings=tuple(_switch(item) for item in _items(arguments.repeat_headings)),
         strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
         section_fills=tuple(_fill(item) for item in _items(arguments.section_fill)),
         strategies=tuple(

@@ -60,7 +60,6 @@ def _ours(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], li
         mode=setting.mode,
         title_prefix=setting.title_prefix,
         strategy=setting.strategy,
-        repeat_headings=setting.repeat_headings,
         strip_markup=setting.strip_markup,
         section_fill=setting.section_fill,
     )

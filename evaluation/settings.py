@@ -32,8 +32,6 @@ class Setting:
     """Ours only: title and heading path in front of each embedded text."""
     strategy: str = "structure"
     """Ours only: the splitting strategy."""
-    repeat_headings: bool = True
-    """Ours only: the prefix repeats headings the content begins with."""
     strip_markup: bool = False
     """Ours only: markdown markup noise left out of the embedded text."""
     section_fill: float | None = None
@@ -55,8 +53,6 @@ class Setting:
             if self.strategy != "structure":
                 parts.append(self.strategy)
             parts.append("prefix" if self.title_prefix else "no-prefix")
-            if not self.repeat_headings:
-                parts.append("no-repeat")
             if self.strip_markup:
                 parts.append("plain")
             if self.section_fill is not None:
@@ -75,7 +71,6 @@ class Grid:
     modes: tuple[SplitMode, ...] = (SplitMode.PAGES,)
     title_prefixes: tuple[bool, ...] = (True,)
     strategies: tuple[str, ...] = ("structure",)
-    repeat_headings: tuple[bool, ...] = (True,)
     strip_markup: tuple[bool, ...] = (False,)
     section_fills: tuple[float | None, ...] = (None,)
     chunkers: tuple[ChunkerName, ...] = ("ours", "split-skill")
@@ -92,16 +87,14 @@ class Grid:
             if chunker == "langchain" and mode is not SplitMode.PAGES:
                 continue
             length = resolve_overlap(overlap, maximum)
-            for prefix, strategy, repeat, plain, fill in itertools.product(
+            for prefix, strategy, plain, fill in itertools.product(
                 self.title_prefixes if ours else (True,),
                 self.strategies if ours else ("structure",),
-                self.repeat_headings if ours else (True,),
                 self.strip_markup if ours else (False,),
                 self.section_fills if ours else (None,),
             ):
                 setting = Setting(
-                    chunker, unit, maximum, length, overlap, mode, prefix, strategy, repeat,
-                    plain, fill,
+                    chunker, unit, maximum, length, overlap, mode, prefix, strategy, plain, fill
                 )  # fmt: skip
                 try:
                     setting.limits  # noqa: B018 (validates)

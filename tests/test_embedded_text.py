@@ -1,4 +1,4 @@
-"""What gets embedded: markup noise out of the text, headings not repeated, sections apart."""
+"""What gets embedded (markup noise out of the text) and how sections are kept apart."""
 
 from __future__ import annotations
 
@@ -64,37 +64,6 @@ def test_stripped_chunks_keep_their_source_span_and_fit() -> None:
     assert not any("api-server.md" in c.text for c in document.chunks)
     for chunk in document.chunks:
         assert chunk.size <= 64
-
-
-def test_headings_the_content_begins_with_are_not_repeated_in_the_prefix() -> None:
-    text = "# Guide\n\nIntro text here.\n\n## Install\n\nRun the installer.\n\n## Use\n\nRun it.\n"
-    options = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0), section_fill=0.0)
-    repeated = chunk_document(text, options=options, format="markdown")
-    plain = chunk_document(
-        text,
-        options=ChunkOptions(limits=options.limits, section_fill=0.0, repeat_headings=False),
-        format="markdown",
-    )
-    assert [c.text for c in repeated.chunks] == [
-        "Guide\n\n# Guide\n\nIntro text here.",
-        "Guide › Install\n\n## Install\n\nRun the installer.",
-        "Guide › Use\n\n## Use\n\nRun it.",
-    ]
-    assert [c.text for c in plain.chunks] == [
-        "# Guide\n\nIntro text here.",
-        "Guide\n\n## Install\n\nRun the installer.",
-        "Guide\n\n## Use\n\nRun it.",
-    ]
-    assert [c.headings for c in plain.chunks] == [c.headings for c in repeated.chunks]
-
-
-def test_a_continuation_still_names_its_section() -> None:
-    body = " ".join(f"Sentence {n} of the long install section." for n in range(60))
-    text = f"# Guide\n\n## Install\n\n{body}\n"
-    options = ChunkOptions(limits=Limits(Unit.CHARACTERS, 400, 0), repeat_headings=False)
-    document, audit = chunk_and_audit(text, options)
-    assert not audit.violations, audit.examples
-    assert document.chunks[1].text.startswith("Guide › Install\n\n")
 
 
 @pytest.mark.parametrize("fill", [0.0, 0.25])

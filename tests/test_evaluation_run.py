@@ -64,15 +64,14 @@ def test_every_axis_of_ours_multiplies_only_our_rows() -> None:
     grid = Grid(
         maximums=(512,),
         overlaps=("12%",),
-        repeat_headings=(True, False),
         strip_markup=(False, True),
         section_fills=(None, 0.0),
         chunkers=("ours", "split-skill"),
     )
     settings, _ = grid.settings()
-    assert len([s for s in settings if s.chunker == "ours"]) == 8
+    assert len([s for s in settings if s.chunker == "ours"]) == 4
     assert [s.label for s in settings if s.chunker != "ours"] == ["split-skill 512/12% tokens"]
-    assert "ours 512/12% tokens prefix no-repeat plain apart@0" in [s.label for s in settings]
+    assert "ours 512/12% tokens prefix plain apart@0" in [s.label for s in settings]
 
 
 @pytest.fixture

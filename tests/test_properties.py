@@ -128,13 +128,12 @@ def test_overlap_is_a_tail_of_the_previous_chunk_within_the_limit(text: str, lim
     MARKDOWN,
     limits(),
     st.booleans(),
-    st.booleans(),
     st.sampled_from([None, 0.0, 0.1, 0.35]),
 )
 def test_invariants_hold_with_every_embedding_option(
-    text: str, lim: Limits, repeat: bool, plain: bool, fill: float | None
+    text: str, lim: Limits, plain: bool, fill: float | None
 ) -> None:
-    opts = ChunkOptions(limits=lim, repeat_headings=repeat, strip_markup=plain, section_fill=fill)
+    opts = ChunkOptions(limits=lim, strip_markup=plain, section_fill=fill)
     document, audit = chunk_and_audit(text, opts, file_name="generated.md")
     assert not audit.violations, audit.examples
     for chunk in document.chunks:
