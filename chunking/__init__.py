@@ -5,7 +5,7 @@ every chunk.  Pure Python, no Azure imports."""
 from __future__ import annotations
 
 from chunking.chunk import Chunk, ChunkedDocument
-from chunking.options import ChunkOptions, Limits, OptionError, SplitMode, Unit
+from chunking.options import ChunkOptions, Limits, OptionError, Sections, SplitMode, Unit
 from chunking.pipeline import FormatName, chunk_document
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "FormatName",
     "Limits",
     "OptionError",
+    "Sections",
     "SplitMode",
     "Unit",
     "chunk_document",

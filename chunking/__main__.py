@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, TextIO, get_args
 
-from chunking.options import ChunkOptions, Limits, OptionError, SplitMode, Unit
+from chunking.options import ChunkOptions, Limits, OptionError, Sections, SplitMode, Unit
 from chunking.pipeline import FormatName, chunk_document
 
 if TYPE_CHECKING:
@@ -50,6 +50,17 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--encoder", default="cl100k_base", help="encoderModelName")
     parser.add_argument("--title", default=None, help="title when the document has none")
     parser.add_argument("--no-title-prefix", action="store_true")
+    parser.add_argument(
+        "--sections",
+        choices=[s.value for s in Sections],
+        default=Sections.APART.value,
+        help="apart: a heading ends a chunk (default); packed: small sections share chunks",
+    )
+    parser.add_argument(
+        "--keep-markup",
+        action="store_true",
+        help="embed markdown as written (default: without link targets, tags, directives)",
+    )
     return parser
 
 
@@ -71,6 +82,8 @@ def _options(args: argparse.Namespace) -> ChunkOptions:
         encoder_model_name=args.encoder,
         language=args.language,
         title_prefix=not args.no_title_prefix,
+        section_fill=Sections(args.sections).fill,
+        strip_markup=not args.keep_markup,
     )
 
 

@@ -40,6 +40,26 @@ DEFAULT_HEADING_SEPARATOR = " › "
 """Joins the title and headings in the prefix of each embedded text."""
 DEFAULT_PREFIX_SEPARATOR = "\n\n"
 """Separates the title/heading prefix from the chunk content."""
+SECTIONS_APART_FILL = 0.25
+"""With sections apart (the default), a chunk ends at the first heading once it holds a
+quarter of its room: one section per chunk, except sections too small to stand alone.
+Against packing small sections together (samples/eval, e5-small, 180 questions):
+answer-complete@5 +3.3 points at 512 tokens, +1.1 at 256, +5.0 at 2000 characters.
+A fill of 0, 0.1 or 0.25 retrieves the same; 0.25 makes the fewest chunks."""
+
+
+class Sections(Enum):
+    """Whether small neighbouring sections share a chunk."""
+
+    APART = "apart"
+    """A heading ends a chunk once it is `SECTIONS_APART_FILL` full (the default)."""
+    PACKED = "packed"
+    """Whole small sections are packed up to the limit."""
+
+    @property
+    def fill(self) -> float | None:
+        """The `ChunkOptions.section_fill` this stands for."""
+        return SECTIONS_APART_FILL if self is Sections.APART else None
 
 
 class OptionError(ValueError):
@@ -92,10 +112,10 @@ class ChunkOptions:
     """Language code for sentence boundaries (the Split skill's defaultLanguageCode)."""
     title_prefix: bool = True
     """Put `title › heading › subheading` in front of each embedded text."""
-    section_fill: float | None = None
-    """None: small neighbouring sections are packed into one chunk. A share of the
-    room (0..1): a chunk ends at the first heading past that fill, so sections stay apart."""
-    strip_markup: bool = False
+    section_fill: float | None = SECTIONS_APART_FILL
+    """A share of the room (0..1): a chunk ends at the first heading past that fill, so
+    sections stay apart. None: small neighbouring sections are packed into one chunk."""
+    strip_markup: bool = True
     """Embed markdown without link targets, image paths, HTML tags, comments and
     docfx include/directive lines (`content` stays the exact source span)."""
     heading_separator: str = DEFAULT_HEADING_SEPARATOR

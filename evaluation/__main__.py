@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from chunking.options import OptionError, SplitMode, Unit
+from chunking.options import SECTIONS_APART_FILL, OptionError, SplitMode, Unit
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
 from evaluation.embedding import PROVIDERS, EmbeddingError, build_embeddings
@@ -75,12 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--title-prefix", default="on", help="on,off: title and path in the text")
     parser.add_argument(
         "--strip-markup",
-        default="off",
+        default="on",
         help="on,off: embed markdown without link targets, tags, directives",
     )
     parser.add_argument(
         "--section-fill",
-        default="pack",
+        default=str(SECTIONS_APART_FILL),
         help="pack, or shares 0..1: end chunks at the first heading past it",
     )
     parser.add_argument("--strategy", default="structure", help="our splitting strategies")

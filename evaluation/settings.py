@@ -6,7 +6,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Literal
 
-from chunking.options import Limits, OptionError, SplitMode, Unit
+from chunking.options import SECTIONS_APART_FILL, Limits, OptionError, SplitMode, Unit
 
 ChunkerName = Literal["ours", "split-skill", "langchain"]
 """Our chunker, or a baseline row."""
@@ -32,9 +32,9 @@ class Setting:
     """Ours only: title and heading path in front of each embedded text."""
     strategy: str = "structure"
     """Ours only: the splitting strategy."""
-    strip_markup: bool = False
+    strip_markup: bool = True
     """Ours only: markdown markup noise left out of the embedded text."""
-    section_fill: float | None = None
+    section_fill: float | None = SECTIONS_APART_FILL
     """Ours only: None packs small sections; a share ends chunks at the first heading past it."""
 
     @property
@@ -53,9 +53,12 @@ class Setting:
             if self.strategy != "structure":
                 parts.append(self.strategy)
             parts.append("prefix" if self.title_prefix else "no-prefix")
-            if self.strip_markup:
-                parts.append("plain")
-            if self.section_fill is not None:
+            # Defaults go unnamed, so a default row reads `ours 512/12% tokens prefix`.
+            if not self.strip_markup:
+                parts.append("markup")
+            if self.section_fill is None:
+                parts.append("packed")
+            elif self.section_fill != SECTIONS_APART_FILL:
                 parts.append(f"apart@{self.section_fill:g}")
         return " ".join(parts)
 
@@ -71,8 +74,8 @@ class Grid:
     modes: tuple[SplitMode, ...] = (SplitMode.PAGES,)
     title_prefixes: tuple[bool, ...] = (True,)
     strategies: tuple[str, ...] = ("structure",)
-    strip_markup: tuple[bool, ...] = (False,)
-    section_fills: tuple[float | None, ...] = (None,)
+    strip_markup: tuple[bool, ...] = (True,)
+    section_fills: tuple[float | None, ...] = (SECTIONS_APART_FILL,)
     chunkers: tuple[ChunkerName, ...] = ("ours", "split-skill")
 
     def settings(self) -> tuple[list[Setting], list[str]]:
@@ -90,8 +93,8 @@ class Grid:
             for prefix, strategy, plain, fill in itertools.product(
                 self.title_prefixes if ours else (True,),
                 self.strategies if ours else ("structure",),
-                self.strip_markup if ours else (False,),
-                self.section_fills if ours else (None,),
+                self.strip_markup if ours else (True,),
+                self.section_fills if ours else (SECTIONS_APART_FILL,),
             ):
                 setting = Setting(
                     chunker, unit, maximum, length, overlap, mode, prefix, strategy, plain, fill

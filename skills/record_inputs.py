@@ -160,6 +160,8 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 encoder_model_name=encoder,
                 language=language,
                 title_prefix=settings.title_prefix,
+                section_fill=settings.sections.fill,
+                strip_markup=settings.strip_markup,
             )
         except OptionError as error:
             reader.errors.append(str(error))

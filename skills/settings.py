@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chunking import Limits, OptionError, SplitMode, Unit
+from chunking import Limits, OptionError, Sections, SplitMode, Unit
 from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE
 from skills.embedding_settings import (
     EMBEDDING_ENV_NAMES,
@@ -34,6 +34,8 @@ ENV_ENCODER_MODEL_NAME = "CHUNK_ENCODER_MODEL_NAME"
 ENV_DEFAULT_LANGUAGE_CODE = "CHUNK_DEFAULT_LANGUAGE_CODE"
 ENV_FORMAT = "CHUNK_FORMAT"
 ENV_TITLE_PREFIX = "CHUNK_TITLE_PREFIX"
+ENV_SECTIONS = "CHUNK_SECTIONS"
+ENV_STRIP_MARKUP = "CHUNK_STRIP_MARKUP"
 ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
 ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
 
@@ -47,6 +49,8 @@ ALL_ENV_NAMES = (
     ENV_DEFAULT_LANGUAGE_CODE,
     ENV_FORMAT,
     ENV_TITLE_PREFIX,
+    ENV_SECTIONS,
+    ENV_STRIP_MARKUP,
     ENV_MAX_REQUEST_BYTES,
     ENV_DEADLINE_SECONDS,
     *EMBEDDING_ENV_NAMES,
@@ -103,6 +107,10 @@ class Settings:
     """Default `format`; `auto` detects it from `contentType`, `fileName` and the text."""
     title_prefix: bool = True
     """Put the title and heading path in front of each chunk's embedded `text`."""
+    sections: Sections = Sections.APART
+    """Whether a heading ends a chunk (`apart`) or small sections share one (`packed`)."""
+    strip_markup: bool = True
+    """Embed markdown without link targets, HTML tags, comments and directive lines."""
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     """Bodies larger than this get HTTP 413 before they are parsed."""
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
@@ -168,15 +176,18 @@ def load_settings(
     pages = integer(ENV_MAXIMUM_PAGES_TO_TAKE, 0)
     max_bytes = integer(ENV_MAX_REQUEST_BYTES, 1)
 
-    title_prefix = defaults.title_prefix
-    if ENV_TITLE_PREFIX in given:
-        flag = parse_flag(given[ENV_TITLE_PREFIX])
-        if flag is None:
-            problems.append(
-                f"{ENV_TITLE_PREFIX} must be true or false (got {given[ENV_TITLE_PREFIX]!r})"
-            )
-        else:
-            title_prefix = flag
+    def flag(name: str, default: bool) -> bool:
+        if name not in given:
+            return default
+        value = parse_flag(given[name])
+        if value is None:
+            problems.append(f"{name} must be true or false (got {given[name]!r})")
+            return default
+        return value
+
+    title_prefix = flag(ENV_TITLE_PREFIX, defaults.title_prefix)
+    strip_markup = flag(ENV_STRIP_MARKUP, defaults.strip_markup)
+    sections = choice(ENV_SECTIONS, {s.value: s for s in Sections})
 
     deadline = defaults.deadline_seconds
     if ENV_DEADLINE_SECONDS in given:
@@ -199,6 +210,8 @@ def load_settings(
         default_language_code=given.get(ENV_DEFAULT_LANGUAGE_CODE, defaults.default_language_code),
         format=_format_or(file_format, defaults.format),
         title_prefix=title_prefix,
+        sections=sections if isinstance(sections, Sections) else defaults.sections,
+        strip_markup=strip_markup,
         max_request_bytes=defaults.max_request_bytes if max_bytes is None else max_bytes,
         deadline_seconds=deadline,
         embedding=embedding,
@@ -257,6 +270,8 @@ def describe_settings(settings: Settings) -> dict[str, object]:
         ("defaultLanguageCode", ENV_DEFAULT_LANGUAGE_CODE, settings.default_language_code),
         ("format", ENV_FORMAT, settings.format),
         ("titlePrefix", ENV_TITLE_PREFIX, settings.title_prefix),
+        ("sections", ENV_SECTIONS, settings.sections.value),
+        ("stripMarkup", ENV_STRIP_MARKUP, settings.strip_markup),
         ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
         ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
         *describe_embedding(settings.embedding),

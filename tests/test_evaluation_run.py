@@ -65,13 +65,16 @@ def test_every_axis_of_ours_multiplies_only_our_rows() -> None:
         maximums=(512,),
         overlaps=("12%",),
         strip_markup=(False, True),
-        section_fills=(None, 0.0),
+        section_fills=(None, 0.0, 0.1),
         chunkers=("ours", "split-skill"),
     )
     settings, _ = grid.settings()
-    assert len([s for s in settings if s.chunker == "ours"]) == 4
+    assert len([s for s in settings if s.chunker == "ours"]) == 6
     assert [s.label for s in settings if s.chunker != "ours"] == ["split-skill 512/12% tokens"]
-    assert "ours 512/12% tokens prefix plain apart@0" in [s.label for s in settings]
+    labels = [s.label for s in settings]
+    assert "ours 512/12% tokens prefix apart@0" in labels
+    assert "ours 512/12% tokens prefix markup packed" in labels
+    assert "ours 512/12% tokens prefix" in labels
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from infra.replay import ReplayReport, read_blob_documents, replay, replay_setup
 from infra.search_definitions import build_definitions
 from skills.service import answer_chunk_request
 from skills.settings import Settings, load_settings
+from tests.helpers import embedded_content
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -87,7 +88,15 @@ def test_the_samples_project_into_valid_chunk_documents(skill: str) -> None:
     for document in report.documents:
         assert document["chunk_id"]
         assert document["parent_id"]
-        assert document["chunk"].endswith(document["content"])  # text = prefix + content
+        # text = prefix + content (markdown: with its markup noise left out)
+        if document["file_name"].endswith(".md"):
+            source = (SAMPLES / document["file_name"]).read_text(encoding="utf-8")
+            start = source.find(document["content"])
+            assert start >= 0
+            end = start + len(document["content"])
+            assert document["chunk"].endswith(embedded_content(source, "markdown", start, end))
+        else:
+            assert document["chunk"].endswith(document["content"])
         assert isinstance(document["headings"], list)
         assert isinstance(document["ordinal"], int)
     html = [doc for doc in report.documents if doc["file_name"] == "git-stash.html"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chunking import SplitMode, Unit
+from chunking import Sections, SplitMode, Unit
 from skills import __version__
 from skills.settings import (
     ALL_ENV_NAMES,
@@ -49,6 +49,8 @@ def test_every_app_setting_is_read() -> None:
             "CHUNK_DEFAULT_LANGUAGE_CODE": "fr",
             "CHUNK_FORMAT": "markdown",
             "CHUNK_TITLE_PREFIX": "false",
+            "CHUNK_SECTIONS": "packed",
+            "CHUNK_STRIP_MARKUP": "true",
             "MAX_REQUEST_BYTES": "1000",
             "SKILL_DEADLINE_SECONDS": "12.5",
             "EMBEDDING_PROVIDER": "openai",
@@ -75,6 +77,8 @@ def test_every_app_setting_is_read() -> None:
     assert settings.default_language_code == "fr"
     assert settings.format == "markdown"
     assert settings.title_prefix is False
+    assert settings.sections is Sections.PACKED
+    assert settings.strip_markup is True
     assert settings.max_request_bytes == 1000
     assert settings.deadline_seconds == 12.5
     embedding = settings.embedding
@@ -105,6 +109,8 @@ def test_every_bad_value_is_named_in_one_error() -> None:
                 "CHUNK_UNIT": "chars",
                 "CHUNK_MAXIMUM_PAGE_LENGTH": "lots",
                 "CHUNK_TITLE_PREFIX": "maybe",
+                "CHUNK_SECTIONS": "together",
+                "CHUNK_STRIP_MARKUP": "sometimes",
                 "SKILL_DEADLINE_SECONDS": "500",
                 "MAX_REQUEST_BYTES": "0",
                 "EMBEDDING_PROVIDER": "magic",
@@ -118,6 +124,8 @@ def test_every_bad_value_is_named_in_one_error() -> None:
         "CHUNK_UNIT must be one of characters, azureOpenAITokens (got 'chars')",
         "CHUNK_MAXIMUM_PAGE_LENGTH must be an integer",
         "CHUNK_TITLE_PREFIX must be true or false",
+        "CHUNK_SECTIONS must be one of apart, packed (got 'together')",
+        "CHUNK_STRIP_MARKUP must be true or false (got 'sometimes')",
         "SKILL_DEADLINE_SECONDS must be a number of seconds above 0 and at most 230",
         "MAX_REQUEST_BYTES must be an integer of at least 1",
         "EMBEDDING_PROVIDER must be one of azure_openai, openai, local, none (got 'magic')",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from chunking import SplitMode, Unit, chunk_document
+from chunking import Sections, SplitMode, Unit, chunk_document
 from chunking.contextualize import ELLIPSIS
 from tests.helpers import chunk_and_audit, options
 
@@ -25,10 +25,25 @@ def test_a_section_that_fits_is_one_chunk_and_starts_at_its_heading() -> None:
     assert [c.headings for c in document.chunks] == [(f"Section {n}",) for n in range(4)]
 
 
-def test_small_sibling_sections_are_packed_under_their_common_parent() -> None:
+def test_sections_apart_share_a_chunk_only_while_it_is_under_a_quarter_full() -> None:
     tiny = "\n\n".join(f"### Option {n}\n\nSet it to {n}." for n in range(12))
     text = f"## Options\n\n{tiny}\n\n## Other\n\n{_paragraph(5)}"
     document, audit = chunk_and_audit(text, options(300), title="Reference")
+    assert not audit.violations
+    options_chunks = [c for c in document.chunks if "### Option" in c.content]
+    # Each option is about a tenth of the room: two or three share a chunk, never all.
+    assert 4 <= len(options_chunks) <= 6
+    assert all(c.content.count("### Option") <= 3 for c in options_chunks)
+    # Only a section too small to stand alone (the last option) runs on into the next.
+    mixed = [c for c in document.chunks if "## Other" in c.content and "### Option" in c.content]
+    assert [c.content.count("### Option") for c in mixed] == [1]
+
+
+def test_small_sibling_sections_are_packed_under_their_common_parent() -> None:
+    tiny = "\n\n".join(f"### Option {n}\n\nSet it to {n}." for n in range(12))
+    text = f"## Options\n\n{tiny}\n\n## Other\n\n{_paragraph(5)}"
+    packed_options = options(300, sections=Sections.PACKED)
+    document, audit = chunk_and_audit(text, packed_options, title="Reference")
     assert not audit.violations
     packed = [c for c in document.chunks if c.content.count("### Option") > 1]
     assert packed, "tiny sibling sections should share chunks"
