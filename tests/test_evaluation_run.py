@@ -65,7 +65,7 @@ def test_every_axis_of_ours_multiplies_only_our_rows() -> None:
         maximums=(512,),
         overlaps=("12%",),
         strip_markup=(False, True),
-        section_fills=(None, 0.0, 0.1),
+        section_fills=(None, 0.0, 0.25),
         chunkers=("ours", "split-skill"),
     )
     settings, _ = grid.settings()
