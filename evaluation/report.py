@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 PERCENT = 100
 BYTES_PER_MB = 1_000_000
 PLOT_WIDTH, PLOT_HEIGHT, MARGIN = 560, 300, 48
+Y_PADDING = 0.05
+MAX_X_TICKS = 4
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 EXCERPT = 160
 """Characters of a chunk shown around the reference in the per-question table."""
@@ -196,8 +198,12 @@ def _svg_plot(
     xs = [fx(x) for x, _ in points]
     ys = [y for _, y in points]
     x0, x1 = min(xs), max(xs)
-    y0, y1 = min(0.0, *ys), max(1e-9, max(ys) * 1.05)
-    x1 = x1 if x1 > x0 else x0 + 1
+    if x1 <= x0:  # one maximum only: put it in the middle
+        x0, x1 = x0 - 1, x1 + 1
+    # Settings differ by a few points: zoom on the values, not on 0..1.
+    y0 = max(0.0, min(ys) - Y_PADDING)
+    y1 = min(1.0, max(ys) + Y_PADDING) if max(ys) <= 1 else max(ys) * (1 + Y_PADDING)
+    y1 = y1 if y1 > y0 else y0 + Y_PADDING
 
     def sx(value: float) -> float:
         return MARGIN + (fx(value) - x0) / (x1 - x0) * (PLOT_WIDTH - 2 * MARGIN)
@@ -224,7 +230,10 @@ def _svg_plot(
             f'<text x="{MARGIN - 4}" y="{sy(value) + 4:.1f}" text-anchor="end" font-size="10">'
             f"{value:.2f}</text>"
         )
-    for x in sorted({x for x, _ in points}):
+    ticks = sorted({x for x, _ in points})
+    if len(ticks) > MAX_X_TICKS:  # costs: label the range, not every point
+        ticks = [ticks[round(i * (len(ticks) - 1) / (MAX_X_TICKS - 1))] for i in range(MAX_X_TICKS)]
+    for x in ticks:
         parts.append(
             f'<text x="{sx(x):.1f}" y="{PLOT_HEIGHT - MARGIN + 14}" text-anchor="middle" '
             f'font-size="10">{x:g}</text>'
