@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from chunking.options import SECTIONS_APART_FILL, OptionError, SplitMode, Unit
+from chunking.options import OptionError, Sections, SplitMode, Unit
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
 from evaluation.embedding import PROVIDERS, EmbeddingError, build_embeddings
@@ -79,9 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="on,off: embed markdown without link targets, tags, directives",
     )
     parser.add_argument(
+        "--sections", default="apart", help="apart,packed: whether a heading ends a chunk"
+    )
+    parser.add_argument(
         "--section-fill",
-        default=str(SECTIONS_APART_FILL),
-        help="pack, or shares 0..1: end chunks at the first heading past it",
+        default=None,
+        help="instead of --sections: pack, or shares 0..1 at which a heading ends a chunk",
     )
     parser.add_argument("--strategy", default="structure", help="our splitting strategies")
     parser.add_argument(
@@ -140,7 +143,16 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         modes=tuple(_choices(arguments.mode, modes, "--mode")),  # type: ignore[arg-type]
         title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
         strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
-        section_fills=tuple(_fill(item) for item in _items(arguments.section_fill)),
+        section_fills=(
+            tuple(_fill(item) for item in _items(arguments.section_fill))
+            if arguments.section_fill is not None
+            else tuple(
+                section.fill  # type: ignore[attr-defined]
+                for section in _choices(
+                    arguments.sections, {s.value: s for s in Sections}, "--sections"
+                )
+            )
+        ),
         strategies=tuple(
             str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
         ),
