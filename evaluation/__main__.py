@@ -7,6 +7,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import TypeVar
 
 from chunking.options import OptionError, Sections, SplitMode, Unit
 from evaluation.cache import EmbeddingCache
@@ -16,8 +17,9 @@ from evaluation.progress import Progress
 from evaluation.questions import QuestionFileError, load_questions
 from evaluation.report import format_table, write_outputs
 from evaluation.run import run_sweep
-from evaluation.settings import BASELINES, Grid, parse_overlap
+from evaluation.settings import BASELINES, ChunkerName, Grid, parse_overlap
 
+Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
 """US$ per million tokens: text-embedding-3-small's list price."""
 USAGE_ERROR = 2
@@ -50,8 +52,8 @@ def _fill(text: str) -> float | None:
     return share
 
 
-def _choices(text: str, allowed: dict[str, object], option: str) -> list[object]:
-    chosen = []
+def _choices(text: str, allowed: dict[str, Choice], option: str) -> list[Choice]:
+    chosen: list[Choice] = []
     for item in _items(text):
         if item not in allowed:
             raise OptionError(f"{option} must be among {', '.join(allowed)} (got {item!r})")
@@ -124,6 +126,7 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         ) from None
     units = {unit.value: unit for unit in Unit} | {"tokens": Unit.TOKENS}
     modes = {mode.value: mode for mode in SplitMode}
+    baselines: list[ChunkerName]
     if arguments.baselines is None:
         baselines = ["split-skill"]
         if importlib.util.find_spec("langchain_text_splitters") is not None:
@@ -131,23 +134,21 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
     elif arguments.baselines.strip() == "none":
         baselines = []
     else:
-        baselines = [
-            str(b) for b in _choices(arguments.baselines, {b: b for b in BASELINES}, "--baselines")
-        ]
+        baselines = _choices(arguments.baselines, {b: b for b in BASELINES}, "--baselines")
     from chunking.strategies import STRATEGIES  # noqa: PLC0415
 
     return Grid(
         maximums=maximums,
         overlaps=tuple(parse_overlap(item) for item in _items(arguments.overlap)),
-        units=tuple(_choices(arguments.unit, units, "--unit")),  # type: ignore[arg-type]
-        modes=tuple(_choices(arguments.mode, modes, "--mode")),  # type: ignore[arg-type]
+        units=tuple(_choices(arguments.unit, units, "--unit")),
+        modes=tuple(_choices(arguments.mode, modes, "--mode")),
         title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
         strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
         section_fills=(
             tuple(_fill(item) for item in _items(arguments.section_fill))
             if arguments.section_fill is not None
             else tuple(
-                section.fill  # type: ignore[attr-defined]
+                section.fill
                 for section in _choices(
                     arguments.sections, {s.value: s for s in Sections}, "--sections"
                 )
@@ -156,7 +157,7 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         strategies=tuple(
             str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
         ),
-        chunkers=("ours", *baselines),  # type: ignore[arg-type]
+        chunkers=("ours", *baselines),
     )
 
 
