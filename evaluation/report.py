@@ -19,6 +19,7 @@ PERCENT = 100
 BYTES_PER_MB = 1_000_000
 PLOT_WIDTH, PLOT_HEIGHT, MARGIN = 560, 300, 48
 Y_PADDING = 0.05
+PLOT_FILES = ("complete-at-5.svg", "hit-at-5.svg", "cost-quality.svg")
 MAX_X_TICKS = 4
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 EXCERPT = 160
@@ -160,6 +161,10 @@ def write_outputs(
     )
     html_path = folder / "report.html"
     html_path.write_text(render_html(sweep, questions, documents, model), encoding="utf-8")
+    # The plots on their own too, for a README or a pull request.
+    for name, plot in zip(PLOT_FILES, _plots(sweep), strict=True):
+        if plot:
+            (folder / name).write_text(plot + "\n", encoding="utf-8")
     return json_path, html_path
 
 

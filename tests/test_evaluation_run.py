@@ -144,6 +144,8 @@ def test_azure_openai_path_with_429s_then_served_from_the_cache(
         assert setting["cost"]["vectorStorageBytes"] == setting["cost"]["chunks"] * DIMENSIONS * 4
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert page.count("<svg") == 3
+    for name in ("complete-at-5.svg", "hit-at-5.svg", "cost-quality.svg"):
+        assert (tmp_path / "out" / name).read_text(encoding="utf-8").startswith("<svg")
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
