@@ -15,22 +15,28 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from chunking.outline import Region
 
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
-_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"<!--.*?-->", re.DOTALL), ""),
-    # docfx: [!INCLUDE [name](path)] pulls in another file: nothing of it is here.
-    (re.compile(r"\[!INCLUDE\s*\[[^\]]*\]\([^)]*\)\]"), ""),
-    # docfx alerts: > [!NOTE] -> > Note:
-    (re.compile(r"\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]"), r"\1:"),
-    # docfx images keep their alt text; other ::: directive lines are fences, not text.
-    (re.compile(r':::image\b[^\n]*?alt-text="([^"]*)"[^\n]*?:::'), r"\1"),
-    (re.compile(r"^[ \t>]*:::[^\n]*$", re.MULTILINE), ""),
-    (re.compile(r"!\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"), r"\1"),
-    (re.compile(r"\[([^\]]+)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"), r"\1"),
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),
-    (re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>"), ""),
-    (re.compile(r"\*\*|__"), ""),
+_MARKUP = re.compile(
+    r"""
+    (?=[`<\[!:*_])                                       # one test per position, then the kinds
+    (?:
+    (?P<code>(`+)(?:(?!\2).)+?\2)                       # inline code: kept as it is
+    | (?P<comment><!--.*?-->)
+    | (?P<include>\[!INCLUDE\s*\[[^\]]*\]\([^)]*\)\])      # docfx: pulls in another file
+    | \[!(?P<alert>NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]  # docfx alert: > [!NOTE] -> > NOTE:
+    | :::image\b[^\n]*?alt-text="(?P<alt>[^"]*)"[^\n]*?:::  # docfx image: its alt text
+    | !\[(?P<image>[^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)
+    | \[(?P<link>[^\]]+)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)
+    | \[(?P<reference>[^\]]+)\]\[[^\]]*\]
+    | (?P<tag></?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>)
+    | (?P<bold>\*\*|__)
+    )
+    """,
+    re.VERBOSE | re.MULTILINE | re.DOTALL,
 )
+"""Every kind of markup noise in one pattern, so prose is scanned once."""
+_DIRECTIVE = re.compile(r"^[ \t>]*:::[^\n]*$", re.MULTILINE)
+"""docfx `:::` lines other than images (zone, row, column, moniker) are fences, not text."""
+_DROPPED = frozenset({"comment", "include", "tag", "bold"})
 
 
 def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) -> str:
@@ -51,17 +57,20 @@ def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) 
 
 
 def _plain_prose(text: str) -> str:
-    parts: list[str] = []
-    last = 0
-    for match in _INLINE_CODE.finditer(text):
-        parts.append(_apply_rules(text[last : match.start()]))
-        parts.append(match.group(0))
-        last = match.end()
-    parts.append(_apply_rules(text[last:]))
-    return "".join(parts)
+    if ":::" in text:
+        return _DIRECTIVE.sub("", _MARKUP.sub(_replacement, text))
+    return _MARKUP.sub(_replacement, text)
 
 
-def _apply_rules(text: str) -> str:
-    for pattern, replacement in _RULES:
-        text = pattern.sub(replacement, text)
-    return text
+def _replacement(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    if kind == "code":
+        return match.group(0)
+    if kind in _DROPPED:
+        return ""
+    if kind == "alert":
+        return match.group("alert") + ":"
+    if kind == "alt":
+        return match.group("alt")
+    # A link's text may hold markup of its own (`[**bold**](url)`).
+    return _plain_prose(match.group(kind or "link"))
