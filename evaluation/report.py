@@ -99,7 +99,26 @@ def _interval_json(interval: Interval) -> dict[str, float]:
     return {"mean": interval.mean, "low": interval.low, "high": interval.high}
 
 
-def results_json(sweep: Sweep, questions: Sequence[Question], model: str) -> dict[str, Any]:
+def breakdown(
+    result: SettingResult,
+    questions: Sequence[Question],
+    documents: dict[str, EvalDocument],
+    metric: str = "complete@5",
+) -> dict[str, tuple[float, int]]:
+    """Mean of `metric` and question count per question kind and per document format."""
+    groups: dict[str, list[float]] = {}
+    for question, value in zip(questions, result.per_question[metric], strict=True):
+        for key in (f"kind:{question.kind or 'unlabelled'}", documents[question.document].format):
+            groups.setdefault(key, []).append(float(value))
+    return {key: (sum(values) / len(values), len(values)) for key, values in sorted(groups.items())}
+
+
+def results_json(
+    sweep: Sweep,
+    questions: Sequence[Question],
+    model: str,
+    documents: dict[str, EvalDocument] | None = None,
+) -> dict[str, Any]:
     """Everything in the table, plus per-question values, as plain JSON."""
     return {
         "embeddingModel": model,
@@ -129,6 +148,14 @@ def results_json(sweep: Sweep, questions: Sequence[Question], model: str) -> dic
                     "vectorStorageBytes": r.cost.storage_bytes,
                 },
                 "truncatedShare": r.truncated_share,
+                "completeAt5By": (
+                    {
+                        k: {"mean": m, "questions": n}
+                        for k, (m, n) in breakdown(r, questions, documents).items()
+                    }
+                    if documents is not None
+                    else {}
+                ),
                 "warnings": len(r.warnings),
                 "perQuestion": {name: values.tolist() for name, values in r.per_question.items()},
             }
@@ -156,7 +183,8 @@ def write_outputs(
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / "results.json"
     json_path.write_text(
-        json.dumps(results_json(sweep, questions, model), indent=1, ensure_ascii=False) + "\n",
+        json.dumps(results_json(sweep, questions, model, documents), indent=1, ensure_ascii=False)
+        + "\n",
         encoding="utf-8",
     )
     html_path = folder / "report.html"
@@ -324,6 +352,25 @@ def _question_rows(
     return "".join(rows)
 
 
+def _breakdown_table(
+    sweep: Sweep, questions: Sequence[Question], documents: dict[str, EvalDocument]
+) -> str:
+    tables = [breakdown(r, questions, documents) for r in sweep.results]
+    if not tables:
+        return ""
+    keys = list(tables[0])
+    head = "".join(
+        f"<th>{html.escape(k.removeprefix('kind:'))} ({tables[0][k][1]})</th>" for k in keys
+    )
+    rows = "".join(
+        f"<tr><td>{html.escape(r.setting.label)}</td>"
+        + "".join(f"<td>{table[k][0]:.3f}</td>" for k in keys)
+        + "</tr>"
+        for r, table in zip(sweep.results, tables, strict=True)
+    )
+    return f"<table><thead><tr><th>setting</th>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
 def render_html(
     sweep: Sweep, questions: Sequence[Question], documents: dict[str, EvalDocument], model: str
 ) -> str:
@@ -352,6 +399,7 @@ def render_html(
             + "</tbody></table>"
         )
     skipped = "".join(f"<li>{html.escape(s)}</li>" for s in sweep.skipped)
+    by_kind = _breakdown_table(sweep, questions, documents)
     sentence = sweep.recommendation.sentence if sweep.recommendation else "No setting of ours ran."
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Chunk settings evaluation</title>
@@ -371,6 +419,8 @@ against the Split-skill emulation at the same limits (* where the interval exclu
 <p class="recommendation">{html.escape(sentence)}</p>
 {table}
 {"".join(f"<div>{plot}</div>" for plot in _plots(sweep))}
+<h2>answer-complete@5 by kind of question and format of document</h2>
+{by_kind}
 {"<h2>Skipped</h2><ul>" + skipped + "</ul>" if skipped else ""}
 {per_question}
 </body></html>

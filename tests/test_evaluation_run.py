@@ -142,7 +142,11 @@ def test_azure_openai_path_with_429s_then_served_from_the_cache(
         # Three questions over a few chunks: every answer is in the top 5.
         assert setting["metrics"]["hit@5"]["mean"] == 1.0
         assert setting["cost"]["vectorStorageBytes"] == setting["cost"]["chunks"] * DIMENSIONS * 4
+        by = setting["completeAt5By"]
+        assert by["markdown"]["questions"] == 3
+        assert by["markdown"]["mean"] == setting["metrics"]["complete@5"]["mean"]
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "by kind of question" in page
     assert page.count("<svg") == 3
     for name in ("complete-at-5.svg", "hit-at-5.svg", "cost-quality.svg"):
         assert (tmp_path / "out" / name).read_text(encoding="utf-8").startswith("<svg")
