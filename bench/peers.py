@@ -70,7 +70,8 @@ def _langchain_recursive(limits: Limits) -> Any:
     )
 
 
-def _langchain_markdown(limits: Limits, _root: Path) -> ChunkTexts:
+def langchain_markdown(limits: Limits, _root: Path | None = None) -> ChunkTexts:
+    """LangChain's header splitter, then its recursive splitter (also the evaluation's baseline)."""
     from langchain_text_splitters import MarkdownHeaderTextSplitter
 
     headers = MarkdownHeaderTextSplitter(headers_to_split_on=MARKDOWN_HEADINGS)
@@ -219,7 +220,7 @@ PEERS: tuple[Peer, ...] = (
         "LangChain MarkdownHeaderTextSplitter → RecursiveCharacterTextSplitter",
         "markdown",
         structure_aware=True,
-        build=_langchain_markdown,
+        build=langchain_markdown,
     ),
     Peer(
         "semantic-text-splitter MarkdownSplitter",

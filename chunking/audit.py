@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
-from chunking.embedded_text import plain_markdown
+from chunking.embedded_text import code_regions, plain_markdown
 from chunking.outline import Outline, RegionKind
 from chunking.sections import SectionTree
 from chunking.titles import resolve_title
@@ -78,8 +78,7 @@ def audit_document(
             audit.flag("content_not_slice", where)
         embedded = chunk.content
         if options.strip_markup and outline.format == "markdown":
-            code = tuple(r for r in outline.regions if r.kind is RegionKind.CODE)
-            embedded = plain_markdown(source, chunk.start, chunk.end, code)
+            embedded = plain_markdown(source, chunk.start, chunk.end, code_regions(outline))
         if not (chunk.text.endswith(embedded) or chunk.text.endswith(chunk.content)):
             audit.flag("text_not_ending_in_content", where)
         if chunk.start <= previous_start:

@@ -9,11 +9,14 @@ make chunks of one site look alike. Code blocks and inline code are kept verbati
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING
 
+from chunking.outline import RegionKind
+
 if TYPE_CHECKING:
-    from chunking.outline import Region
+    from chunking.outline import Outline, Region
 
 _MARKUP = re.compile(
     r"""
@@ -39,13 +42,20 @@ _DIRECTIVE = re.compile(r"^[ \t>]*:::[^\n]*$", re.MULTILINE)
 _DROPPED = frozenset({"comment", "include", "tag", "bold"})
 
 
+def code_regions(outline: Outline) -> tuple[Region, ...]:
+    """The code blocks of an outline: what `plain_markdown` keeps verbatim."""
+    return tuple(region for region in outline.regions if region.kind is RegionKind.CODE)
+
+
 def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) -> str:
     """`source[start:end]` with markup noise removed outside code blocks and inline code."""
     pieces: list[str] = []
     position = start
-    for region in code:
-        if region.end <= position or region.start >= end:
-            continue
+    # Regions are sorted and disjoint, so their ends ascend: skip those before the span.
+    first = bisect.bisect_right(code, start, key=lambda region: region.end)
+    for region in code[first:]:
+        if region.start >= end:
+            break
         if region.start > position:
             pieces.append(_plain_prose(source[position : region.start]))
         stop = min(region.end, end)

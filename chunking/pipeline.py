@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Literal
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
 from chunking.detect import detect_format
-from chunking.embedded_text import plain_markdown
+from chunking.embedded_text import code_regions, plain_markdown
 from chunking.options import ChunkOptions, OptionError
-from chunking.outline import RegionKind
 from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
 from chunking.strategies import STRATEGIES
@@ -94,7 +93,7 @@ def chunk_document(
     )
     spans = strategy(outline, tree, sizer, context, options)
     if options.strip_markup and outline.format == "markdown":
-        code = tuple(r for r in outline.regions if r.kind is RegionKind.CODE)
+        code = code_regions(outline)
         spans = [_without_markup(span, outline, code, sizer) for span in spans]
     digest = _document_digest(outline.source, options)
     chunks = tuple(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from chunking.encodings import stock_cl100k
-from chunking.options import ChunkOptions, SplitMode, Unit
+from bench.peers import langchain_markdown
+from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
 from chunking.sizing import make_sizer
 from evaluation.split_skill import split_pages, split_sentences
@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 
     from evaluation.documents import EvalDocument
     from evaluation.settings import Setting
-
-LANGCHAIN_HEADINGS = [("#" * depth, f"h{depth}") for depth in range(1, 7)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,29 +104,14 @@ def _langchain(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk
 
 
 def _langchain_splitter(setting: Setting) -> Callable[[str], list[str]]:
+    """The benchmark's LangChain peer, at the setting's limits."""
     try:
-        from langchain_text_splitters import (  # noqa: PLC0415 (optional package)
-            MarkdownHeaderTextSplitter,
-            RecursiveCharacterTextSplitter,
-        )
+        return langchain_markdown(setting.limits)
     except ImportError as error:
         raise BaselineUnavailableError(
             "the langchain baseline needs langchain-text-splitters "
             "(pip install -r requirements-bench.txt)"
         ) from error
-    length: Callable[[str], int] = len
-    if setting.unit is Unit.TOKENS:
-        encode = stock_cl100k().encode_ordinary
-        length = lambda text: len(encode(text))  # noqa: E731
-    headers: Any = MarkdownHeaderTextSplitter(headers_to_split_on=LANGCHAIN_HEADINGS)
-    recursive: Any = RecursiveCharacterTextSplitter(
-        chunk_size=setting.maximum, chunk_overlap=setting.overlap, length_function=length
-    )
-
-    def split(text: str) -> list[str]:
-        return [doc.page_content for doc in recursive.split_documents(headers.split_text(text))]
-
-    return split
 
 
 def _locate(source: str, text: str, cursor: int) -> tuple[int, int] | None:

@@ -21,7 +21,7 @@ from chunking.sizing import TokenSizer
 from evaluation.cache import text_digest
 from skills.embedding import BatchEmbedder, Failure, RetryPolicy
 from skills.embedding_clients import E5_MODEL, E5EmbeddingClient, build_embedder
-from skills.embedding_settings import load_embedding_settings
+from skills.embedding_settings import MAX_TOKENS_PER_INPUT, load_embedding_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -149,9 +149,10 @@ def build_embeddings(
                 E5EmbeddingClient(role),
                 sizer,
                 dimensions=E5_DIMENSIONS,
-                max_input_tokens=8191,
+                # The model cuts its own inputs at 512 positions; nothing is refused.
+                max_input_tokens=MAX_TOKENS_PER_INPUT,
                 batch_size=E5_BATCH,
-                batch_tokens=E5_BATCH * 8191,
+                batch_tokens=E5_BATCH * MAX_TOKENS_PER_INPUT,
                 concurrency=1,
                 retry=retry or RetryPolicy(max_retries=0),
             )

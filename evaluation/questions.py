@@ -96,8 +96,8 @@ def _reference_span(
             return "give the reference as 'answer' (text of the document) or 'start'/'end'"
         found = _occurrences(source, answer)
         if not found:
-            where = "the rendered text of" if document.format == "html" else ""
-            return f"'answer' does not occur in {where} {document.name}".replace("  ", " ")
+            where = "the rendered text of " if document.format == "html" else ""
+            return f"'answer' does not occur in {where}{document.name}"
         if len(found) > 1:
             return (
                 f"'answer' occurs {len(found)} times in {document.name} (at offsets "

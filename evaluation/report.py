@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from typing import TYPE_CHECKING, Any
+
+from evaluation.metrics import K
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -219,8 +222,6 @@ def _svg_plot(
     log_x: bool = False,
     connect: bool = True,
 ) -> str:
-    import math  # noqa: PLC0415 (only the report needs it)
-
     points = [p for line in lines.values() for p in line]
     if not points:
         return ""
@@ -328,7 +329,7 @@ def _question_rows(
             "complete"
             if trace.complete_rank is not None
             else "hit, cut"
-            if trace.first_hit is not None and trace.first_hit < 5
+            if trace.first_hit is not None and trace.first_hit < K
             else "miss"
         )
         source = documents[question.document].source

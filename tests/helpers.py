@@ -12,7 +12,7 @@ from chunking import (
     chunk_document,
 )
 from chunking.audit import Audit, audit_document
-from chunking.embedded_text import plain_markdown
+from chunking.embedded_text import code_regions, plain_markdown
 from chunking.pipeline import FormatName, parse
 from chunking.sizing import make_sizer
 
@@ -58,5 +58,4 @@ def embedded_content(text: str, format: FormatName, start: int, end: int) -> str
     outline = parse(text, format)
     if outline.format != "markdown":
         return outline.source[start:end]
-    code = tuple(r for r in outline.regions if r.kind.value == "code")
-    return plain_markdown(outline.source, start, end, code)
+    return plain_markdown(outline.source, start, end, code_regions(outline))

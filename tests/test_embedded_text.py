@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chunking import Chunk, ChunkOptions, Limits, Unit, chunk_document
-from chunking.embedded_text import plain_markdown
+from chunking.embedded_text import code_regions, plain_markdown
 from chunking.pipeline import parse
 from tests.helpers import chunk_and_audit
 
@@ -41,8 +41,7 @@ curl [x](y) <b>kept</b>
 
 def test_markup_noise_leaves_the_embedded_text_but_code_stays_verbatim() -> None:
     outline = parse(NOISY, "markdown")
-    code = tuple(r for r in outline.regions if r.kind.value == "code")
-    plain = plain_markdown(NOISY, outline.body_start, outline.content_end, code)
+    plain = plain_markdown(NOISY, outline.body_start, outline.content_end, code_regions(outline))
     assert "includes/retirement.md" not in plain
     assert "> NOTE:" in plain
     assert "Use a private cluster or API Server VNet Integration." in plain
