@@ -23,6 +23,7 @@ from skills import __version__
 from skills.contract import RequestError, render_error
 from skills.service import answer_chunk_request, request_limit, too_large
 from skills.settings import SettingsError, describe_settings, settings_from_environment
+from skills.workers import build_chunker
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
     from skills.embedding import Embedder
     from skills.settings import Settings
+    from skills.workers import ChunkerState, RecordChunker
 
 logger = logging.getLogger(__name__)
 
@@ -39,18 +41,23 @@ HTTP_UNAVAILABLE = 503
 
 
 def build_app(
-    settings: Settings | SettingsError | None = None, *, embedder: Embedder | None = None
+    settings: Settings | SettingsError | None = None,
+    *,
+    embedder: Embedder | None = None,
+    chunker: RecordChunker | None = None,
 ) -> Starlette:
     """The ASGI app; without `settings` it reads them from the environment at first use.
 
     Passing settings (or a SettingsError) is how tests and other hosts configure it.
     Without `embedder`, the one the settings ask for is built at the first request
-    that has chunks to embed (none for EMBEDDING_PROVIDER=none).
+    that has chunks to embed (none for EMBEDDING_PROVIDER=none). Without `chunker`, the
+    settings' worker processes (CHUNK_WORKERS) start at the first request.
     """
     current: Callable[[], Settings | SettingsError] = (
         settings_from_environment if settings is None else (lambda: settings)
     )
     embedders = _EmbedderSlot(embedder)
+    chunkers = _ChunkerSlot(chunker)
 
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
@@ -59,7 +66,11 @@ def build_app(
         if isinstance(body, RequestError):
             return _error_response(body)
         answer = await answer_chunk_request(
-            body, settings_now, started=started, embedder=embedders.get(settings_now)
+            body,
+            settings_now,
+            started=started,
+            embedder=embedders.get(settings_now),
+            chunker=chunkers.get(settings_now),
         )
         headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
         return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
@@ -84,11 +95,22 @@ def build_app(
             }
             report["configuration"] = describe_settings(settings_now)
             status = 200
+            state = chunkers.state()
+            if state is not None:
+                report["chunking"] = state.as_json()
+                if state.status != "ok":
+                    # Overrunning work is being stopped, or workers are starting: say so.
+                    report["status"] = state.status
+                    status = HTTP_UNAVAILABLE
         return _json_response(report, status)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        settings_now = current()
+        if not isinstance(settings_now, SettingsError):
+            chunkers.get(settings_now)  # workers start now, not at the first record
         yield
+        await chunkers.close()
         await embedders.close()
 
     return Starlette(
@@ -126,6 +148,29 @@ class _EmbedderSlot:
     async def close(self) -> None:
         if self.built is not None:
             await self.built.aclose()
+
+
+class _ChunkerSlot:
+    """The app's chunker: the injected one, or the settings' worker pool built at first use."""
+
+    def __init__(self, given: RecordChunker | None) -> None:
+        self.chunker = given
+        self.owned = False
+
+    def get(self, settings: Settings | SettingsError) -> RecordChunker:
+        if self.chunker is None:
+            # A misconfigured app still answers every record (with the settings' error).
+            workers = 0 if isinstance(settings, SettingsError) else settings.chunk_workers
+            self.chunker, self.owned = build_chunker(workers), True
+        return self.chunker
+
+    def state(self) -> ChunkerState | None:
+        return None if self.chunker is None else self.chunker.state()
+
+    async def close(self) -> None:
+        if self.chunker is not None and self.owned:
+            await self.chunker.aclose()
+            self.chunker = None
 
 
 async def _read_body(request: Request, limit: int) -> bytes | RequestError:

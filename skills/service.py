@@ -8,12 +8,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skills.chunk_records import chunk_record
 from skills.contract import (
     OutputRecord,
     RequestError,
@@ -28,7 +26,15 @@ from skills.embed_records import (
     service_unavailable,
     texts_to_embed,
 )
-from skills.settings import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REQUEST_BYTES, SettingsError
+from skills.settings import (
+    DEFAULT_DEADLINE_SECONDS,
+    DEFAULT_MAX_REQUEST_BYTES,
+    ENV_CHUNK_WORKERS,
+    ENV_DEADLINE_SECONDS,
+    MAX_DEADLINE_SECONDS,
+    SettingsError,
+)
+from skills.workers import Done, NotStarted, Overran, ThreadChunker, WorkerLost
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -36,6 +42,7 @@ if TYPE_CHECKING:
     from skills.contract import InputRecord
     from skills.embedding import Embedder, EmbeddingOutcome
     from skills.settings import Settings
+    from skills.workers import Outcome, RecordChunker
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +53,9 @@ RESPONSE_RESERVE_SECONDS = 5.0
 (1,000 chunks of 3,072 floats are ~60 MB of JSON)."""
 RESPONSE_RESERVE_FRACTION = 0.1
 """...or this fraction of the deadline, when that is less (short test deadlines)."""
+BUSY_RETRY_SECONDS = 30
+"""Retry-After when every worker was busy until the deadline: the overrunning work that
+kept them busy has been stopped by then."""
 # All-good and mixed batches both get 200. The docs allow 207 for mixed batches, but
 # every Microsoft sample answers 200, the per-record `errors` are what the indexer
 # reads, and a proxy or client that treats any non-200 2xx oddly would gain nothing.
@@ -83,12 +93,14 @@ async def answer_chunk_request(
     *,
     started: float | None = None,
     embedder: Embedder | None = None,
+    chunker: RecordChunker | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Answer:
     """The full answer to a chunk request body received at `started` (time.monotonic()).
 
     Records still unfinished at the deadline are answered with an error each, so the
-    response always arrives in time and names every recordId. With an `embedder`, every
+    response always arrives in time and names every recordId. `chunker` chunks them (the
+    app's killable worker processes); without one, a thread does. With an `embedder`, every
     chunk of every record is embedded in one go (`progress(done, total)` is told as
     chunks get vectors); when the embedding service gave nothing at all because it is
     throttling or down, the answer is a 503 with Retry-After so the indexer retries.
@@ -108,10 +120,15 @@ async def answer_chunk_request(
     )
     timings = {"read": time.monotonic() - started}
     mark = time.monotonic()
-    outputs = await chunk_within_deadline(parsed, settings, deadline - (time.monotonic() - started))
+    reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
+    chunked = await chunk_within_deadline(
+        parsed, settings, started + deadline - reserve, chunker or ThreadChunker()
+    )
+    if isinstance(chunked, Answer):
+        return chunked
+    outputs = chunked
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
-        reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
         embedded = await embed_outputs(outputs, embedder, started + deadline - reserve, progress)
         if isinstance(embedded, Answer):
             return embedded
@@ -185,30 +202,63 @@ def log_embedding(outcome: EmbeddingOutcome, *, records: int, provider: str) -> 
 
 
 async def chunk_within_deadline(
-    records: Sequence[InputRecord], settings: Settings | SettingsError, seconds: float
-) -> list[OutputRecord]:
-    """Chunk the records in a worker thread, keeping the event loop free, for at most `seconds`.
+    records: Sequence[InputRecord],
+    settings: Settings | SettingsError,
+    until: float,
+    chunker: RecordChunker,
+) -> list[OutputRecord] | Answer:
+    """Every record's answer by `until`, or a 503 when no record could even be started.
 
-    A thread cannot be killed: at the deadline the worker is told to stop after its current
-    record, and the answer goes out without waiting for it.
+    A record still running at `until` is stopped (with the process chunker) and answered
+    with an error that names its size; records no worker was free for are answered too.
     """
     if not records:
         return []
-    run = _BatchRun(records, settings)
-    worker = asyncio.get_running_loop().run_in_executor(None, run.run)
-    await asyncio.wait({worker}, timeout=max(seconds, 0.0))
-    run.stop.set()
-    finished = list(run.outputs)
-    if len(finished) < len(records):
-        message = (
-            "not chunked: the skill's deadline "
-            f"({_deadline_text(settings)}, app setting SKILL_DEADLINE_SECONDS) passed before "
-            "this record was finished; the indexer can retry the document later"
+    outcomes = await chunker.chunk(records, settings, until)
+    if all(isinstance(outcome, NotStarted) for outcome in outcomes):
+        error = RequestError(
+            HTTP_UNAVAILABLE,
+            f"The skill was busy chunking other records until its deadline "
+            f"({_deadline_text(settings)}); none of the {len(records)} records could be "
+            f"started. Retry the batch after {BUSY_RETRY_SECONDS} s.",
         )
-        finished += [
-            failed_record(record.record_id, message) for record in records[len(finished) :]
-        ]
-    return finished
+        return Answer(HTTP_UNAVAILABLE, render_error(error), retry_after=BUSY_RETRY_SECONDS)
+    return [
+        outcome.output if isinstance(outcome, Done) else _unfinished(record, outcome, settings)
+        for record, outcome in zip(records, outcomes, strict=True)
+    ]
+
+
+def _unfinished(
+    record: InputRecord, outcome: Outcome, settings: Settings | SettingsError
+) -> OutputRecord:
+    deadline = f"{_deadline_text(settings)}, app setting {ENV_DEADLINE_SECONDS}"
+    size = _text_size(record)
+    if isinstance(outcome, Overran):
+        message = (
+            f"not chunked: this record's text{size} was still being chunked at the skill's "
+            f"deadline ({deadline}), so its work was stopped; split the document into "
+            f"smaller ones, or raise {ENV_DEADLINE_SECONDS} (up to {MAX_DEADLINE_SECONDS:g}) "
+            "together with the skill's timeout in the skillset"
+        )
+    elif isinstance(outcome, WorkerLost):
+        message = (
+            f"not chunked: the worker process chunking this record's text{size} stopped "
+            "unexpectedly (most likely it ran out of memory); split the document into "
+            "smaller ones or give the function app more memory"
+        )
+    else:
+        message = (
+            f"not chunked: every chunk worker was busy with other records until the skill's "
+            f"deadline ({deadline}); the indexer can retry the document later (app setting "
+            f"{ENV_CHUNK_WORKERS} sets how many records are chunked at once)"
+        )
+    return failed_record(record.record_id, message)
+
+
+def _text_size(record: InputRecord) -> str:
+    text = record.data.get("text") if isinstance(record.data, dict) else None
+    return f" ({len(text):,} characters)" if isinstance(text, str) else ""
 
 
 def _deadline_text(settings: Settings | SettingsError) -> str:
@@ -218,30 +268,3 @@ def _deadline_text(settings: Settings | SettingsError) -> str:
         else settings.deadline_seconds
     )
     return f"{seconds:g} s"
-
-
-class _BatchRun:
-    """Chunks records in order on a worker thread until done or told to stop."""
-
-    __slots__ = ("outputs", "records", "settings", "stop")
-
-    def __init__(self, records: Sequence[InputRecord], settings: Settings | SettingsError) -> None:
-        self.records = records
-        self.settings = settings
-        self.outputs: list[OutputRecord] = []
-        """Answers so far, in request order; only the worker appends (atomic under the GIL)."""
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        for record in self.records:
-            if self.stop.is_set():
-                return
-            try:
-                output = chunk_record(record, self.settings)
-            except Exception as error:  # a bug outside chunking still stays in its record
-                logger.exception("answering record %r failed", record.record_id)
-                output = failed_record(
-                    record.record_id,
-                    f"internal error while answering this record: {type(error).__name__}: {error}",
-                )
-            self.outputs.append(output)

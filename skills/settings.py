@@ -38,6 +38,7 @@ ENV_SECTIONS = "CHUNK_SECTIONS"
 ENV_STRIP_MARKUP = "CHUNK_STRIP_MARKUP"
 ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
 ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
+ENV_CHUNK_WORKERS = "CHUNK_WORKERS"
 
 ALL_ENV_NAMES = (
     ENV_TEXT_SPLIT_MODE,
@@ -53,6 +54,7 @@ ALL_ENV_NAMES = (
     ENV_STRIP_MARKUP,
     ENV_MAX_REQUEST_BYTES,
     ENV_DEADLINE_SECONDS,
+    ENV_CHUNK_WORKERS,
     *EMBEDDING_ENV_NAMES,
 )
 """Every app setting the skill reads; the two API keys are never shown or logged."""
@@ -79,6 +81,12 @@ DEFAULT_DEADLINE_SECONDS = 200.0
 """Answer well inside the 230 s ceiling of both the skill `timeout` and Azure's load balancer."""
 MAX_DEADLINE_SECONDS = 230.0
 """Nobody waits longer: the indexer gives up at 230 s at most."""
+MAX_CHUNK_WORKERS = 64
+
+
+def default_chunk_workers() -> int:
+    """One worker process per CPU: chunking is CPU-bound, and embedding waits elsewhere."""
+    return max(os.cpu_count() or 1, 1)
 
 
 class SettingsError(Exception):
@@ -115,6 +123,9 @@ class Settings:
     """Bodies larger than this get HTTP 413 before they are parsed."""
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
     """The response goes out by then; unfinished records get a per-record error."""
+    chunk_workers: int = field(default_factory=default_chunk_workers)
+    """Worker processes that chunk records (a record that overruns the deadline has its
+    worker replaced); 0 chunks in the app's threads, where overrunning work cannot be stopped."""
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     """Embedding provider, model, batching and retries."""
     app_settings_used: frozenset[str] = field(default=frozenset(), compare=False)
@@ -175,6 +186,10 @@ def load_settings(
     overlap = integer(ENV_PAGE_OVERLAP_LENGTH, 0)
     pages = integer(ENV_MAXIMUM_PAGES_TO_TAKE, 0)
     max_bytes = integer(ENV_MAX_REQUEST_BYTES, 1)
+    workers = integer(ENV_CHUNK_WORKERS, 0)
+    if workers is not None and workers > MAX_CHUNK_WORKERS:
+        problems.append(f"{ENV_CHUNK_WORKERS} must be at most {MAX_CHUNK_WORKERS} (got {workers})")
+        workers = None
 
     def flag(name: str, default: bool) -> bool:
         if name not in given:
@@ -214,6 +229,7 @@ def load_settings(
         strip_markup=strip_markup,
         max_request_bytes=defaults.max_request_bytes if max_bytes is None else max_bytes,
         deadline_seconds=deadline,
+        chunk_workers=defaults.chunk_workers if workers is None else workers,
         embedding=embedding,
         app_settings_used=frozenset(given),
     )
@@ -274,6 +290,7 @@ def describe_settings(settings: Settings) -> dict[str, object]:
         ("stripMarkup", ENV_STRIP_MARKUP, settings.strip_markup),
         ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
         ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
+        ("chunkWorkers", ENV_CHUNK_WORKERS, settings.chunk_workers),
         *describe_embedding(settings.embedding),
     ]
     return {

@@ -19,6 +19,8 @@ from skills.app import build_app
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    from starlette.applications import Starlette
+
     from skills.settings import Settings, SettingsError
 
 SERVER_START_SECONDS = 10.0
@@ -193,12 +195,14 @@ class LiveServers:
 
     def start(self, settings: Settings | SettingsError) -> str:
         """Serve build_app(settings) on a free port; returns its base URL."""
+        return self.start_app(build_app(settings))
+
+    def start_app(self, app: Starlette) -> str:
+        """Serve `app` on a free port; returns its base URL."""
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.bind(("127.0.0.1", 0))  # the OS picks a free port; no race with other tests
         port = sock.getsockname()[1]
-        server = uvicorn.Server(
-            uvicorn.Config(build_app(settings), log_level="warning", lifespan="on")
-        )
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         give_up = time.monotonic() + SERVER_START_SECONDS

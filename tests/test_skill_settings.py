@@ -66,6 +66,7 @@ def test_every_app_setting_is_read() -> None:
             "EMBEDDING_BATCH_TOKENS": "20000",
             "EMBEDDING_CONCURRENCY": "2",
             "EMBEDDING_MAX_RETRIES": "0",
+            "CHUNK_WORKERS": "3",
             "UNRELATED": "x",
         }
     )
@@ -81,6 +82,7 @@ def test_every_app_setting_is_read() -> None:
     assert settings.strip_markup is True
     assert settings.max_request_bytes == 1000
     assert settings.deadline_seconds == 12.5
+    assert settings.chunk_workers == 3
     embedding = settings.embedding
     assert settings.embedding_provider == embedding.provider == "openai"
     assert (embedding.model, embedding.dimensions, embedding.send_dimensions) == (
@@ -116,6 +118,7 @@ def test_every_bad_value_is_named_in_one_error() -> None:
                 "EMBEDDING_PROVIDER": "magic",
                 "EMBEDDING_BATCH_SIZE": "4096",
                 "CHUNK_FORMAT": "pdf",
+                "CHUNK_WORKERS": "65",
             }
         )
     message = str(caught.value)
@@ -131,6 +134,7 @@ def test_every_bad_value_is_named_in_one_error() -> None:
         "EMBEDDING_PROVIDER must be one of azure_openai, openai, local, none (got 'magic')",
         "EMBEDDING_BATCH_SIZE must be an integer from 1 to 2048",
         "CHUNK_FORMAT must be one of auto, markdown, html, text",
+        "CHUNK_WORKERS must be at most 64 (got 65)",
     ):
         assert words in message
 

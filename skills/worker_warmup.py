@@ -1,0 +1,30 @@
+"""Imported only by the chunk workers' forkserver: warm every cache chunking fills lazily.
+
+The one module that does work at import time, on purpose: the forkserver imports it once,
+and every worker forked from it starts with the encodings, parsers and segmenter loaded
+(shared copy-on-write), so a worker that replaces a killed one answers its first record
+as fast as any other. Nothing else imports it.
+"""
+
+from __future__ import annotations
+
+from skills.chunk_records import chunk_record
+from skills.contract import InputRecord
+from skills.settings import Settings
+
+_SAMPLES = (
+    {"text": "# Title\n\nA sentence. Another one, with [a link](x).\n\n| a | b |\n|---|---|\n"},
+    {"text": "<h1>Title</h1><p>A sentence. Another one.</p>", "format": "html"},
+    {"text": "Plain text. Two sentences.", "textSplitMode": "sentences"},
+    {"text": "Tokens.", "encoderModelName": "o200k_base"},
+)
+
+
+def warm() -> None:
+    """Chunk one small record of each kind with the default settings."""
+    settings = Settings()
+    for number, data in enumerate(_SAMPLES):
+        chunk_record(InputRecord(record_id=str(number), data=data), settings)
+
+
+warm()

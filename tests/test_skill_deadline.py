@@ -1,0 +1,293 @@
+"""The deadline holds and the instance never wedges: overrunning records run in worker
+processes that are stopped at the deadline, and the next request is served normally.
+
+Issue 13's reproduction: six concurrent batches whose records outlast the deadline used to
+take every thread of the event loop's pool for good; no request was answered after that,
+while /api/health said "ok", and SIGTERM did not stop the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from skills.app import build_app
+from skills.contract import InputRecord
+from skills.settings import Settings
+from skills.workers import (
+    ChunkerState,
+    Done,
+    NotStarted,
+    Overran,
+    ProcessChunker,
+    ThreadChunker,
+    WorkerLost,
+)
+from tests.conftest import GUIDE, LiveServers, skill_body
+from tests.servers import uvicorn_subprocess
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from skills.contract import OutputRecord
+    from skills.settings import SettingsError
+    from skills.workers import Outcome
+
+LATE_SECONDS = 1.5
+"""How long after the deadline an answer may arrive: the kill, rendering, the loop's turn."""
+BIG = "\n\n".join(f"## Part {n}\n\n" + "Words in a paragraph. " * 40 for n in range(4500))
+"""~4 million characters: about 2 s of chunking here, far past the tests' deadlines."""
+
+
+def big_record(record_id: str = "big", text: str = BIG) -> dict[str, object]:
+    return {"recordId": record_id, "data": {"text": text}}
+
+
+def small_record(record_id: str) -> dict[str, object]:
+    return {"recordId": record_id, "data": {"text": GUIDE.format(n=record_id)}}
+
+
+@pytest.fixture
+def chunker() -> Iterator[ProcessChunker]:
+    pool = ProcessChunker(1)
+    chunk(pool, [small_record("warm")], 30.0)  # the first worker starts the forkserver
+    yield pool
+    asyncio.run(pool.aclose())
+
+
+def chunk(
+    pool: ProcessChunker, records: Sequence[dict[str, object]], seconds: float
+) -> list[Outcome]:
+    inputs = [InputRecord(str(r["recordId"]), r["data"]) for r in records]
+
+    async def go() -> list[Outcome]:
+        return await pool.chunk(inputs, Settings(), time.monotonic() + seconds)
+
+    return asyncio.run(go())
+
+
+def output(outcome: Outcome) -> OutputRecord:
+    assert isinstance(outcome, Done), outcome
+    return outcome.output
+
+
+def test_an_overrunning_record_is_stopped_and_its_worker_replaced(chunker: ProcessChunker) -> None:
+    started = time.monotonic()
+    (outcome,) = chunk(chunker, [big_record()], 0.3)
+    assert isinstance(outcome, Overran)
+    assert time.monotonic() - started < 0.3 + LATE_SECONDS
+    assert chunker.state().recycled == 1
+    # The replacement is ready: a small record is chunked well within a short deadline.
+    (after,) = chunk(chunker, [small_record("next")], 5.0)
+    assert output(after).data["chunks"]
+    assert chunker.state() == ChunkerState("processes", 1, 0, 0, 1)
+
+
+def test_a_worker_that_dies_mid_record_loses_only_that_record(chunker: ProcessChunker) -> None:
+    pids = chunker.pids()
+    assert len(pids) == 1
+
+    def kill_soon() -> None:
+        time.sleep(0.2)
+        os.kill(pids[0], signal.SIGKILL)
+
+    with ThreadPoolExecutor(1) as killer:
+        killer.submit(kill_soon)
+        (outcome,) = chunk(chunker, [big_record()], 10.0)
+    assert isinstance(outcome, WorkerLost)
+    (after,) = chunk(chunker, [small_record("next")], 5.0)
+    assert output(after).data["chunks"]
+    assert chunker.pids() not in ([], pids)
+
+
+def test_records_no_worker_was_free_for_are_not_started(chunker: ProcessChunker) -> None:
+    inputs = [InputRecord("big", {"text": BIG}), InputRecord("small", {"text": "Hello."})]
+
+    async def both() -> tuple[list[Outcome], list[Outcome]]:
+        now = time.monotonic()
+        first = chunker.chunk(inputs[:1], Settings(), now + 1.0)
+        second = chunker.chunk(inputs[1:], Settings(), now + 0.5)
+        return await asyncio.gather(first, second)
+
+    (big,), (small,) = asyncio.run(both())
+    assert isinstance(big, Overran)
+    assert isinstance(small, NotStarted)
+
+
+def test_a_batch_is_spread_over_the_workers_in_order() -> None:
+    pool = ProcessChunker(2)
+    try:
+        records = [small_record(f"r{n}") for n in range(7)]
+        outcomes = chunk(pool, records, 10.0)
+        assert [output(o).record_id for o in outcomes] == [f"r{n}" for n in range(7)]
+        pids = pool.pids()
+        assert len(pids) == 2
+    finally:
+        asyncio.run(pool.aclose())
+    assert pool.pids() == []
+    assert alive(set(pids)) == set()
+
+
+def test_a_thread_past_its_deadline_reports_degraded_until_it_ends() -> None:
+    threads = ThreadChunker()
+
+    async def go() -> tuple[list[Outcome], ChunkerState]:
+        outcomes = await threads.chunk(
+            [InputRecord("big", {"text": BIG})], Settings(), time.monotonic() + 0.2
+        )
+        return outcomes, threads.state()
+
+    (outcome,), during = asyncio.run(go())
+    assert isinstance(outcome, Overran)
+    assert during.degraded
+    give_up = time.monotonic() + 30
+    while threads.state().degraded and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert not threads.state().degraded
+
+
+class _Cancelling:
+    """A chunker in the middle of stopping an overrunning worker, for the health answer."""
+
+    async def chunk(
+        self, records: Sequence[InputRecord], settings: Settings | SettingsError, until: float
+    ) -> list[Outcome]:
+        return [NotStarted() for _ in records]
+
+    def state(self) -> ChunkerState:
+        return ChunkerState("processes", 2, 1, 1, 3)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_health_says_degraded_while_work_is_being_cancelled(live_servers: LiveServers) -> None:
+    url = live_servers.start_app(build_app(Settings(), chunker=_Cancelling()))
+    health = httpx.get(f"{url}/api/health", timeout=10)
+    assert health.status_code == 503
+    report = health.json()
+    assert report["status"] == "degraded"
+    assert report["chunking"] == {
+        "mode": "processes",
+        "workers": 2,
+        "busy": 1,
+        "cancelling": 1,
+        "recycled": 3,
+        "starting": 0,
+    }
+    answer = httpx.post(f"{url}/api/chunk", content=skill_body([small_record("a")]), timeout=10)
+    assert answer.status_code == 503  # nothing could be started: retry later
+    assert "Retry the batch after" in answer.json()["error"]["message"]
+    assert answer.headers["retry-after"] == "30"
+
+
+def skill_env(**settings: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CHUNK_")}
+    env.update(EMBEDDING_PROVIDER="none", **settings)
+    return env
+
+
+def test_overrunning_batches_do_not_wedge_the_server() -> None:
+    """Issue 13, defect 1, over real HTTP with the documented uvicorn command."""
+    deadline = 1.0  # six 8 MB bodies must be read and parsed well within it
+    env = skill_env(SKILL_DEADLINE_SECONDS=str(deadline), CHUNK_WORKERS="2")
+    with uvicorn_subprocess(env) as (url, _), httpx.Client(timeout=30) as client:
+        wait_until_ready(client, url)
+        body = skill_body([big_record(text=BIG + BIG), small_record("small")])
+
+        def post_timed(_: int) -> tuple[float, httpx.Response]:
+            started = time.monotonic()
+            response = client.post(f"{url}/api/chunk", content=body)
+            return time.monotonic() - started, response
+
+        with ThreadPoolExecutor(6) as senders:
+            answers = list(senders.map(post_timed, range(6)))
+        for elapsed, response in answers:
+            assert elapsed < deadline + LATE_SECONDS
+            assert response.status_code in (200, 503)
+            if response.status_code == 200:
+                big, _small = response.json()["values"]
+                assert "was still being chunked at the skill's deadline" in json.dumps(big)
+        assert any(response.status_code == 200 for _, response in answers)
+        # The next request is served normally, and health tells the truth again.
+        started = time.monotonic()
+        after = client.post(f"{url}/api/chunk", content=skill_body([small_record("after")]))
+        assert time.monotonic() - started < deadline
+        assert after.status_code == 200
+        assert after.json()["values"][0]["data"]["chunks"]
+        health = client.get(f"{url}/api/health").json()
+        assert health["status"] == "ok"
+        assert health["chunking"]["recycled"] >= 2
+
+
+def test_sigterm_stops_the_server_and_its_workers_promptly() -> None:
+    env = skill_env(SKILL_DEADLINE_SECONDS="2", CHUNK_WORKERS="2")
+    with uvicorn_subprocess(env) as (url, server), httpx.Client(timeout=30) as client:
+        wait_until_ready(client, url)
+        family = descendants(server.pid)
+        assert len(family) >= 3  # the forkserver and two workers
+        with ThreadPoolExecutor(1) as sender:
+            in_flight = sender.submit(
+                client.post, f"{url}/api/chunk", content=skill_body([big_record()])
+            )
+            time.sleep(0.3)
+            stopping = time.monotonic()
+            server.send_signal(signal.SIGTERM)
+            server.wait(2 + LATE_SECONDS + 5)
+            assert time.monotonic() - stopping < 2 + LATE_SECONDS + 5
+            assert in_flight.result().status_code == 200  # answered before the server went
+        give_up = time.monotonic() + 5
+        while alive(family) and time.monotonic() < give_up:
+            time.sleep(0.05)
+        assert alive(family) == set()
+
+
+def wait_until_ready(client: httpx.Client, url: str) -> None:
+    """Health is 503 "starting" until the workers are up, then 200 "ok"."""
+    give_up = time.monotonic() + 30
+    while (health := client.get(f"{url}/api/health")).status_code != 200:
+        assert health.json()["status"] == "starting"
+        assert time.monotonic() < give_up
+        time.sleep(0.05)
+    assert health.json()["chunking"]["starting"] == 0
+
+
+def descendants(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            parent = _parent(int(entry.name))
+            if parent is not None:
+                children.setdefault(parent, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    state_and_rest = stat.rsplit(")", 1)[1].split()
+    if state_and_rest[0] == "Z":
+        return None  # a zombie is already dead
+    return int(state_and_rest[1])
+
+
+def alive(pids: set[int]) -> set[int]:
+    return {pid for pid in pids if _parent(pid) is not None}
