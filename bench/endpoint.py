@@ -1,6 +1,7 @@
 """The skill end to end under an indexer's load, against a simulated embedding quota.
 
     python -m bench.endpoint [--seconds 60] [--parallelism 4] [--records 50] ...
+    python -m bench.endpoint --soak [--seconds 600] [--clients 10] [--deadline 20]
 
 Starts an OpenAI-compatible stub (tests/openai_stub.py) with a latency and a
 tokens-per-window quota (429 + retry-after past it), serves the skill with uvicorn
@@ -146,7 +147,27 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--window", type=float, default=10.0, help="quota window, s")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument(
+        "--soak",
+        action="store_true",
+        help="soak test instead: normal, huge, pathological and broken batches with "
+        "embedding faults at random (bench/soak.py)",
+    )
+    parser.add_argument("--clients", type=int, default=10, help="soak: concurrent clients")
+    parser.add_argument("--deadline", type=float, default=20.0, help="soak: skill deadline, s")
     args = parser.parse_args(argv)
+    if args.soak:
+        from bench.soak import soak
+
+        documents = load_corpus(args.corpus, "markdown")
+        return soak(
+            _start_server,
+            _free_port(),
+            documents,
+            seconds=args.seconds,
+            clients=args.clients,
+            deadline=args.deadline,
+        )
 
     documents = load_corpus(args.corpus, "markdown")
     texts = [(d.name, d.text) for d in documents]

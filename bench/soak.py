@@ -1,0 +1,348 @@
+"""A soak test: normal batches while huge, pathological and broken ones and embedding
+faults come at random; nothing may be lost, late, starved, or hidden from /api/health.
+
+    python -m bench.endpoint --soak [--seconds 600] [--clients 10] [--deadline 20]
+
+Serves the skill with uvicorn in a subprocess (EMBEDDING_PROVIDER=openai against the
+OpenAI-compatible stub), then `--clients` concurrent clients send, at random: normal
+batches of corpus documents (60%), a huge document of 4 to 16 million characters (10%),
+one of the pathological shapes issue 13 found (20%), and broken requests (10%). A fault
+thread switches the stub to a fault (429 storms, 500s, answers slower than the deadline,
+dropped connections, an HTML error page) for a few seconds at a time. A prober asks
+/api/health and sends a tiny batch every second: health "lied" when it said "ok" while
+the tiny batch was not answered by the deadline.
+
+Reports requests; records sent and answered (a 200 naming the record, or an HTTP error
+answering the whole batch: must be equal); answers later than the deadline (must be 0);
+p50/p99 latency of the normal batches (p99 must stay under the deadline); the peak
+resident memory of the server's process tree; health lies. Exits non-zero if any goal
+is missed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+
+from tests.openai_stub import HEALTHY, OpenAIStub, Reply
+
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Callable
+
+    from bench.documents import Document
+
+LATE_GRACE_SECONDS = 2.0
+"""An answer this long after the deadline is late: rendering is in the deadline's reserve."""
+CLIENT_TIMEOUT_SECONDS = 230.0
+PROBE_INTERVAL_SECONDS = 1.0
+RSS_INTERVAL_SECONDS = 0.5
+KIB = 1024
+
+PATHOLOGICAL: tuple[tuple[str, Callable[[], dict[str, object]]], ...] = (
+    ("a million '.'", lambda: {"text": "." * 1_000_000}),
+    ("1.2.3...", lambda: {"text": ".".join(str(n % 10) for n in range(600_000))}),
+    ("e.g. x 200k", lambda: {"text": "e.g. " * 200_000}),
+    ("a million '。'", lambda: {"text": "。" * 1_000_000, "language": "zh"}),
+    ("CJK sentences", lambda: {"text": "这是一个句子。" * 43_000, "language": "zh"}),
+    ("1 MB without spaces", lambda: {"text": "x" * 1_000_000}),
+    ("100k headings", lambda: {"text": "# h\n" * 100_000}),
+    (
+        "sentences mode",
+        lambda: {"text": "A sentence here. " * 60_000, "textSplitMode": "sentences"},
+    ),
+    (
+        "words at 300 characters",
+        lambda: {"text": "word " * 400_000, "unit": "characters", "maximumPageLength": 300},
+    ),
+)  # fmt: skip
+BROKEN: tuple[bytes, ...] = (
+    b"not json",
+    b'{"values": "nope"}',
+    b'{"values": [{"recordId": "x", "data": {"text": 42}}]}',
+    b'{"values": [{"recordId": "y", "data": {"text": "ok", "maximumPageLength": 1e308}}]}',
+)
+FAULTS: tuple[tuple[str, Reply], ...] = (
+    ("429 storm", Reply(status=429, retry_after_ms=500)),
+    ("500", Reply(status=500)),
+    ("slower than the deadline", Reply(delay=30.0)),
+    ("dropped connection", Reply(disconnect=True)),
+    ("HTML error page", Reply(status=502, body=b"<html>Bad gateway</html>",
+                              content_type="text/html")),
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class SoakTally:
+    """What the clients and the prober saw."""
+
+    requests: int = 0
+    records_sent: int = 0
+    records_answered: int = 0
+    late: list[tuple[str, float]] = field(default_factory=list)
+    normal_latencies: list[float] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)
+    statuses: dict[int, int] = field(default_factory=dict)
+    lost: list[str] = field(default_factory=list)
+    """Requests not answered at all (connection error or client timeout)."""
+    probes: int = 0
+    health_lies: int = 0
+    health_unanswered: int = 0
+    health_states: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, int] = field(default_factory=dict)
+    peak_rss_mb: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count(self, table: dict[str, int] | dict[int, int], key: object) -> None:
+        with self.lock:
+            table[key] = table.get(key, 0) + 1  # type: ignore[index, call-overload]
+
+
+@dataclass(frozen=True, slots=True)
+class Mix:
+    """The request bodies the clients pick from."""
+
+    normal: list[bytes]
+    huge: list[bytes]
+
+
+def build_mix(documents: list[Document]) -> Mix:
+    texts = [d.text for d in documents]
+    groups = [texts[k : k + 5] for k in range(0, len(texts), 5)]
+    normal = [
+        json.dumps({"values": [{"recordId": f"n{i}-{j}", "data": {"text": text}}
+                               for j, text in enumerate(group)]}).encode()
+        for i, group in enumerate(groups)
+    ]  # fmt: skip
+    stream = "\n\n".join(texts)
+    huge = []
+    for size in (4_000_000, 16_000_000):
+        text = (stream * (size // len(stream) + 1))[:size]
+        huge.append(json.dumps({"values": [{"recordId": "huge", "data": {"text": text}}]}).encode())
+    return Mix(normal, huge)
+
+
+def _record_ids(body: bytes) -> list[str]:
+    try:
+        values = json.loads(body)["values"]
+        return [str(value["recordId"]) for value in values]
+    except (ValueError, KeyError, TypeError):
+        return ["(unparsable batch)"]
+
+
+def _client(
+    url: str, mix: Mix, stop_at: float, deadline: float, tally: SoakTally, seed: int
+) -> None:
+    rng = random.Random(seed)
+    with httpx.Client(timeout=CLIENT_TIMEOUT_SECONDS) as client:
+        while time.monotonic() < stop_at:
+            roll = rng.random()
+            if roll < 0.6:
+                kind, body = "normal", rng.choice(mix.normal)
+            elif roll < 0.7:
+                kind, body = "huge", rng.choice(mix.huge)
+            elif roll < 0.9:
+                name, make = rng.choice(PATHOLOGICAL)
+                kind = f"pathological: {name}"
+                body = json.dumps({"values": [{"recordId": "p", "data": make()}]}).encode()
+            else:
+                kind, body = "broken", rng.choice(BROKEN)
+            _send(client, url, kind, body, deadline, tally)
+
+
+def _send(
+    client: httpx.Client, url: str, kind: str, body: bytes, deadline: float, tally: SoakTally
+) -> None:
+    ids = _record_ids(body)
+    began = time.monotonic()
+    try:
+        response = client.post(url, content=body, headers={"content-type": "application/json"})
+    except httpx.HTTPError as error:
+        with tally.lock:
+            tally.requests += 1
+            tally.records_sent += len(ids)
+            tally.lost.append(f"{kind}: {type(error).__name__}")
+        return
+    elapsed = time.monotonic() - began
+    answered = len(ids) if response.status_code != httpx.codes.OK else 0
+    if response.status_code == httpx.codes.OK:
+        got = [str(value["recordId"]) for value in response.json()["values"]]
+        answered = sum(1 for record_id in ids if record_id in got)
+    with tally.lock:
+        tally.requests += 1
+        tally.records_sent += len(ids)
+        tally.records_answered += answered
+        family = kind.split(":", maxsplit=1)[0]
+        tally.kinds[family] = tally.kinds.get(family, 0) + 1
+        tally.statuses[response.status_code] = tally.statuses.get(response.status_code, 0) + 1
+        if elapsed > deadline + LATE_GRACE_SECONDS:
+            tally.late.append((kind, elapsed))
+        if kind == "normal":
+            tally.normal_latencies.append(elapsed)
+
+
+def _inject_faults(stub: OpenAIStub, stop_at: float, tally: SoakTally, seed: int) -> None:
+    rng = random.Random(seed)
+    while time.monotonic() < stop_at:
+        time.sleep(rng.uniform(2.0, 6.0))
+        name, reply = rng.choice(FAULTS)
+        tally.count(tally.faults, name)
+        stub.default = reply
+        time.sleep(rng.uniform(1.0, 4.0))
+        stub.default = HEALTHY
+
+
+def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally) -> None:
+    tiny = json.dumps({"values": [{"recordId": "probe", "data": {"text": "# Probe\n\nHi."}}]})
+    with httpx.Client(timeout=deadline + LATE_GRACE_SECONDS) as client:
+        while time.monotonic() < stop_at:
+            time.sleep(PROBE_INTERVAL_SECONDS)
+            try:
+                health = client.get(f"{base}/api/health", timeout=5.0)
+                status = str(health.json().get("status"))
+            except (httpx.HTTPError, ValueError):
+                tally.count(tally.health_states, "unanswered")
+                with tally.lock:
+                    tally.health_unanswered += 1
+                continue
+            tally.count(tally.health_states, status)
+            try:
+                served = client.post(f"{base}/api/chunk", content=tiny).status_code in (200, 503)
+            except httpx.HTTPError:
+                served = False
+            with tally.lock:
+                tally.probes += 1
+                if status == "ok" and not served:
+                    tally.health_lies += 1
+
+
+def _tree_rss_mb(root: int) -> float:
+    """Resident memory of `root` and every process below it, in MB."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int(
+                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+                )
+            except (OSError, IndexError, ValueError):
+                continue
+    family, todo = {root}, [root]
+    while todo:
+        current = todo.pop()
+        for pid, parent in parents.items():
+            if parent == current and pid not in family:
+                family.add(pid)
+                todo.append(pid)
+    total_kib = 0
+    for pid in family:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total_kib += int(line.split()[1])
+        except OSError:
+            continue
+    return total_kib / KIB
+
+
+def _watch_memory(root: int, stop_at: float, tally: SoakTally) -> None:
+    while time.monotonic() < stop_at:
+        tally.peak_rss_mb = max(tally.peak_rss_mb, _tree_rss_mb(root))
+        time.sleep(RSS_INTERVAL_SECONDS)
+
+
+def soak(
+    start_server: Callable[[int, dict[str, str]], subprocess.Popen[str]],
+    port: int,
+    documents: list[Document],
+    *,
+    seconds: float,
+    clients: int,
+    deadline: float,
+    seed: int = 13,
+) -> int:
+    """Run the soak; print the report; 0 if every goal was met."""
+    mix = build_mix(documents)
+    tally = SoakTally()
+    with OpenAIStub(dimensions=256, latency=0.02) as stub:
+        env = {
+            **os.environ,
+            "EMBEDDING_PROVIDER": "openai",
+            "OPENAI_BASE_URL": stub.base_url,
+            "OPENAI_API_KEY": "soak",
+            "EMBEDDING_MODEL": "text-embedding-3-small",
+            "EMBEDDING_DIMENSIONS": "256",
+            "SKILL_DEADLINE_SECONDS": f"{deadline:g}",
+        }
+        server = start_server(port, env)
+        threading.Thread(target=lambda: server.stderr and server.stderr.read(), daemon=True).start()
+        base = f"http://127.0.0.1:{port}"
+        began = time.monotonic()
+        stop_at = began + seconds
+        background = [
+            threading.Thread(target=_inject_faults, args=(stub, stop_at, tally, seed), daemon=True),
+            threading.Thread(target=_probe, args=(base, stop_at, deadline, tally), daemon=True),
+            threading.Thread(target=_watch_memory, args=(server.pid, stop_at, tally), daemon=True),
+        ]
+        for thread in background:
+            thread.start()
+        with ThreadPoolExecutor(clients) as pool:
+            for n in range(clients):
+                pool.submit(_client, f"{base}/api/chunk", mix, stop_at, deadline, tally, seed + n)
+        for thread in background:
+            thread.join(deadline + 10)
+        elapsed = time.monotonic() - began
+        server.terminate()
+        server.wait(timeout=60)
+    return _report(tally, elapsed, clients, deadline)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
+
+def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> int:
+    p50 = _percentile(tally.normal_latencies, 0.5)
+    p99 = _percentile(tally.normal_latencies, 0.99)
+    goals = {
+        "records sent = records answered": tally.records_sent == tally.records_answered
+        and not tally.lost,
+        "0 answers after the deadline": not tally.late,
+        "normal-batch p99 under the deadline": p99 < deadline,
+        "health never lied": tally.health_lies == 0 and tally.health_unanswered == 0,
+    }
+    print(f"# Soak: {elapsed:.0f} s, {clients} clients, deadline {deadline:g} s\n")
+    print("| figure | value |\n| --- | ---: |")
+    rows = [
+        ("requests", f"{tally.requests} ({json.dumps(tally.kinds)})"),
+        ("HTTP statuses", json.dumps(tally.statuses)),
+        ("records sent / answered", f"{tally.records_sent} / {tally.records_answered}"),
+        ("requests not answered", f"{len(tally.lost)}"),
+        ("answers after the deadline", f"{len(tally.late)}"),
+        ("normal batches p50 / p99", f"{p50:.2f} s / {p99:.2f} s ({len(tally.normal_latencies)})"),
+        ("embedding faults injected", json.dumps(tally.faults)),
+        ("health probes / lies / unanswered",
+         f"{tally.probes} / {tally.health_lies} / {tally.health_unanswered}"),
+        ("health states seen", json.dumps(tally.health_states)),
+        ("peak RSS, server and workers", f"{tally.peak_rss_mb:.0f} MB"),
+    ]  # fmt: skip
+    for name, value in rows:
+        print(f"| {name} | {value} |")
+    for kind, seconds in tally.late[:10]:
+        print(f"late: {kind} answered after {seconds:.1f} s")
+    for lost in tally.lost[:10]:
+        print(f"not answered: {lost}")
+    print()
+    for goal, met in goals.items():
+        print(f"{goal}: {'met' if met else 'NOT met'}")
+    return 0 if all(goals.values()) else 1
