@@ -98,9 +98,10 @@ def build_app(
             state = chunkers.state()
             if state is not None:
                 report["chunking"] = state.as_json()
-                if state.status != "ok":
-                    # Overrunning work is being stopped, or workers are starting: say so.
-                    report["status"] = state.status
+                report["status"] = state.status
+                if state.degraded:
+                    # Overrunning work is being stopped: not "ok". Starting workers are
+                    # not a fault: requests wait for them (within their deadline).
                     status = HTTP_UNAVAILABLE
         return _json_response(report, status)
 

@@ -21,11 +21,11 @@ import contextlib
 import ctypes
 import logging
 import multiprocessing
-import queue
 import sys
 import threading
 import time
 import weakref
+from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -49,6 +49,8 @@ MINIMUM_START_SECONDS = 0.05
 """A record is not handed to a worker with less time than this left: it could only overrun."""
 STOP_GRACE_SECONDS = 5.0
 """How long a killed worker is waited for before its slot starts a replacement anyway."""
+LARGE_CHARACTERS = 200_000
+"""Records with more text than this are large: they may occupy every worker but one."""
 ANSWER_GRACE_SECONDS = 0.5
 """How long past a record's deadline the request waits for its worker's verdict."""
 PR_SET_PDEATHSIG = 1
@@ -145,12 +147,17 @@ class ProcessChunker:
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(PRELOAD))
-        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._jobs = _Board()
         self._counts = _Counts()
         self._slots = [_Slot(context, self._counts) for _ in range(workers)]
         self._threads = [
             threading.Thread(
-                target=slot.serve, args=(self._jobs,), name=f"chunk-worker-{i}", daemon=True
+                target=slot.serve,
+                # One worker (of two or more) is kept for small records: however many
+                # huge or pathological records arrive, a normal batch never waits for them.
+                args=(self._jobs, i == 0 and workers > 1),
+                name=f"chunk-worker-{i}",
+                daemon=True,
             )
             for i, slot in enumerate(self._slots)
         ]
@@ -166,7 +173,7 @@ class ProcessChunker:
         futures: list[Future[Outcome]] = []
         for record in records:
             future: Future[Outcome] = Future()
-            self._jobs.put(_Job(record, settings, until, future))
+            self._jobs.put(_Job(record, settings, until, future, _is_large(record)))
             futures.append(future)
         waiting = [asyncio.wrap_future(future) for future in futures]
         # A worker answers Overran itself at `until`; the grace covers the kill, and the
@@ -204,12 +211,48 @@ class ProcessChunker:
             thread.join(STOP_GRACE_SECONDS)
 
 
-def _shut_down(jobs: queue.SimpleQueue[_Job | None], slots: Sequence[_Slot]) -> None:
+def _shut_down(jobs: _Board, slots: Sequence[_Slot]) -> None:
     for slot in slots:
         slot.closed = True
-        jobs.put(None)
+    jobs.close()
     for slot in slots:
         slot.kill()
+
+
+def _is_large(record: InputRecord) -> bool:
+    text = record.data.get("text") if isinstance(record.data, dict) else None
+    return isinstance(text, str) and len(text) > LARGE_CHARACTERS
+
+
+class _Board:
+    """Queued records, small and large apart, handed out in arrival order within each."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Condition()
+        self.small: deque[_Job] = deque()
+        self.large: deque[_Job] = deque()
+        self.closed = False
+
+    def put(self, job: _Job) -> None:
+        with self.ready:
+            (self.large if job.large else self.small).append(job)
+            self.ready.notify_all()
+
+    def take(self, small_only: bool) -> _Job | None:
+        """The next job (small ones first), waiting for one; None once closed."""
+        with self.ready:
+            while not self.closed:
+                if self.small:
+                    return self.small.popleft()
+                if self.large and not small_only:
+                    return self.large.popleft()
+                self.ready.wait()
+            return None
+
+    def close(self) -> None:
+        with self.ready:
+            self.closed = True
+            self.ready.notify_all()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +261,7 @@ class _Job:
     settings: Settings | SettingsError
     until: float
     future: Future[Outcome]
+    large: bool
 
 
 class _Counts:
@@ -256,13 +300,13 @@ class _Slot:
         self.connection: Connection | None = None
         self.closed = False
 
-    def serve(self, jobs: queue.SimpleQueue[_Job | None]) -> None:
-        """Take jobs until told to stop (None); runs on the slot's daemon thread."""
+    def serve(self, jobs: _Board, small_only: bool) -> None:
+        """Take jobs until the board closes; runs on the slot's daemon thread."""
         try:
             self._start()  # before the first record, so it never waits for a worker to start
         except Exception:
             logger.exception("a chunk worker could not be started; retrying at the next record")
-        while (job := jobs.get()) is not None:
+        while (job := jobs.take(small_only)) is not None:
             if not job.future.set_running_or_notify_cancel():
                 continue
             if job.until - time.monotonic() < MINIMUM_START_SECONDS or self.closed:

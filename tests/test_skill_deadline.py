@@ -9,7 +9,6 @@ while /api/health said "ok", and SIGTERM did not stop the server.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import time
@@ -44,8 +43,8 @@ if TYPE_CHECKING:
 
 LATE_SECONDS = 1.5
 """How long after the deadline an answer may arrive: the kill, rendering, the loop's turn."""
-BIG = "\n\n".join(f"## Part {n}\n\n" + "Words in a paragraph. " * 40 for n in range(4500))
-"""~4 million characters: about 2 s of chunking here, far past the tests' deadlines."""
+BIG = "\n\n".join(f"## Part {n}\n\n" + "Words in a paragraph. " * 40 for n in range(9000))
+"""~8 million characters: 2 s of chunking or more here, far past the tests' deadlines."""
 
 
 def big_record(record_id: str = "big", text: str = BIG) -> dict[str, object]:
@@ -110,17 +109,32 @@ def test_a_worker_that_dies_mid_record_loses_only_that_record(chunker: ProcessCh
 
 
 def test_records_no_worker_was_free_for_are_not_started(chunker: ProcessChunker) -> None:
-    inputs = [InputRecord("big", {"text": BIG}), InputRecord("small", {"text": "Hello."})]
+    inputs = [InputRecord("big", {"text": BIG}), InputRecord("later", {"text": BIG})]
 
     async def both() -> tuple[list[Outcome], list[Outcome]]:
         now = time.monotonic()
-        first = chunker.chunk(inputs[:1], Settings(), now + 1.0)
-        second = chunker.chunk(inputs[1:], Settings(), now + 0.5)
+        first = chunker.chunk(inputs[:1], Settings(), now + 0.6)
+        second = chunker.chunk(inputs[1:], Settings(), now + 0.3)
         return await asyncio.gather(first, second)
 
-    (big,), (small,) = asyncio.run(both())
+    (big,), (later,) = asyncio.run(both())
     assert isinstance(big, Overran)
-    assert isinstance(small, NotStarted)
+    assert isinstance(later, NotStarted)
+
+
+def test_a_small_record_never_waits_behind_large_ones() -> None:
+    pool = ProcessChunker(2)
+    try:
+        chunk(pool, [small_record("warm")], 30.0)
+        records = [big_record(f"big{n}") for n in range(3)] + [small_record("small")]
+        started = time.monotonic()
+        *bigs, small = chunk(pool, records, 0.6)
+        # The big ones hold one worker in turn; the other was free for the small record.
+        assert output(small).data["chunks"]
+        assert [type(outcome) for outcome in bigs] == [Overran, NotStarted, NotStarted]
+        assert time.monotonic() - started < 0.6 + LATE_SECONDS
+    finally:
+        asyncio.run(pool.aclose())
 
 
 def test_a_batch_is_spread_over_the_workers_in_order() -> None:
@@ -198,11 +212,11 @@ def skill_env(**settings: str) -> dict[str, str]:
 
 def test_overrunning_batches_do_not_wedge_the_server() -> None:
     """Issue 13, defect 1, over real HTTP with the documented uvicorn command."""
-    deadline = 1.0  # six 8 MB bodies must be read and parsed well within it
+    deadline = 0.8  # six 8 MB bodies must be read and parsed well within it
     env = skill_env(SKILL_DEADLINE_SECONDS=str(deadline), CHUNK_WORKERS="2")
     with uvicorn_subprocess(env) as (url, _), httpx.Client(timeout=30) as client:
         wait_until_ready(client, url)
-        body = skill_body([big_record(text=BIG + BIG), small_record("small")])
+        body = skill_body([big_record(), small_record("small")])
 
         def post_timed(_: int) -> tuple[float, httpx.Response]:
             started = time.monotonic()
@@ -211,13 +225,17 @@ def test_overrunning_batches_do_not_wedge_the_server() -> None:
 
         with ThreadPoolExecutor(6) as senders:
             answers = list(senders.map(post_timed, range(6)))
+        big_errors = []
         for elapsed, response in answers:
             assert elapsed < deadline + LATE_SECONDS
-            assert response.status_code in (200, 503)
-            if response.status_code == 200:
-                big, _small = response.json()["values"]
-                assert "was still being chunked at the skill's deadline" in json.dumps(big)
-        assert any(response.status_code == 200 for _, response in answers)
+            assert response.status_code == 200
+            big, small = response.json()["values"]
+            (error,) = big["errors"]
+            big_errors.append(error["message"])
+            # Big records may hold one worker only: every small record was chunked.
+            assert small["errors"] == []
+            assert small["data"]["chunks"]
+        assert any("was still being chunked at the skill's deadline" in m for m in big_errors)
         # The next request is served normally, and health tells the truth again.
         started = time.monotonic()
         after = client.post(f"{url}/api/chunk", content=skill_body([small_record("after")]))
@@ -226,7 +244,7 @@ def test_overrunning_batches_do_not_wedge_the_server() -> None:
         assert after.json()["values"][0]["data"]["chunks"]
         health = client.get(f"{url}/api/health").json()
         assert health["status"] == "ok"
-        assert health["chunking"]["recycled"] >= 2
+        assert health["chunking"]["recycled"] >= 1
 
 
 def test_sigterm_stops_the_server_and_its_workers_promptly() -> None:
@@ -252,13 +270,13 @@ def test_sigterm_stops_the_server_and_its_workers_promptly() -> None:
 
 
 def wait_until_ready(client: httpx.Client, url: str) -> None:
-    """Health is 503 "starting" until the workers are up, then 200 "ok"."""
+    """Health says "starting" (still 200: requests wait for the workers) until they are up."""
     give_up = time.monotonic() + 30
-    while (health := client.get(f"{url}/api/health")).status_code != 200:
-        assert health.json()["status"] == "starting"
+    while (health := client.get(f"{url}/api/health").json())["status"] != "ok":
+        assert health["status"] == "starting"
         assert time.monotonic() < give_up
         time.sleep(0.05)
-    assert health.json()["chunking"]["starting"] == 0
+    assert health["chunking"]["starting"] == 0
 
 
 def descendants(root: int) -> set[int]:
