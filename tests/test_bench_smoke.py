@@ -75,6 +75,29 @@ def test_endpoint_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str]) 
     assert "no log lines" not in printed
 
 
+def test_soak_runs_and_checks_its_goals(capsys: pytest.CaptureFixture[str]) -> None:
+    """A short soak: every record answered, none late, health never lying."""
+    from bench import endpoint
+
+    status = endpoint.main(
+        ["--soak", "--seconds", "4", "--clients", "3", "--deadline", "5", "--corpus", str(FIXTURES)]
+    )
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+    assert "| records sent / answered |" in printed
+    assert "records sent = records answered: met" in printed
+    assert "health never lied: met" in printed
+
+
+def test_worker_overhead_benchmark_prints_its_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import workers
+
+    assert workers.main(["--corpus", str(FIXTURES), "--rounds", "1", "--batch", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "worker overhead: worst ratio" in printed
+    assert "1 record(s) per request" in printed
+
+
 def test_rounds_keep_each_chunkers_fastest_time_and_first_chunks() -> None:
     from bench.speed import Timing, _keep_faster
 
