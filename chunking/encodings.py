@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import tiktoken
 
-from chunking.options import OptionError
+from chunking.options import OptionError, clipped_repr
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -183,6 +183,7 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     """
     if name not in RECIPES:
         raise OptionError(
-            f"encoderModelName must be one of {', '.join(SUPPORTED_ENCODERS)} (got {name!r})"
+            f"encoderModelName must be one of {', '.join(SUPPORTED_ENCODERS)} "
+            f"(got {clipped_repr(name)})"
         )
     return _build(name, _shipped_ranks(RECIPES[name].file))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from chunking import ChunkOptions, Limits, OptionError
+from chunking.options import clipped_repr
 from skills.settings import FORMATS, SPLIT_MODES, UNITS
 from skills.values import describe, parse_choice, parse_integer
 
@@ -187,7 +188,8 @@ def _read_format(reader: _Reader, settings: Settings) -> FormatName:
     known = parse_choice(name, FORMAT_ALIASES)
     if known is None:
         reader.warnings.append(
-            f"input 'format' {name!r} is not one of {', '.join(FORMATS)}; chunked as text"
+            f"input 'format' {clipped_repr(name)} is not one of {', '.join(FORMATS)}; "
+            "chunked as text"
         )
         return "text"
     return known

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chunking import SplitMode, Unit
+from skills.chunk_records import chunk_record
+from skills.contract import InputRecord
 from skills.record_inputs import (
     InputErrors,
     RecordInputs,
@@ -89,6 +91,56 @@ def test_closed_sets_match_ignoring_case_and_name_the_allowed_values() -> None:
     (message,) = errors({"text": "x", "unit": "tokens"})
     assert (
         message == "input 'unit' must be one of characters, azureOpenAITokens (got string 'tokens')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"maximumPageLength": 1e308},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens (got 1e+308)",
+        ),
+        (
+            {"maximumPageLength": -(10**4000)},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens (got under -1e+308)",
+        ),
+        (
+            {"maximumPageLength": 123_456_789_012_345_678_901_234},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens (got 1.23e+23)",
+        ),
+        (
+            {"maximumPageLength": 512, "pageOverlapLength": 1e308},
+            "pageOverlapLength must be at least 0 and less than half of maximumPageLength "
+            "(< 256; got 1e+308)",
+        ),
+        (
+            {"maximumPagesToTake": -1e308},
+            "maximumPagesToTake must be 0 (all) or more (got -1e+308)",
+        ),
+        (
+            {"maximumPageLength": -12_345_678_901_234_567_890},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens "
+            "(got -12345678901234567890)",
+        ),
+    ],
+)
+def test_huge_numbers_are_echoed_clipped(data: dict[str, object], message: str) -> None:
+    """Regression (issue 13, defect 7): 1e308 was echoed as its 309 digits."""
+    assert errors({"text": "x", **data}) == (message,)
+
+
+def test_huge_names_are_echoed_clipped() -> None:
+    record = chunk_record(
+        InputRecord("1", {"text": "x", "encoderModelName": "n" * 100_000}), Settings()
+    )
+    assert record.errors == (
+        "encoderModelName must be one of cl100k_base, r50k_base, p50k_base, p50k_edit "
+        f"(got '{'n' * 36}...)",
+    )
+    (warning,) = read({"text": "x", "format": "p" * 100_000}).warnings
+    assert warning == (
+        f"input 'format' '{'p' * 36}... is not one of auto, markdown, html, text; chunked as text"
     )
 
 
