@@ -219,3 +219,47 @@ def test_lone_surrogates_become_replacement_characters_with_a_warning() -> None:
 
 def test_replace_lone_surrogates_keeps_valid_text() -> None:
     assert replace_lone_surrogates("ok 😀") == ("ok 😀", 0)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://x.test/docs/guide.md",
+        "HTTP://Example.COM:8080/a?b=1#top",
+        "https://acct.blob.core.windows.net/docs/my%20file.md",
+        "https://x.test/path with spaces/é.md",
+        "https://[::1]:8443/page",
+    ],
+)
+def test_http_and_https_urls_are_kept(url: str) -> None:
+    assert read({"text": "x", "url": url}).url == url
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("javascript:alert(1)", "an absolute http or https URL (got string 'javascript:alert(1)')"),
+        ("ftp://x.test/file", "an absolute http or https URL (got string 'ftp://x.test/file')"),
+        ("file:///etc/passwd", "an absolute http or https URL (got string 'file:///etc/passwd')"),
+        ("x.test/page", "an absolute http or https URL (got string 'x.test/page')"),
+        ("/docs/page", "an absolute http or https URL (got string '/docs/page')"),
+        ("https://", "an absolute http or https URL (got string 'https://')"),
+        ("http://[::1", "an absolute http or https URL (got string 'http://[::1')"),
+        ("https://x.test/a\nb", "without control characters (U+000A at 16)"),
+        ("https://x.test/\x00", "without control characters (U+0000 at 15)"),
+        ("https://x.test/\x7f", "without control characters (U+007F at 15)"),
+        ("https://x.test/\x85", "without control characters (U+0085 at 15)"),
+        (" https://x.test/", "without spaces at either end (got string ' https://x.test/')"),
+        (
+            "https://x.test/\u00a0",
+            "without spaces at either end (got string 'https://x.test/\\xa0')",
+        ),
+        (
+            "https://x.test:99999/",
+            "an absolute http or https URL (got string 'https://x.test:99999/')",
+        ),
+    ],
+)
+def test_other_urls_are_record_errors(url: str, reason: str) -> None:
+    """Regression (issue 13, defect 7): `url` was copied into every chunk unchecked."""
+    assert errors({"text": "x", "url": url}) == (f"input 'url' must be {reason}",)
