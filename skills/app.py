@@ -76,11 +76,13 @@ def build_app(
             report["error"] = str(settings_now)
             status = HTTP_UNAVAILABLE
         else:
+            embedding = settings_now.embedding
+            embeds = embedding.provider != "none"  # no model is used, whatever is configured
             report["embedding"] = {
-                "provider": settings_now.embedding.provider,
-                "reason": settings_now.embedding.provider_reason,
-                "model": settings_now.embedding.model,
-                "dimensions": settings_now.embedding.dimensions,
+                "provider": embedding.provider,
+                "reason": embedding.provider_reason,
+                "model": embedding.model if embeds else None,
+                "dimensions": embedding.dimensions if embeds else None,
             }
             report["configuration"] = describe_settings(settings_now)
             status = 200

@@ -226,6 +226,19 @@ def test_health_reports_version_and_effective_configuration(call_function: Funct
     assert configuration["embeddingProvider"]["value"] == "none"
 
 
+def test_health_shows_no_embedding_model_when_nothing_embeds(call_function: FunctionCaller) -> None:
+    """Regression (issue 13, defect 7): provider `none` was shown with a model and its
+    dimensions, as if chunks got vectors from it."""
+    report = json.loads(
+        call_function(function_app_with(Settings()), "GET", "/api/health").get_body()
+    )
+    embedding = report["embedding"]
+    assert embedding["provider"] == "none"
+    assert embedding["model"] is None
+    assert embedding["dimensions"] is None
+    assert embedding["reason"]
+
+
 def test_misconfiguration_is_reported_not_crashed(call_function: FunctionCaller) -> None:
     broken = function_app_with(SettingsError("invalid app settings: CHUNK_UNIT must be one of ..."))
     health = call_function(broken, "GET", "/api/health")
