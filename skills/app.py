@@ -21,7 +21,8 @@ from starlette.routing import Route
 
 from skills import __version__
 from skills.contract import RequestError, render_error
-from skills.service import answer_chunk_request, request_limit, too_large
+from skills.request_body import ERROR_HEADERS, read_body
+from skills.service import answer_chunk_request, request_limit
 from skills.settings import SettingsError, describe_settings, settings_from_environment
 
 if TYPE_CHECKING:
@@ -55,9 +56,9 @@ def build_app(
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
         settings_now = current()
-        body = await _read_body(request, request_limit(settings_now))
+        body = await _read_body(request, settings_now)
         if isinstance(body, RequestError):
-            return _error_response(body)
+            return _error_response(body, ERROR_HEADERS.get(body.status))
         answer = await answer_chunk_request(
             body, settings_now, started=started, embedder=embedders.get(settings_now)
         )
@@ -130,19 +131,15 @@ class _EmbedderSlot:
             await self.built.aclose()
 
 
-async def _read_body(request: Request, limit: int) -> bytes | RequestError:
-    """The body, or a 413 as soon as it is known to exceed `limit` (before any parsing)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        return too_large(int(declared), limit)
-    parts: list[bytes] = []
-    size = 0
-    async for part in request.stream():
-        size += len(part)
-        if size > limit:
-            return too_large(size, limit)
-        parts.append(part)
-    return b"".join(parts)
+async def _read_body(request: Request, settings: Settings | SettingsError) -> bytes | RequestError:
+    """The body (gunzipped if it came so), or a 4xx: 413 as soon as it is known to exceed
+    the limit."""
+    return await read_body(
+        request.stream(),
+        content_length=request.headers.get("content-length"),
+        content_encoding=request.headers.get("content-encoding"),
+        limit=request_limit(settings),
+    )
 
 
 def _error_response(error: RequestError, headers: Mapping[str, str] | None = None) -> Response:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from typing import TYPE_CHECKING, Any
@@ -192,6 +193,17 @@ def test_oversized_bodies_get_413_before_parsing(call_function: FunctionCaller) 
         assert "the limit is 1000 bytes (app setting MAX_REQUEST_BYTES)" in message
     response = call_function(small, "POST", "/api/chunk", skill_body([]))
     assert response.status_code == 200
+
+
+def test_a_gzip_body_through_azures_adapter(
+    call_function: FunctionCaller, skill: func.AsgiFunctionApp, batch_of_100: Batch
+) -> None:
+    headers = {"content-type": "application/json", "content-encoding": "gzip"}
+    response = call_function(
+        skill, "POST", "/api/chunk", gzip.compress(batch_of_100.body()), headers
+    )
+    assert response.status_code == 200
+    check_answer(json.loads(response.get_body())["values"], batch_of_100)
 
 
 def test_unknown_routes_and_methods_are_json(
