@@ -23,7 +23,12 @@ from skills import __version__
 from skills.contract import RequestError, render_error
 from skills.request_body import ERROR_HEADERS, read_body
 from skills.service import answer_chunk_request, request_limit
-from skills.settings import SettingsError, describe_settings, settings_from_environment
+from skills.settings import (
+    DEFAULT_DEADLINE_SECONDS,
+    SettingsError,
+    describe_settings,
+    settings_from_environment,
+)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
@@ -56,7 +61,7 @@ def build_app(
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
         settings_now = current()
-        body = await _read_body(request, settings_now)
+        body = await _read_body(request, settings_now, started)
         if isinstance(body, RequestError):
             return _error_response(body, ERROR_HEADERS.get(body.status))
         answer = await answer_chunk_request(
@@ -131,14 +136,23 @@ class _EmbedderSlot:
             await self.built.aclose()
 
 
-async def _read_body(request: Request, settings: Settings | SettingsError) -> bytes | RequestError:
+async def _read_body(
+    request: Request, settings: Settings | SettingsError, started: float
+) -> bytes | RequestError:
     """The body (gunzipped if it came so), or a 4xx: 413 as soon as it is known to exceed
-    the limit."""
+    the limit, and 408 if it has not arrived in full by the deadline."""
+    deadline = (
+        DEFAULT_DEADLINE_SECONDS
+        if isinstance(settings, SettingsError)
+        else settings.deadline_seconds
+    )
     return await read_body(
         request.stream(),
         content_length=request.headers.get("content-length"),
         content_encoding=request.headers.get("content-encoding"),
         limit=request_limit(settings),
+        deadline=deadline,
+        started=started,
     )
 
 

@@ -1,4 +1,4 @@
-"""Read a request body off the wire: the size limit and Content-Encoding gzip.
+"""Read a request body off the wire: the size limit, Content-Encoding gzip, the deadline.
 
 The size limit (MAX_REQUEST_BYTES) holds for the JSON itself, so a gzip body is
 inflated part by part and refused as soon as it grows past the limit: a small
@@ -7,6 +7,8 @@ inflated part by part and refused as soon as it grows past the limit: a small
 
 from __future__ import annotations
 
+import asyncio
+import time
 import zlib
 from typing import TYPE_CHECKING
 
@@ -26,9 +28,11 @@ IDENTITY = "identity"
 """The Content-Encoding of a body that is not encoded (the same as no header)."""
 
 ERROR_HEADERS: Mapping[int, Mapping[str, str]] = {
+    408: {"Connection": "close"},
     415: {"Accept-Encoding": "gzip"},
 }
-"""Response headers that go with a body error: a 415 for a content coding names the
+"""Response headers that go with a body error: after a 408 the connection still holds
+part of a body, so it is closed (RFC 9110 15.5.9); a 415 for a content coding names the
 codings the skill accepts (RFC 9110 15.5.16)."""
 
 
@@ -76,12 +80,15 @@ async def read_body(
     content_length: str | None,
     content_encoding: str | None,
     limit: int,
+    deadline: float,
+    started: float,
 ) -> bytes | RequestError:
     """The body's JSON bytes, or the 4xx that says why there are none.
 
     413 as soon as the body (or, for gzip, what it inflates to) is known to exceed
     `limit`; 415 for a content coding other than gzip; 400 for broken gzip, or gzip sent
-    without its header.
+    without its header; 408 when the body has not arrived in full `deadline` seconds
+    after `started` (time.monotonic()), when the request came.
     """
     codings = [
         name
@@ -97,11 +104,27 @@ async def read_body(
     declared = (content_length or "").strip()
     if declared.isdigit() and int(declared) > limit:
         return too_large(int(declared), limit)
-    return await _read(parts, limit, gunzip=bool(codings), received=_Received())
+    received = _Received()
+    try:
+        async with asyncio.timeout_at(_loop_time(started + deadline)):
+            return await _read(parts, limit, gunzip=bool(codings), received=received)
+    except TimeoutError:
+        return RequestError(
+            408,
+            f"The request body did not arrive in full within the skill's deadline "
+            f"({deadline:g} s, app setting SKILL_DEADLINE_SECONDS): {received.size} of "
+            f"{declared or 'an unknown number of'} bytes came. Send the whole body, with a "
+            "Content-Length that matches it.",
+        )
+
+
+def _loop_time(monotonic: float) -> float:
+    """The event loop's clock reading at time.monotonic() reading `monotonic`."""
+    return asyncio.get_running_loop().time() + (monotonic - time.monotonic())
 
 
 class _Received:
-    """How many bytes came off the wire."""
+    """How many bytes came off the wire, for the 408 message."""
 
     __slots__ = ("size",)
 

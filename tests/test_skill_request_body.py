@@ -1,9 +1,11 @@
-"""Reading a request body: the size limit and Content-Encoding gzip."""
+"""Reading a request body: the size limit, Content-Encoding gzip, and the deadline."""
 
 from __future__ import annotations
 
 import asyncio
 import gzip
+import json
+import socket
 import time
 import zlib
 from typing import TYPE_CHECKING
@@ -49,6 +51,7 @@ def read(
     encoding: str | None = None,
     length: str | None = None,
     limit: int = LIMIT,
+    seconds: float = 10.0,
 ) -> bytes | RequestError:
     return asyncio.run(
         read_body(
@@ -56,6 +59,8 @@ def read(
             content_length=length,
             content_encoding=encoding,
             limit=limit,
+            deadline=seconds,
+            started=time.monotonic(),
         )
     )
 
@@ -153,12 +158,42 @@ def test_a_declared_length_over_the_limit_is_refused_before_reading() -> None:
     assert (status, message.startswith(f"The request body is {LIMIT + 1} bytes")) == (413, True)
 
 
+# --- the deadline ---------------------------------------------------------------------------
+
+
+def test_a_body_that_does_not_arrive_in_time_is_a_408() -> None:
+    async def stalled() -> AsyncIterator[bytes]:
+        yield b'{"values": ['
+        await asyncio.sleep(60)
+        yield b"]}"
+
+    async def main() -> bytes | RequestError:
+        return await read_body(
+            stalled(),
+            content_length="100",
+            content_encoding=None,
+            limit=LIMIT,
+            deadline=0.2,
+            started=time.monotonic(),
+        )
+
+    began = time.monotonic()
+    status, message = status_and_message(asyncio.run(main()))
+    assert time.monotonic() - began < 2
+    assert status == 408
+    assert message == (
+        "The request body did not arrive in full within the skill's deadline (0.2 s, app "
+        "setting SKILL_DEADLINE_SECONDS): 12 of 100 bytes came. Send the whole body, with "
+        "a Content-Length that matches it."
+    )
+
+
 # --- over real HTTP -------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def server(live_servers: LiveServers) -> str:
-    return live_servers.start(Settings(max_request_bytes=LIMIT))
+    return live_servers.start(Settings(max_request_bytes=LIMIT, deadline_seconds=1.0))
 
 
 @pytest.mark.integration
@@ -196,3 +231,32 @@ def test_an_unsupported_encoding_over_http_is_a_415_naming_gzip(server: str) -> 
     assert response.status_code == 415
     assert response.headers["accept-encoding"] == "gzip"
     assert response.headers["content-type"] == "application/json"
+
+
+@pytest.mark.integration
+def test_a_client_that_stalls_mid_body_gets_a_408_by_the_deadline(server: str) -> None:
+    """Regression (issue 13, defect 7): a Content-Length larger than what the client sends,
+    then silence, kept the request waiting forever under uvicorn."""
+    host, port = server.removeprefix("http://").split(":")
+    began = time.monotonic()
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(
+            b"POST /api/chunk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 5000\r\n\r\n" + BODY[:100]
+        )
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            part = connection.recv(65_536)
+            if not part:
+                break
+            answer += part
+    elapsed = time.monotonic() - began
+    head, _, payload = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), answer
+    assert b"connection: close" in head.lower()
+    assert 0.9 < elapsed < 5
+    message = json.loads(payload)["error"]["message"]
+    assert message.startswith(
+        "The request body did not arrive in full within the skill's deadline (1 s, app setting"
+    )
+    assert "100 of 5000 bytes came" in message
