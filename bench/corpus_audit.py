@@ -3,7 +3,7 @@
     python -m bench.corpus_audit [CORPUS_DIR]
 
 Settings: 512 cl100k tokens / 64 overlap, and 2000 characters / 500 overlap.
-Exits non-zero if any invariant is violated.
+Exits 1 if any invariant is violated, 2 if there is no document to audit.
 """
 
 from __future__ import annotations
@@ -55,22 +55,35 @@ def audit_corpus(files: list[Path], limits: Limits) -> tuple[Audit, float]:
     return total, seconds
 
 
-def main() -> int:
+NO_DOCUMENTS = 2
+"""Exit status when the folder is missing or holds no markdown or HTML document."""
+
+
+def main(argv: list[str] | None = None) -> int:
     """Print one block of figures per setting; non-zero exit on any violation."""
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_CORPUS
+    args = sys.argv[1:] if argv is None else argv
+    root = Path(args[0]) if args else DEFAULT_CORPUS
     files = corpus_files(root)
+    if not files:
+        state = "it does not exist" if not root.is_dir() else "none found"
+        print(f"no markdown or HTML documents under {root} ({state})", file=sys.stderr)
+        return NO_DOCUMENTS
     size_mb = sum(p.stat().st_size for p in files) / 1e6
     failed = False
     for label, limits in SETTINGS.items():
         audit, seconds = audit_corpus(files, limits)
         fills = sorted(audit.fill)
         print(f"== {label}: {audit.documents} documents ({size_mb:.1f} MB), {audit.chunks} chunks")
-        print(f"   chunking time {seconds:.1f} s ({size_mb / seconds:.2f} MB/s)")
-        print(
-            f"   fill of limit: mean {statistics.mean(fills):.2f}, median "
-            f"{statistics.median(fills):.2f}, below 25%: "
-            f"{sum(f < 0.25 for f in fills) / len(fills):.1%}"
-        )
+        rate = f"{size_mb / seconds:.2f} MB/s" if seconds > 0 else "too fast to time"
+        print(f"   chunking time {seconds:.1f} s ({rate})")
+        if fills:
+            print(
+                f"   fill of limit: mean {statistics.mean(fills):.2f}, median "
+                f"{statistics.median(fills):.2f}, below 25%: "
+                f"{sum(f < 0.25 for f in fills) / len(fills):.1%}"
+            )
+        else:
+            print("   fill of limit: no chunks (the documents are empty)")
         kinds = [
             "oversize", "content_not_slice", "text_not_ending_in_content",
             "starts_not_increasing", "wrong_heading_path", "path_missing_from_text",

@@ -38,6 +38,16 @@ class Contextualizer:
             self._cache[headings] = cached
         return cached
 
+    @property
+    def prefix_limit(self) -> int:
+        """The most a prefix may measure: PREFIX_SHARE of `maximum`."""
+        return int(self.maximum * PREFIX_SHARE)
+
+    def title_too_long(self) -> bool:
+        """Whether the title alone is over the prefix limit, so every prefix shortens it."""
+        self.prefix(())
+        return () in self.shortened
+
     def text(self, headings: tuple[str, ...], lead: str, content: str) -> str:
         """The embedded text: prefix, continuation lead, content."""
         return self.prefix(headings)[0] + lead + content
@@ -51,7 +61,7 @@ class Contextualizer:
         parts = [p for p in (self.title, *headings) if p]
         if not parts:
             return "", 0
-        allowed = int(self.maximum * PREFIX_SHARE)
+        allowed = self.prefix_limit
         text = self._join(parts)
         size = self.sizer.size(text)
         if size <= allowed:

@@ -62,6 +62,31 @@ class Sections(Enum):
         return SECTIONS_APART_FILL if self is Sections.APART else None
 
 
+SHOWN_DIGITS = 20
+"""Integers in messages are shown whole up to this many digits, beyond in scientific
+notation: a record may send 1e308, and its 309 digits would help nobody."""
+SHOWN_CHARACTERS = 40
+"""Other values in messages are shown as a repr of at most this many characters."""
+
+
+def shown_integer(number: int) -> str:
+    """`number` for a message a person reads: whole, or as `1.23e+45` when it is long."""
+    if abs(number) < 10**SHOWN_DIGITS:
+        return str(number)
+    try:
+        return f"{float(number):.3g}"
+    except OverflowError:  # beyond the largest float
+        return "under -1e+308" if number < 0 else "over 1e+308"
+
+
+def clipped_repr(value: object) -> str:
+    """`repr(value)`, clipped to SHOWN_CHARACTERS with "..." when longer."""
+    text = repr(value)
+    if len(text) > SHOWN_CHARACTERS:
+        text = text[: SHOWN_CHARACTERS - 3] + "..."
+    return text
+
+
 class OptionError(ValueError):
     """A parameter is out of range; the message names it and the allowed range."""
 
@@ -87,16 +112,18 @@ class Limits:
         if not low <= self.maximum_page_length <= high:
             raise OptionError(
                 f"maximumPageLength must be between {low} and {high} {self.unit.value} "
-                f"(got {self.maximum_page_length})"
+                f"(got {shown_integer(self.maximum_page_length)})"
             )
         if self.page_overlap_length < 0 or 2 * self.page_overlap_length >= self.maximum_page_length:
             raise OptionError(
                 "pageOverlapLength must be at least 0 and less than half of maximumPageLength "
-                f"(< {(self.maximum_page_length + 1) // 2}; got {self.page_overlap_length})"
+                f"(< {(self.maximum_page_length + 1) // 2}; "
+                f"got {shown_integer(self.page_overlap_length)})"
             )
         if self.maximum_pages_to_take < 0:
             raise OptionError(
-                f"maximumPagesToTake must be 0 (all) or more (got {self.maximum_pages_to_take})"
+                "maximumPagesToTake must be 0 (all) or more "
+                f"(got {shown_integer(self.maximum_pages_to_take)})"
             )
 
 

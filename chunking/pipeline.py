@@ -19,6 +19,7 @@ from chunking.titles import resolve_title
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from chunking.options import Unit
     from chunking.outline import Format, Outline, Region
     from chunking.sizing import Sizer
     from chunking.splitter import Span
@@ -111,11 +112,7 @@ def chunk_document(
         )
         for ordinal, span in enumerate(spans)
     )
-    warnings = list(outline.warnings)
-    warnings += [
-        f"heading path shortened to fit the prefix limit: {' › '.join(path)[:200]}"
-        for path in sorted(context.shortened)
-    ]
+    warnings = [*outline.warnings, *_prefix_warnings(context, options.limits.unit)]
     if context.leads_left_out:
         warnings.append(
             f"{context.leads_left_out} continuation chunk(s) do not repeat their table header "
@@ -129,6 +126,24 @@ def chunk_document(
         chunks=chunks,
         warnings=tuple(warnings),
     )
+
+
+def _prefix_warnings(context: Contextualizer, unit: Unit) -> list[str]:
+    """Why prefixes were shortened: the title alone (said once), or each heading path."""
+    if not context.shortened:
+        return []
+    limit = (
+        f"the prefix limit of {context.prefix_limit} {unit.value} (a quarter of maximumPageLength)"
+    )
+    if context.title_too_long():
+        return [
+            f"the title ({len(context.title)} characters) is over {limit}; "
+            "every chunk's embedded text carries it shortened"
+        ]
+    return [
+        f"heading path shortened to fit {limit}: {' › '.join(path)[:200]}"
+        for path in sorted(context.shortened)
+    ]
 
 
 def _without_markup(span: Span, outline: Outline, code: tuple[Region, ...], sizer: Sizer) -> Span:

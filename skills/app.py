@@ -21,8 +21,14 @@ from starlette.routing import Route
 
 from skills import __version__
 from skills.contract import RequestError, render_error
-from skills.service import answer_chunk_request, request_limit, too_large
-from skills.settings import SettingsError, describe_settings, settings_from_environment
+from skills.request_body import ERROR_HEADERS, read_body
+from skills.service import answer_chunk_request, request_limit
+from skills.settings import (
+    DEFAULT_DEADLINE_SECONDS,
+    SettingsError,
+    describe_settings,
+    settings_from_environment,
+)
 from skills.workers import build_chunker
 
 if TYPE_CHECKING:
@@ -62,9 +68,9 @@ def build_app(
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
         settings_now = current()
-        body = await _read_body(request, request_limit(settings_now))
+        body = await _read_body(request, settings_now, started)
         if isinstance(body, RequestError):
-            return _error_response(body)
+            return _error_response(body, ERROR_HEADERS.get(body.status))
         answer = await answer_chunk_request(
             body,
             settings_now,
@@ -87,11 +93,13 @@ def build_app(
             report["error"] = str(settings_now)
             status = HTTP_UNAVAILABLE
         else:
+            embedding = settings_now.embedding
+            embeds = embedding.provider != "none"  # no model is used, whatever is configured
             report["embedding"] = {
-                "provider": settings_now.embedding.provider,
-                "reason": settings_now.embedding.provider_reason,
-                "model": settings_now.embedding.model,
-                "dimensions": settings_now.embedding.dimensions,
+                "provider": embedding.provider,
+                "reason": embedding.provider_reason,
+                "model": embedding.model if embeds else None,
+                "dimensions": embedding.dimensions if embeds else None,
             }
             report["configuration"] = describe_settings(settings_now)
             status = 200
@@ -174,19 +182,24 @@ class _ChunkerSlot:
             self.chunker = None
 
 
-async def _read_body(request: Request, limit: int) -> bytes | RequestError:
-    """The body, or a 413 as soon as it is known to exceed `limit` (before any parsing)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        return too_large(int(declared), limit)
-    parts: list[bytes] = []
-    size = 0
-    async for part in request.stream():
-        size += len(part)
-        if size > limit:
-            return too_large(size, limit)
-        parts.append(part)
-    return b"".join(parts)
+async def _read_body(
+    request: Request, settings: Settings | SettingsError, started: float
+) -> bytes | RequestError:
+    """The body (gunzipped if it came so), or a 4xx: 413 as soon as it is known to exceed
+    the limit, and 408 if it has not arrived in full by the deadline."""
+    deadline = (
+        DEFAULT_DEADLINE_SECONDS
+        if isinstance(settings, SettingsError)
+        else settings.deadline_seconds
+    )
+    return await read_body(
+        request.stream(),
+        content_length=request.headers.get("content-length"),
+        content_encoding=request.headers.get("content-encoding"),
+        limit=request_limit(settings),
+        deadline=deadline,
+        started=started,
+    )
 
 
 def _error_response(error: RequestError, headers: Mapping[str, str] | None = None) -> Response:

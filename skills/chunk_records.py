@@ -26,6 +26,15 @@ logger = logging.getLogger(__name__)
 Measure = dict[str, int]
 """A position or length as the Split skill reports it: `{utf8, utf16, codePoint}`."""
 
+MAX_TERM_BYTES = 32_766
+"""The longest value, in bytes of UTF-8, that Azure AI Search indexes in a filterable,
+sortable or facetable Edm.String field, where the whole value is one term: a longer one
+fails the document ("contains a term that is too large to process"). Index projections
+usually map `title` to such a field."""
+
+_UTF8_CONTINUATION_MASK, _UTF8_CONTINUATION = 0xC0, 0x80
+"""UTF-8 continuation bytes are 10xxxxxx; a character starts at any other byte."""
+
 FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 """Characters RFC 3986 allows in a fragment as they are; the rest is percent-encoded."""
 
@@ -65,7 +74,10 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
     warnings = [*inputs.warnings, *document.warnings]
     if not document.chunks:
         warnings.append("the text has no content to chunk; the record has no chunks")
-    chunks = render_chunks(document, inputs)
+    title, cut = capped_title(document.title)
+    if cut:
+        warnings.append(cut)
+    chunks = render_chunks(document, inputs, title)
     return OutputRecord(
         record_id=record.record_id,
         data={"chunks": chunks, "textItems": [chunk.text for chunk in document.chunks]},
@@ -73,8 +85,28 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
     )
 
 
-def render_chunks(document: ChunkedDocument, inputs: RecordInputs) -> list[dict[str, object]]:
-    """The `chunks` output: one object per chunk, shaped for index projections."""
+def capped_title(title: str) -> tuple[str, str | None]:
+    """`title` cut to MAX_TERM_BYTES of UTF-8 on a character boundary, and the warning
+    that says so (None when it fits)."""
+    encoded = title.encode("utf-8", "surrogatepass")
+    if len(encoded) <= MAX_TERM_BYTES:
+        return title, None
+    end = MAX_TERM_BYTES
+    while encoded[end] & _UTF8_CONTINUATION_MASK == _UTF8_CONTINUATION:
+        end -= 1  # encoded[end] is inside a character: keep that character out
+    warning = (
+        f"the title is {len(encoded)} bytes of UTF-8; each chunk's 'title' keeps its first "
+        f"{end} bytes, as Azure AI Search takes at most {MAX_TERM_BYTES} bytes in a "
+        "filterable, sortable or facetable field"
+    )
+    return encoded[:end].decode("utf-8", "surrogatepass"), warning
+
+
+def render_chunks(
+    document: ChunkedDocument, inputs: RecordInputs, title: str
+) -> list[dict[str, object]]:
+    """The `chunks` output: one object per chunk, shaped for index projections, each
+    with `title` (the document's, capped by `capped_title`)."""
     measures = measure_positions(
         document.source, (p for chunk in document.chunks for p in (chunk.start, chunk.end))
     )
@@ -82,7 +114,7 @@ def render_chunks(document: ChunkedDocument, inputs: RecordInputs) -> list[dict[
         {
             "content": chunk.content,
             "text": chunk.text,
-            "title": chunk.title,
+            "title": title,
             "headings": list(chunk.headings),
             "ordinal": chunk.ordinal,
             "offset": measures[chunk.start],

@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError
+from chunking.options import clipped_repr
 from skills.settings import FORMATS, SPLIT_MODES, UNITS
 from skills.values import describe, parse_choice, parse_integer
 
@@ -64,6 +66,13 @@ FORMAT_ALIASES: Mapping[str, FormatName] = {
     "plain": "text",
 }
 """Accepted spellings of `format`, matched ignoring case."""
+
+URL_SCHEMES = frozenset({"http", "https"})
+"""The schemes a chunk's `url` may have: a link a search page shows (no javascript:,
+file: or data:)."""
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""Unicode's control characters (category Cc). None belongs in a URL, and urlsplit drops
+tabs and line breaks without a word, so they are refused before it looks."""
 
 REPLACEMENT_CHARACTER = "\ufffd"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -122,7 +131,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     title = reader.string(INPUT_TITLE)
     content_type = reader.string(INPUT_CONTENT_TYPE)
     file_name = reader.string(INPUT_FILE_NAME)
-    url = reader.string(INPUT_URL)
+    url = _read_url(reader)
     file_format = _read_format(reader, settings)
 
     mode = reader.choice(INPUT_TEXT_SPLIT_MODE, SPLIT_MODES, settings.text_split_mode)
@@ -187,10 +196,40 @@ def _read_format(reader: _Reader, settings: Settings) -> FormatName:
     known = parse_choice(name, FORMAT_ALIASES)
     if known is None:
         reader.warnings.append(
-            f"input 'format' {name!r} is not one of {', '.join(FORMATS)}; chunked as text"
+            f"input 'format' {clipped_repr(name)} is not one of {', '.join(FORMATS)}; "
+            "chunked as text"
         )
         return "text"
     return known
+
+
+def _read_url(reader: _Reader) -> str | None:
+    """`url`, if it is one a chunk may link to; anything else is an error naming why."""
+    url = reader.string(INPUT_URL)
+    if url is None:
+        return None
+    problem = url_problem(url)
+    if problem is not None:
+        reader.errors.append(f"input {INPUT_URL!r} must be {problem}")
+        return None
+    return url
+
+
+def url_problem(url: str) -> str | None:
+    """What `url` lacks to be an absolute http(s) URL without control characters, or None."""
+    control = _CONTROL_CHARACTER.search(url)
+    if control is not None:
+        return f"without control characters (U+{ord(control.group()):04X} at {control.start()})"
+    if url != url.strip():
+        return f"without spaces at either end (got {describe(url)})"
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a port that is not a number, or out of range, raises
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        parts = None
+    if parts is None or parts.scheme.lower() not in URL_SCHEMES or not parts.hostname:
+        return f"an absolute http or https URL (got {describe(url)})"
+    return None
 
 
 def replace_lone_surrogates(text: str) -> tuple[str, int]:

@@ -6,6 +6,8 @@ import math
 import re
 from typing import TYPE_CHECKING, TypeVar
 
+from chunking.options import clipped_repr
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -39,11 +41,7 @@ def describe(value: object) -> str:
     """A short rendering of a value for an error message: its JSON type and a clipped repr."""
     if value is None:
         return "null"
-    text = repr(value)
-    limit = 40
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return f"{json_type_name(value)} {text}"
+    return f"{json_type_name(value)} {clipped_repr(value)}"
 
 
 def parse_integer(value: object) -> int | None:

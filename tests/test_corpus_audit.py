@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bench.corpus_audit import DEFAULT_CORPUS, SETTINGS, audit_corpus, corpus_files
+from bench.corpus_audit import DEFAULT_CORPUS, SETTINGS, audit_corpus, corpus_files, main
 
-pytestmark = pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="no ../shared/corpus")
+needs_corpus = pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="no ../shared/corpus")
 
 
+@needs_corpus
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
 @pytest.mark.parametrize("kind", ["md", "html"])
 def test_corpus_has_no_invariant_violations(kind: str, setting: str) -> None:
@@ -26,3 +27,25 @@ def test_corpus_has_no_invariant_violations(kind: str, setting: str) -> None:
     # Sections apart (the default) leaves small sections in chunks of their own: at
     # 512 tokens the mean fill is about 0.51 (0.77 with Sections.PACKED), by design.
     assert sum(audit.fill) / len(audit.fill) > 0.45, "chunks should not be mostly tiny"
+
+
+@pytest.mark.parametrize("folder", ["missing", "empty"])
+def test_a_missing_or_empty_folder_is_reported_not_a_crash(
+    folder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (issue 13, defect 7): both raised ZeroDivisionError."""
+    root = tmp_path / folder
+    if folder == "empty":
+        root.mkdir()
+        (root / "notes.txt").write_text("not a document")
+    assert main([str(root)]) == 2
+    assert f"no markdown or HTML documents under {root}" in capsys.readouterr().err
+
+
+def test_documents_without_chunks_give_figures_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (issue 13, defect 7): statistics.mean of no fills raised."""
+    (tmp_path / "empty.md").write_text("")
+    assert main([str(tmp_path)]) == 0
+    assert "no chunks (the documents are empty)" in capsys.readouterr().out

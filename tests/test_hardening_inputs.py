@@ -329,6 +329,22 @@ RECORDS: dict[str, tuple[object, Expect]] = {
         {"text": "x", "url": 7},
         Failed("input 'url' must be a string (got number 7)"),
     ),
+    "url a javascript: link": (
+        {"text": "x", "url": "javascript:alert(document.cookie)"},
+        Failed("input 'url' must be an absolute http or https URL (got string 'javascript:"),
+    ),
+    "url with a line break": (
+        {"text": "x", "url": "https://x.test/a\r\nSet-Cookie: a=b"},
+        Failed("input 'url' must be without control characters (U+000D at 16)"),
+    ),
+    "title of 1 MB": (
+        {"text": "Body.", "format": "text", "title": "T" * 1_000_000, **CHARACTERS},
+        Warned("each chunk's 'title' keeps its first 32766 bytes"),
+    ),
+    "maximumPageLength 1e308": (
+        {"text": "x", "maximumPageLength": 1e308},
+        Failed("maximumPageLength must be between 64 and 8191 azureOpenAITokens (got 1e+308)"),
+    ),
     "language a boolean": (
         {"text": "x", "language": False},
         Failed("input 'language' must be a string"),

@@ -168,3 +168,35 @@ def test_a_large_document_is_chunked_whole() -> None:
     assert len(chunks) >= 50
     last = chunks[-1]
     assert last["offset"]["codePoint"] + last["length"]["codePoint"] == len(text.rstrip())
+
+
+@pytest.mark.parametrize(
+    ("title", "kept"),
+    [
+        ("T" * 1_000_000, "T" * 32_766),
+        ("a" + "😀" * 300_000, "a" + "😀" * 8191),  # 32,765 bytes: the next emoji would split
+        ("é" * 20_000, "é" * 16_383),
+    ],
+)
+def test_a_huge_title_is_capped_at_azures_term_limit_on_a_character_boundary(
+    title: str, kept: str
+) -> None:
+    """Regression (issue 13, defect 7): a 1 MB title was copied into every chunk's
+    `title`, which an index maps to a filterable field that takes 32,766 bytes at most."""
+    record = answer({"text": DOCUMENT, "format": "text", "title": title})
+    chunks = chunks_of(record)
+    assert len(chunks) > 1
+    assert all(chunk["title"] == kept for chunk in chunks)
+    assert len(kept.encode("utf-8")) <= 32_766
+    size = len(title.encode("utf-8"))
+    assert (
+        f"the title is {size} bytes of UTF-8; each chunk's 'title' keeps its first "
+        f"{len(kept.encode('utf-8'))} bytes, as Azure AI Search takes at most 32766 bytes "
+        "in a filterable, sortable or facetable field"
+    ) in record.warnings
+
+
+def test_a_title_at_the_term_limit_is_kept_whole() -> None:
+    record = answer({"text": DOCUMENT, "format": "text", "title": "é" * 16_383})
+    assert all(chunk["title"] == "é" * 16_383 for chunk in chunks_of(record))
+    assert not any("bytes of UTF-8" in warning for warning in record.warnings)

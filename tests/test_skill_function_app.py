@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from typing import TYPE_CHECKING, Any
@@ -194,6 +195,17 @@ def test_oversized_bodies_get_413_before_parsing(call_function: FunctionCaller) 
     assert response.status_code == 200
 
 
+def test_a_gzip_body_through_azures_adapter(
+    call_function: FunctionCaller, skill: func.AsgiFunctionApp, batch_of_100: Batch
+) -> None:
+    headers = {"content-type": "application/json", "content-encoding": "gzip"}
+    response = call_function(
+        skill, "POST", "/api/chunk", gzip.compress(batch_of_100.body()), headers
+    )
+    assert response.status_code == 200
+    check_answer(json.loads(response.get_body())["values"], batch_of_100)
+
+
 def test_unknown_routes_and_methods_are_json(
     call_function: FunctionCaller, skill: func.AsgiFunctionApp
 ) -> None:
@@ -224,6 +236,19 @@ def test_health_reports_version_and_effective_configuration(call_function: Funct
     }
     assert configuration["maximumPageLength"]["value"] == 5000
     assert configuration["embeddingProvider"]["value"] == "none"
+
+
+def test_health_shows_no_embedding_model_when_nothing_embeds(call_function: FunctionCaller) -> None:
+    """Regression (issue 13, defect 7): provider `none` was shown with a model and its
+    dimensions, as if chunks got vectors from it."""
+    report = json.loads(
+        call_function(function_app_with(Settings()), "GET", "/api/health").get_body()
+    )
+    embedding = report["embedding"]
+    assert embedding["provider"] == "none"
+    assert embedding["model"] is None
+    assert embedding["dimensions"] is None
+    assert embedding["reason"]
 
 
 def test_misconfiguration_is_reported_not_crashed(call_function: FunctionCaller) -> None:

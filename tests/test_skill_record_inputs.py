@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chunking import SplitMode, Unit
+from skills.chunk_records import chunk_record
+from skills.contract import InputRecord
 from skills.record_inputs import (
     InputErrors,
     RecordInputs,
@@ -93,6 +95,56 @@ def test_closed_sets_match_ignoring_case_and_name_the_allowed_values() -> None:
 
 
 @pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"maximumPageLength": 1e308},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens (got 1e+308)",
+        ),
+        (
+            {"maximumPageLength": -(10**4000)},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens (got under -1e+308)",
+        ),
+        (
+            {"maximumPageLength": 123_456_789_012_345_678_901_234},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens (got 1.23e+23)",
+        ),
+        (
+            {"maximumPageLength": 512, "pageOverlapLength": 1e308},
+            "pageOverlapLength must be at least 0 and less than half of maximumPageLength "
+            "(< 256; got 1e+308)",
+        ),
+        (
+            {"maximumPagesToTake": -1e308},
+            "maximumPagesToTake must be 0 (all) or more (got -1e+308)",
+        ),
+        (
+            {"maximumPageLength": -12_345_678_901_234_567_890},
+            "maximumPageLength must be between 64 and 8191 azureOpenAITokens "
+            "(got -12345678901234567890)",
+        ),
+    ],
+)
+def test_huge_numbers_are_echoed_clipped(data: dict[str, object], message: str) -> None:
+    """Regression (issue 13, defect 7): 1e308 was echoed as its 309 digits."""
+    assert errors({"text": "x", **data}) == (message,)
+
+
+def test_huge_names_are_echoed_clipped() -> None:
+    record = chunk_record(
+        InputRecord("1", {"text": "x", "encoderModelName": "n" * 100_000}), Settings()
+    )
+    assert record.errors == (
+        "encoderModelName must be one of cl100k_base, r50k_base, p50k_base, p50k_edit "
+        f"(got '{'n' * 36}...)",
+    )
+    (warning,) = read({"text": "x", "format": "p" * 100_000}).warnings
+    assert warning == (
+        f"input 'format' '{'p' * 36}... is not one of auto, markdown, html, text; chunked as text"
+    )
+
+
+@pytest.mark.parametrize(
     ("data", "words"),
     [
         ({}, "input 'text' is required (got nothing)"),
@@ -167,3 +219,47 @@ def test_lone_surrogates_become_replacement_characters_with_a_warning() -> None:
 
 def test_replace_lone_surrogates_keeps_valid_text() -> None:
     assert replace_lone_surrogates("ok 😀") == ("ok 😀", 0)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://x.test/docs/guide.md",
+        "HTTP://Example.COM:8080/a?b=1#top",
+        "https://acct.blob.core.windows.net/docs/my%20file.md",
+        "https://x.test/path with spaces/é.md",
+        "https://[::1]:8443/page",
+    ],
+)
+def test_http_and_https_urls_are_kept(url: str) -> None:
+    assert read({"text": "x", "url": url}).url == url
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("javascript:alert(1)", "an absolute http or https URL (got string 'javascript:alert(1)')"),
+        ("ftp://x.test/file", "an absolute http or https URL (got string 'ftp://x.test/file')"),
+        ("file:///etc/passwd", "an absolute http or https URL (got string 'file:///etc/passwd')"),
+        ("x.test/page", "an absolute http or https URL (got string 'x.test/page')"),
+        ("/docs/page", "an absolute http or https URL (got string '/docs/page')"),
+        ("https://", "an absolute http or https URL (got string 'https://')"),
+        ("http://[::1", "an absolute http or https URL (got string 'http://[::1')"),
+        ("https://x.test/a\nb", "without control characters (U+000A at 16)"),
+        ("https://x.test/\x00", "without control characters (U+0000 at 15)"),
+        ("https://x.test/\x7f", "without control characters (U+007F at 15)"),
+        ("https://x.test/\x85", "without control characters (U+0085 at 15)"),
+        (" https://x.test/", "without spaces at either end (got string ' https://x.test/')"),
+        (
+            "https://x.test/\u00a0",
+            "without spaces at either end (got string 'https://x.test/\\xa0')",
+        ),
+        (
+            "https://x.test:99999/",
+            "an absolute http or https URL (got string 'https://x.test:99999/')",
+        ),
+    ],
+)
+def test_other_urls_are_record_errors(url: str, reason: str) -> None:
+    """Regression (issue 13, defect 7): `url` was copied into every chunk unchecked."""
+    assert errors({"text": "x", "url": url}) == (f"input 'url' must be {reason}",)

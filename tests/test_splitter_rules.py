@@ -246,3 +246,25 @@ def test_regression_a_long_code_line_that_fits_is_not_cut() -> None:
     document, audit = chunk_and_audit(text, options(64, unit=Unit.TOKENS, title_prefix=False))
     assert not audit.violations, audit.examples
     assert document.chunks[0].content.startswith(f"```python\n{line}")
+
+
+def test_a_title_over_the_prefix_limit_is_warned_with_the_reason() -> None:
+    """Regression (issue 13, defect 7): a 1 MB title gave the warning "heading path
+    shortened to fit the prefix limit: " with nothing after the colon."""
+    for text in ("Body text.\n\nMore.", "## Part\n\nBody text.\n\nMore."):
+        document = chunk_document(text, title="T" * 1_000_000, options=options(300))
+        assert document.warnings == (
+            "the title (1000000 characters) is over the prefix limit of 75 characters "
+            "(a quarter of maximumPageLength); every chunk's embedded text carries it shortened",
+        )
+    assert all(c.text.startswith("T") and ELLIPSIS in c.text for c in document.chunks)
+
+
+def test_a_long_heading_path_under_a_short_title_names_the_path_and_the_limit() -> None:
+    heading = " ".join(["verylongheadingword"] * 30)
+    document = chunk_document(f"## {heading}\n\nBody.", title="Guide", options=options(300))
+    (warning,) = document.warnings
+    assert warning.startswith(
+        "heading path shortened to fit the prefix limit of 75 characters "
+        "(a quarter of maximumPageLength): verylongheadingword"
+    )
