@@ -33,7 +33,7 @@ FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> OutputRecord:
     """The answer for one record: its chunks and warnings, or its errors and `data: {}`."""
     if isinstance(settings, SettingsError):
-        return failed_record(record.record_id, f"the skill is misconfigured: {settings}")
+        return failed_record(record.record_id, misconfigured_message(settings))
     inputs = read_record_inputs(record.data, settings)
     if isinstance(inputs, InputErrors):
         return failed_record(record.record_id, *inputs.messages)
@@ -70,6 +70,14 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
         record_id=record.record_id,
         data={"chunks": chunks, "textItems": [chunk.text for chunk in document.chunks]},
         warnings=tuple(warnings),
+    )
+
+
+def misconfigured_message(error: SettingsError) -> str:
+    """A record's error when the app settings cannot work: which ones, and where to look."""
+    return (
+        f"the skill is misconfigured: {error}. Fix the app setting(s) named here; until "
+        "then no record is chunked (GET /api/health reports the same)"
     )
 
 
