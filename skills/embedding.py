@@ -48,6 +48,9 @@ class FailureKind(Enum):
     """Wrong number of vectors, wrong dimensions, or an unreadable answer."""
     REJECTED = "rejected"
     """Any other 4xx: the service refused the request as it is."""
+    CONFIGURATION = "configuration"
+    """The settings cannot work: no such deployment (404), a URL scheme or a key that
+    cannot be sent; only a change of app settings helps."""
     TOO_LONG = "too_long"
     """Above the model's input limit; never sent."""
 
