@@ -55,11 +55,12 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
         )
     except OptionError as error:
         return failed_record(record.record_id, str(error), warnings=inputs.warnings)
-    except Exception as error:  # one record's failure must not touch the others
+    except Exception:  # one record's failure must not touch the others
         logger.exception("chunking record %r failed", record.record_id)
         return failed_record(
             record.record_id,
-            f"internal error while chunking: {type(error).__name__}: {error}",
+            "internal error: the skill failed while chunking this record (the function "
+            "app's logs have the details); the indexer may retry the document",
             warnings=inputs.warnings,
         )
     warnings = [*inputs.warnings, *document.warnings]

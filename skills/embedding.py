@@ -439,7 +439,7 @@ def _task_answer(task: asyncio.Task[ClientReply | Failure]) -> ClientReply | Fai
     logger.error("embedding batch failed unexpectedly", exc_info=error)
     return Failure(
         FailureKind.BAD_RESPONSE,
-        f"internal error while embedding: {type(error).__name__}: {error}",
+        "internal error while embedding; the function app's logs have the details",
     )
 
 

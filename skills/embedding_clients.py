@@ -187,11 +187,7 @@ class OpenAIEmbeddingClient:
             raise EmbeddingRequestError(_unsendable_key(self.advice)) from error
         except (openai.APIError, ValueError, TypeError, AttributeError) as error:  # unreadable body
             raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.BAD_RESPONSE,
-                    f"the embedding service's answer could not be read ({type(error).__name__}: "
-                    f"{_clip(str(error))})",
-                )
+                _bad_answer("the embedding service's answer could not be read", error)
             ) from error
         try:
             data = sorted(response.data, key=lambda item: item.index)
@@ -199,11 +195,7 @@ class OpenAIEmbeddingClient:
             vectors = [list(item.embedding) for item in data]
         except (AttributeError, TypeError) as error:  # 200 but not an embeddings list
             raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.BAD_RESPONSE,
-                    "the embedding service's answer is not a list of embeddings "
-                    f"({type(error).__name__}: {_clip(str(error))})",
-                )
+                _bad_answer("the embedding service's answer is not a list of embeddings", error)
             ) from error
         if indexes != list(range(len(data))):
             raise EmbeddingRequestError(
@@ -213,6 +205,13 @@ class OpenAIEmbeddingClient:
                 )
             )
         return ClientReply(vectors)
+
+
+def _bad_answer(what: str, error: Exception) -> Failure:
+    """A BAD_RESPONSE in the skill's words; what the parser said goes to the log."""
+    failure = Failure(FailureKind.BAD_RESPONSE, what)
+    _log_failure(failure, "%s: %s: %s", what, type(error).__name__, _clip(str(error)))
+    return failure
 
 
 def status_failure(
@@ -388,11 +387,13 @@ def entra_token_provider(credential: Any | None = None) -> Callable[[], Awaitabl
         try:
             return await asyncio.to_thread(get_token)
         except Exception as error:  # azure-identity raises several unrelated types
+            logger.warning(
+                "no Microsoft Entra ID token: %s: %s", type(error).__name__, _clip(str(error))
+            )
             raise CredentialError(
-                "no Microsoft Entra ID token for Azure OpenAI "
-                f"({type(error).__name__}: {_clip(str(error))}); on Azure, enable the "
-                "Function app's managed identity and give it 'Cognitive Services OpenAI "
-                "User' on the resource, or set AZURE_OPENAI_API_KEY"
+                "no Microsoft Entra ID token for Azure OpenAI (the function app's logs say "
+                "why); on Azure, enable the Function app's managed identity and give it "
+                "'Cognitive Services OpenAI User' on the resource, or set AZURE_OPENAI_API_KEY"
             ) from error
 
     return provider
@@ -473,12 +474,7 @@ class LocalEmbeddingClient:
         try:
             return await asyncio.to_thread(self._encode, list(texts))
         except Exception as error:  # torch and transformers raise many types
-            raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.REJECTED,
-                    f"the local model failed ({type(error).__name__}: {_clip(str(error))})",
-                )
-            ) from error
+            raise EmbeddingRequestError(_local_failure(self.description, error)) from error
 
     def _encode(self, texts: list[str]) -> ClientReply:
         with self._lock:
@@ -523,12 +519,7 @@ class E5EmbeddingClient:
         try:
             return await asyncio.to_thread(self._encode, list(texts))
         except Exception as error:  # the engine reports through ctypes and numpy
-            raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.REJECTED,
-                    f"the local model failed ({type(error).__name__}: {_clip(str(error))})",
-                )
-            ) from error
+            raise EmbeddingRequestError(_local_failure(self.description, error)) from error
 
     def _encode(self, texts: list[str]) -> ClientReply:
         with self._lock:
@@ -540,6 +531,14 @@ class E5EmbeddingClient:
             vectors: list[Vector] = model.encode(texts, is_query).tolist()
         truncated = tuple(i for i, length in enumerate(lengths) if length > E5_MAX_POSITIONS)
         return ClientReply(vectors, truncated)
+
+
+def _local_failure(description: str, error: Exception) -> Failure:
+    logger.error("the local model failed: %s", description, exc_info=error)
+    return Failure(
+        FailureKind.REJECTED,
+        "the local model failed on this batch (the function app's logs say why)",
+    )
 
 
 def load_e5_model() -> Any:
