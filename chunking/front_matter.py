@@ -11,6 +11,7 @@ the markdown parse before).
 
 from __future__ import annotations
 
+import logging
 import re
 
 import yaml
@@ -24,6 +25,8 @@ _PLAIN_STARTS_ELSEWHERE = frozenset("-?:,[]{}#&*!|>%@`=<")
 """First characters that may make a plain value something else: indicators,
 and `=` and `<<` (YAML's value and merge keys, which the safe constructor
 refuses as values)."""
+
+logger = logging.getLogger(__name__)
 
 _STR = "tag:yaml.org,2002:str"
 _RESOLVER = yaml.resolver.Resolver()
@@ -120,6 +123,28 @@ def _yaml_title(content: str) -> tuple[str | None, str | None]:
     # which reject values like `2024-02-30`; RecursionError: deeply nested flow
     # collections.
     except (yaml.YAMLError, ValueError, RecursionError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        return None, f"front matter is not valid YAML, so no title was read from it: {reason}"
+        # PyYAML's own message quotes the document: only its kind goes to the log.
+        logger.debug("front matter not read: %s", type(error).__name__)
+        return None, _unreadable(error) + ", so no title was read from it"
     return _as_title(data.get("title") if isinstance(data, dict) else None), None
+
+
+def _unreadable(error: Exception) -> str:
+    """Why the front matter could not be read, in words for the document's author."""
+    if isinstance(error, yaml.MarkedYAMLError):
+        mark = error.problem_mark or error.context_mark
+        where = "" if mark is None else f" (at line {mark.line + 1} of the front matter)"
+        if isinstance(error, yaml.constructor.ConstructorError):
+            # A tag such as !shout or !!python/object, or a list used as a key.
+            return f"front matter has a YAML tag or key that is not plain data{where}"
+        return f"front matter is not valid YAML{where}"
+    if isinstance(error, yaml.reader.ReaderError):
+        return f"front matter has a character YAML does not allow (U+{error.character:04X})"
+    if isinstance(error, RecursionError):
+        return "front matter nests lists or mappings too deeply to be read"
+    if isinstance(error, ValueError):
+        return (
+            "front matter has a value YAML cannot build (such as an impossible date, or a "
+            "number with thousands of digits)"
+        )
+    return "front matter is not valid YAML"

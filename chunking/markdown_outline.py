@@ -8,6 +8,7 @@ the input unchanged, whatever its line endings.
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 # A leading byte order mark hides front matter from the parsers (they want `-`
 # as the very first character), and real files carry one.
+logger = logging.getLogger(__name__)
+
 _BOM = "\ufeff"
 
 # Unicode categories a GitHub-style slug keeps: letters, marks and numbers.
@@ -144,10 +147,13 @@ def _parse_blocks(
     except BaseException as error:
         if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
             raise
-        reason = str(error).splitlines()[0][:200] if str(error).strip() else "no message"
+        # A panic's message may quote the document: its kind at warning level, the rest
+        # at debug.
+        logger.warning("the markdown parser failed (%s); fell back", type(error).__name__)
+        logger.debug("the markdown parser's failure", exc_info=error)
         return fallback(text), [
-            f"the markdown parser failed ({type(error).__name__}: {reason}); "
-            "the document was parsed by the fallback parser (markdown-it-py)"
+            "the markdown parser failed on this document, so the fallback parser "
+            "(markdown-it-py) read it; the chunks are still complete"
         ]
 
 

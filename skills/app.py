@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
 
     from starlette.requests import Request
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from skills.embedding import Embedder
     from skills.settings import Settings
@@ -44,6 +46,12 @@ logger = logging.getLogger(__name__)
 
 JSON = "application/json"
 HTTP_UNAVAILABLE = 503
+HTTP_SERVER_ERROR = 500
+SERVER_ERROR_MESSAGE = (
+    "The skill failed to answer this request because of an error on its side. Retry the "
+    "request; if it fails again, the function app's logs say what went wrong."
+)
+"""The 500's message: the exception's type and text go to the logs only."""
 
 
 def build_app(
@@ -128,9 +136,43 @@ def build_app(
             Route("/api/chunk", chunk, methods=["POST", "PUT"]),
             Route("/api/health", health, methods=["GET"]),
         ],
-        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        # No handler for Exception: Starlette's own re-raises after answering, and the
+        # exception would leave Azure's adapter; _ServerErrors answers it instead.
+        middleware=[Middleware(_ServerErrors)],
+        exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
     )
+
+
+class _ServerErrors:
+    """Any exception while answering a request becomes the app's JSON 500, and stays here.
+
+    A pure ASGI middleware inside Starlette's ServerErrorMiddleware: that one re-raises
+    after it has answered (so that a server can log it), and Azure's AsgiMiddleware lets
+    the exception leave the function, so the Functions host answered with its own 500.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:  # a bug outside any record (records catch their own)
+            logger.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if not started:  # else the client already has a status line; nothing to add
+                error = RequestError(HTTP_SERVER_ERROR, SERVER_ERROR_MESSAGE)
+                await _error_response(error)(scope, receive, send)
 
 
 class _EmbedderSlot:
@@ -216,18 +258,10 @@ def _json_response(document: dict[str, object], status: int) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     """404, 405 and friends as JSON, so every answer of the skill is JSON."""
-    if not isinstance(exc, HTTPException):
-        return await _server_error(request, exc)
+    if not isinstance(exc, HTTPException):  # registered for HTTPException only
+        raise exc
     message = {
         404: f"No route {request.url.path}; the skill serves POST /api/chunk and GET /api/health.",
         405: f"{request.method} is not allowed on {request.url.path}.",
     }.get(exc.status_code, str(exc.detail))
     return _error_response(RequestError(exc.status_code, message), headers=exc.headers)
-
-
-async def _server_error(request: Request, exc: Exception) -> Response:
-    """A bug outside any record (records catch their own); still JSON, and logged."""
-    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return _error_response(
-        RequestError(500, f"internal error: {type(exc).__name__}; see the function's logs")
-    )

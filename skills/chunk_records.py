@@ -42,7 +42,7 @@ FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> OutputRecord:
     """The answer for one record: its chunks and warnings, or its errors and `data: {}`."""
     if isinstance(settings, SettingsError):
-        return failed_record(record.record_id, f"the skill is misconfigured: {settings}")
+        return failed_record(record.record_id, misconfigured_message(settings))
     inputs = read_record_inputs(record.data, settings)
     if isinstance(inputs, InputErrors):
         return failed_record(record.record_id, *inputs.messages)
@@ -64,11 +64,12 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
         )
     except OptionError as error:
         return failed_record(record.record_id, str(error), warnings=inputs.warnings)
-    except Exception as error:  # one record's failure must not touch the others
+    except Exception:  # one record's failure must not touch the others
         logger.exception("chunking record %r failed", record.record_id)
         return failed_record(
             record.record_id,
-            f"internal error while chunking: {type(error).__name__}: {error}",
+            "internal error: the skill failed while chunking this record (the function "
+            "app's logs have the details); the indexer may retry the document",
             warnings=inputs.warnings,
         )
     warnings = [*inputs.warnings, *document.warnings]
@@ -82,6 +83,14 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
         record_id=record.record_id,
         data={"chunks": chunks, "textItems": [chunk.text for chunk in document.chunks]},
         warnings=tuple(warnings),
+    )
+
+
+def misconfigured_message(error: SettingsError) -> str:
+    """A record's error when the app settings cannot work: which ones, and where to look."""
+    return (
+        f"the skill is misconfigured: {error}. Fix the app setting(s) named here; until "
+        "then no record is chunked (GET /api/health reports the same)"
     )
 
 

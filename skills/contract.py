@@ -8,6 +8,7 @@ business and is answered in its own `errors`.
 from __future__ import annotations
 
 import json
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -69,12 +70,24 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
     try:
         document = json.loads(body)
     except UnicodeDecodeError as error:
-        return RequestError(400, f"The request body is not UTF-8 text ({error.reason}).")
-    except ValueError as error:
         return RequestError(
             400,
-            f"The request body is not valid JSON ({error}). "
+            f"The request body is not UTF-8 text (byte {error.start} cannot be decoded). "
+            "Send the JSON encoded as UTF-8.",
+        )
+    except json.JSONDecodeError as error:
+        return RequestError(
+            400,
+            f"The request body is not valid JSON (line {error.lineno}, column {error.colno}). "
             f"Send a JSON object such as {REQUEST_EXAMPLE}",
+        )
+    except ValueError:
+        # The one other refusal: Python builds JSON integers with int(), which reads at
+        # most sys.get_int_max_str_digits() digits (no skill input needs a hundred).
+        return RequestError(
+            400,
+            "The request body cannot be read: a JSON number in it has more than "
+            f"{sys.get_int_max_str_digits()} digits.",
         )
     except RecursionError:
         # json's C decoder recurses once per nesting level; no record nests this deep.

@@ -38,6 +38,7 @@ RECORD_MESSAGES: dict[FailureKind, str] = {
     FailureKind.AUTH: "not embedded: the embedding service could not be authenticated to",
     FailureKind.BAD_RESPONSE: "not embedded: the embedding service's answer was wrong",
     FailureKind.REJECTED: "not embedded: the embedding service refused the request",
+    FailureKind.CONFIGURATION: "not embedded: the embedding app settings cannot work",
     FailureKind.TOO_LONG: "not embedded: a chunk is too long for the embedding model",
 }
 """The first words of a record's error, by failure kind; the failure's details follow."""

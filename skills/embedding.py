@@ -48,6 +48,9 @@ class FailureKind(Enum):
     """Wrong number of vectors, wrong dimensions, or an unreadable answer."""
     REJECTED = "rejected"
     """Any other 4xx: the service refused the request as it is."""
+    CONFIGURATION = "configuration"
+    """The settings cannot work: no such deployment (404), a URL scheme or a key that
+    cannot be sent; only a change of app settings helps."""
     TOO_LONG = "too_long"
     """Above the model's input limit; never sent."""
 
@@ -436,7 +439,7 @@ def _task_answer(task: asyncio.Task[ClientReply | Failure]) -> ClientReply | Fai
     logger.error("embedding batch failed unexpectedly", exc_info=error)
     return Failure(
         FailureKind.BAD_RESPONSE,
-        f"internal error while embedding: {type(error).__name__}: {error}",
+        "internal error while embedding; the function app's logs have the details",
     )
 
 

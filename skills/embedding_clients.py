@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import importlib
+import logging
 import os
+import ssl
 import threading
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import openai
@@ -20,12 +23,23 @@ import openai
 from chunking.encodings import load_encoding
 from chunking.sizing import TokenSizer
 from skills.embedding import (
+    RETRYABLE,
     BatchEmbedder,
     ClientReply,
     EmbeddingRequestError,
     Failure,
     FailureKind,
     RetryPolicy,
+)
+from skills.embedding_settings import (
+    ENV_AZURE_OPENAI_API_KEY,
+    ENV_AZURE_OPENAI_API_VERSION,
+    ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT,
+    ENV_AZURE_OPENAI_ENDPOINT,
+    ENV_EMBEDDING_DIMENSIONS,
+    ENV_EMBEDDING_MODEL,
+    ENV_OPENAI_API_KEY,
+    ENV_OPENAI_BASE_URL,
 )
 
 if TYPE_CHECKING:
@@ -36,10 +50,19 @@ if TYPE_CHECKING:
 
 EncodingFormat = Literal["base64", "float"]
 
+logger = logging.getLogger(__name__)
+
 COGNITIVE_SERVICES_SCOPE = "https://cognitiveservices.azure.com/.default"
 """The Microsoft Entra ID scope of Azure OpenAI data-plane calls."""
 MAX_DETAIL_CHARACTERS = 300
-"""How much of a service's error text goes into a record's error message."""
+"""How much of a service's error text goes into the log line about it."""
+UNSENDABLE_REQUEST_ERRORS = frozenset({"UnsupportedProtocol", "LocalProtocolError"})
+"""Errors under an APIConnectionError that no retry can fix: a URL scheme the HTTP client
+cannot send to, a header it refuses (a key with a line break). httpx, httpx2, httpcore and
+h11 all call them so; matched by name, as the openai package's HTTP stack may change."""
+TLS_NOT_SPOKEN = "WRONG_VERSION_NUMBER"
+"""OpenSSL's reason when an https:// URL reaches a server that answers plain HTTP."""
+LOG_DETAILS = "the service's own message is in the function app's logs"
 NO_API_KEY = "not-needed"
 """Sent as the key to an OpenAI-compatible server configured without OPENAI_API_KEY
 (the openai package refuses to build a client without one; local servers ignore it)."""
@@ -49,6 +72,62 @@ LOCAL_CONCURRENCY = 1
 
 class CredentialError(Exception):
     """No Microsoft Entra ID token could be had (raised by the token provider)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsAdvice:
+    """Which app settings a failure points at, in the words of a record's error."""
+
+    endpoint: str
+    """The setting that holds the service's URL."""
+    key: str
+    """The setting whose key goes into a header."""
+    credentials: str
+    """What to fix when the service refuses the credentials (401/403)."""
+    not_found: str
+    """What to check when the service has no such path, deployment or model (404)."""
+    refused: str
+    """What to check when the service refuses a request as it is (another 4xx)."""
+
+
+AZURE_KEY_ADVICE = SettingsAdvice(
+    endpoint=ENV_AZURE_OPENAI_ENDPOINT,
+    key=ENV_AZURE_OPENAI_API_KEY,
+    credentials=f"check {ENV_AZURE_OPENAI_API_KEY}: it must be a key of the Azure OpenAI "
+    f"resource at {ENV_AZURE_OPENAI_ENDPOINT}",
+    not_found=f"check {ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT} (the name of a deployment on "
+    f"the resource) and {ENV_AZURE_OPENAI_ENDPOINT}",
+    refused=f"if every record fails this way, check {ENV_EMBEDDING_MODEL} and "
+    f"{ENV_EMBEDDING_DIMENSIONS} against the deployment, and {ENV_AZURE_OPENAI_API_VERSION}",
+)
+AZURE_ENTRA_ADVICE = SettingsAdvice(
+    endpoint=AZURE_KEY_ADVICE.endpoint,
+    key=AZURE_KEY_ADVICE.key,
+    credentials="give the Function app's managed identity the role 'Cognitive Services "
+    f"OpenAI User' on the Azure OpenAI resource, or set {ENV_AZURE_OPENAI_API_KEY}",
+    not_found=AZURE_KEY_ADVICE.not_found,
+    refused=AZURE_KEY_ADVICE.refused,
+)
+OPENAI_ADVICE = SettingsAdvice(
+    endpoint=ENV_OPENAI_BASE_URL,
+    key=ENV_OPENAI_API_KEY,
+    credentials=f"check {ENV_OPENAI_API_KEY}",
+    not_found=f"check {ENV_OPENAI_BASE_URL} (most servers' URLs end in /v1) and "
+    f"{ENV_EMBEDDING_MODEL}",
+    refused=f"if every record fails this way, check {ENV_EMBEDDING_MODEL} and "
+    f"{ENV_EMBEDDING_DIMENSIONS}",
+)
+GENERIC_ADVICE = SettingsAdvice(
+    endpoint=f"{ENV_AZURE_OPENAI_ENDPOINT} / {ENV_OPENAI_BASE_URL}",
+    key=f"{ENV_AZURE_OPENAI_API_KEY} / {ENV_OPENAI_API_KEY}",
+    credentials=f"check {ENV_AZURE_OPENAI_API_KEY} / {ENV_OPENAI_API_KEY}, or give the "
+    "managed identity the role 'Cognitive Services OpenAI User'",
+    not_found=f"check {ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT}, {ENV_AZURE_OPENAI_ENDPOINT} / "
+    f"{ENV_OPENAI_BASE_URL} and {ENV_EMBEDDING_MODEL}",
+    refused=f"if every record fails this way, check {ENV_EMBEDDING_MODEL} and "
+    f"{ENV_EMBEDDING_DIMENSIONS}",
+)
+"""For a client built without settings (tests, other hosts)."""
 
 
 class OpenAIEmbeddingClient:
@@ -62,16 +141,19 @@ class OpenAIEmbeddingClient:
         dimensions: int | None,
         description: str,
         encoding_format: EncodingFormat | None = None,
+        advice: SettingsAdvice = GENERIC_ADVICE,
     ) -> None:
         """`client` must have max_retries=0: retries belong to the embedder's deadline.
 
         `encoding_format` None lets the openai package ask for base64 (its default).
+        `advice` names the app settings that failures point at.
         """
         self.client = client
         self.model = model
         self.dimensions = dimensions
         self.description = description
         self.encoding_format = encoding_format
+        self.advice = advice
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
@@ -89,7 +171,7 @@ class OpenAIEmbeddingClient:
                 input=list(texts), model=self.model, timeout=timeout, **options
             )
         except openai.APIStatusError as error:
-            raise EmbeddingRequestError(status_failure(error)) from error
+            raise EmbeddingRequestError(status_failure(error, self.advice)) from error
         except openai.APITimeoutError as error:
             raise EmbeddingRequestError(
                 Failure(
@@ -98,16 +180,14 @@ class OpenAIEmbeddingClient:
                 )
             ) from error
         except openai.APIConnectionError as error:
-            raise EmbeddingRequestError(connection_failure(error)) from error
+            raise EmbeddingRequestError(connection_failure(error, self.advice)) from error
         except CredentialError as error:
             raise EmbeddingRequestError(Failure(FailureKind.AUTH, str(error))) from error
+        except UnicodeEncodeError as error:  # a header value that is not ASCII: never sent
+            raise EmbeddingRequestError(_unsendable_key(self.advice)) from error
         except (openai.APIError, ValueError, TypeError, AttributeError) as error:  # unreadable body
             raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.BAD_RESPONSE,
-                    f"the embedding service's answer could not be read ({type(error).__name__}: "
-                    f"{_clip(str(error))})",
-                )
+                _bad_answer("the embedding service's answer could not be read", error)
             ) from error
         try:
             data = sorted(response.data, key=lambda item: item.index)
@@ -115,11 +195,7 @@ class OpenAIEmbeddingClient:
             vectors = [list(item.embedding) for item in data]
         except (AttributeError, TypeError) as error:  # 200 but not an embeddings list
             raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.BAD_RESPONSE,
-                    "the embedding service's answer is not a list of embeddings "
-                    f"({type(error).__name__}: {_clip(str(error))})",
-                )
+                _bad_answer("the embedding service's answer is not a list of embeddings", error)
             ) from error
         if indexes != list(range(len(data))):
             raise EmbeddingRequestError(
@@ -131,40 +207,122 @@ class OpenAIEmbeddingClient:
         return ClientReply(vectors)
 
 
-def status_failure(error: openai.APIStatusError) -> Failure:
-    """The Failure for an HTTP error answer, with the service's Retry-After hint."""
+def _bad_answer(what: str, error: Exception) -> Failure:
+    """A BAD_RESPONSE in the skill's words; what the parser said goes to the log."""
+    failure = Failure(FailureKind.BAD_RESPONSE, what)
+    _log_failure(failure, "%s: %s: %s", what, type(error).__name__, _clip(str(error)))
+    return failure
+
+
+def status_failure(
+    error: openai.APIStatusError, advice: SettingsAdvice = GENERIC_ADVICE
+) -> Failure:
+    """The Failure for an HTTP error answer, with the service's Retry-After hint.
+
+    The message says what happened and which app setting to check, in the skill's words;
+    the service's own message goes to the log (it may quote a masked key, or input).
+    """
     status = error.status_code
-    detail = f"HTTP {status}: {_clip(_service_message(error))}"
     hint = retry_after_seconds(error.response.headers)
     if status == 429:
-        return Failure(
-            FailureKind.THROTTLED,
-            f"the embedding service is throttling requests ({detail})",
-            hint,
+        failure = Failure(
+            FailureKind.THROTTLED, "the embedding service is throttling requests (HTTP 429)", hint
         )
-    if status in (401, 403):
-        return Failure(
+    elif status in (401, 403):
+        failure = Failure(
             FailureKind.AUTH,
-            f"the embedding service refused the credentials ({detail}); check "
-            "AZURE_OPENAI_API_KEY / OPENAI_API_KEY, or give the managed identity the role "
-            "'Cognitive Services OpenAI User'",
+            f"the embedding service refused the skill's credentials (HTTP {status}); "
+            f"{advice.credentials}",
         )
-    if status == 408 or status >= 500:
-        return Failure(FailureKind.UNAVAILABLE, f"the embedding service failed ({detail})", hint)
-    return Failure(FailureKind.REJECTED, f"the embedding service refused the request ({detail})")
+    elif status == 408 or status >= 500:
+        failure = Failure(
+            FailureKind.UNAVAILABLE, f"the embedding service failed (HTTP {status})", hint
+        )
+    elif status == 404:
+        failure = Failure(
+            FailureKind.CONFIGURATION,
+            f"the embedding service has no such deployment, model or path (HTTP 404); "
+            f"{advice.not_found}",
+        )
+    else:
+        failure = Failure(
+            FailureKind.REJECTED,
+            f"the embedding service refused the request (HTTP {status}); {advice.refused} "
+            f"({LOG_DETAILS})",
+        )
+    _log_failure(
+        failure,
+        "embedding request answered HTTP %s (%s): %s",
+        status,
+        _clip(str(_service_field(error, "code") or "no code")),
+        _clip(_service_message(error)),
+    )
+    return failure
 
 
-def connection_failure(error: openai.APIConnectionError) -> Failure:
-    """The Failure for a request that got no answer: a credential problem, or no connection."""
+def connection_failure(
+    error: openai.APIConnectionError, advice: SettingsAdvice = GENERIC_ADVICE
+) -> Failure:
+    """The Failure for a request that got no answer: a credential problem, a request that
+    can never be sent (scheme, header, TLS), or no connection (which may pass)."""
+    causes: list[BaseException] = []
     cause: BaseException | None = error
-    while cause is not None:
+    while cause is not None and cause not in causes:
+        causes.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    names = [type(cause).__name__ for cause in causes]
+    for cause in causes:
         if isinstance(cause, CredentialError):
             return Failure(FailureKind.AUTH, str(cause))
-        cause = cause.__cause__ or cause.__context__
-    return Failure(
-        FailureKind.UNAVAILABLE,
-        f"the embedding service could not be reached ({type(error).__name__}: {_clip(str(error))})",
+    failure = _unsendable(causes, advice) or Failure(
+        FailureKind.UNAVAILABLE, "the embedding service could not be reached"
     )
+    # Type names only: a refused header's text would show the key.
+    _log_failure(failure, "embedding request got no answer: %s", " <- ".join(names))
+    return failure
+
+
+def _unsendable(causes: list[BaseException], advice: SettingsAdvice) -> Failure | None:
+    """The configuration Failure when no retry could get this request an answer."""
+    names = {type(cause).__name__ for cause in causes}
+    if "UnsupportedProtocol" in names:
+        return Failure(
+            FailureKind.CONFIGURATION,
+            f"the embedding service's URL does not start with https:// or http://; fix "
+            f"{advice.endpoint}",
+        )
+    if "LocalProtocolError" in names:
+        return _unsendable_key(advice)
+    for cause in causes:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return Failure(
+                FailureKind.CONFIGURATION,
+                "the embedding service's TLS certificate is not trusted; check that "
+                f"{advice.endpoint} names the service itself",
+            )
+        if isinstance(cause, ssl.SSLError) and cause.reason == TLS_NOT_SPOKEN:
+            return Failure(
+                FailureKind.CONFIGURATION,
+                f"the embedding service does not answer https:// at {advice.endpoint}; a "
+                "plain-HTTP server of your own needs an http:// URL",
+            )
+    return None
+
+
+def _unsendable_key(advice: SettingsAdvice) -> Failure:
+    return Failure(
+        FailureKind.CONFIGURATION,
+        f"the embedding request could not be sent: {advice.key} has characters an HTTP "
+        "header cannot carry (a line break, a control character or a non-ASCII letter); "
+        "copy the key again",
+    )
+
+
+def _log_failure(failure: Failure, message: str, *args: object) -> None:
+    """What the service or the HTTP stack said, for the operator: a warning when only a
+    change of settings can help, else (it may pass, and 429s come in storms) debug."""
+    level = logging.DEBUG if failure.kind in RETRYABLE else logging.WARNING
+    logger.log(level, message + " -> %s", *args, failure.kind.value)
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -190,12 +348,18 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
 
 
 def _service_message(error: openai.APIStatusError) -> str:
+    message = _service_field(error, "message")
+    return message if isinstance(message, str) else error.message
+
+
+def _service_field(error: openai.APIStatusError, name: str) -> object:
+    """A field of the service's `{"error": {...}}` body (`code`, `message`), or None."""
     body = error.body
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-    return error.message
+        if isinstance(inner, dict):
+            return inner.get(name)
+    return None
 
 
 def _clip(text: str) -> str:
@@ -223,11 +387,13 @@ def entra_token_provider(credential: Any | None = None) -> Callable[[], Awaitabl
         try:
             return await asyncio.to_thread(get_token)
         except Exception as error:  # azure-identity raises several unrelated types
+            logger.warning(
+                "no Microsoft Entra ID token: %s: %s", type(error).__name__, _clip(str(error))
+            )
             raise CredentialError(
-                "no Microsoft Entra ID token for Azure OpenAI "
-                f"({type(error).__name__}: {_clip(str(error))}); on Azure, enable the "
-                "Function app's managed identity and give it 'Cognitive Services OpenAI "
-                "User' on the resource, or set AZURE_OPENAI_API_KEY"
+                "no Microsoft Entra ID token for Azure OpenAI (the function app's logs say "
+                "why); on Azure, enable the Function app's managed identity and give it "
+                "'Cognitive Services OpenAI User' on the resource, or set AZURE_OPENAI_API_KEY"
             ) from error
 
     return provider
@@ -264,6 +430,7 @@ def azure_openai_client(
             + ("key" if settings.azure_api_key else "Microsoft Entra ID")
         ),
         encoding_format=encoding_format,
+        advice=AZURE_KEY_ADVICE if settings.azure_api_key else AZURE_ENTRA_ADVICE,
     )
 
 
@@ -282,6 +449,7 @@ def openai_compatible_client(
         dimensions=settings.dimensions if settings.send_dimensions else None,
         description=f"openai: model {settings.model} at {client.base_url}",
         encoding_format=encoding_format,
+        advice=OPENAI_ADVICE,
     )
 
 
@@ -306,12 +474,7 @@ class LocalEmbeddingClient:
         try:
             return await asyncio.to_thread(self._encode, list(texts))
         except Exception as error:  # torch and transformers raise many types
-            raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.REJECTED,
-                    f"the local model failed ({type(error).__name__}: {_clip(str(error))})",
-                )
-            ) from error
+            raise EmbeddingRequestError(_local_failure(self.description, error)) from error
 
     def _encode(self, texts: list[str]) -> ClientReply:
         with self._lock:
@@ -356,12 +519,7 @@ class E5EmbeddingClient:
         try:
             return await asyncio.to_thread(self._encode, list(texts))
         except Exception as error:  # the engine reports through ctypes and numpy
-            raise EmbeddingRequestError(
-                Failure(
-                    FailureKind.REJECTED,
-                    f"the local model failed ({type(error).__name__}: {_clip(str(error))})",
-                )
-            ) from error
+            raise EmbeddingRequestError(_local_failure(self.description, error)) from error
 
     def _encode(self, texts: list[str]) -> ClientReply:
         with self._lock:
@@ -373,6 +531,14 @@ class E5EmbeddingClient:
             vectors: list[Vector] = model.encode(texts, is_query).tolist()
         truncated = tuple(i for i, length in enumerate(lengths) if length > E5_MAX_POSITIONS)
         return ClientReply(vectors, truncated)
+
+
+def _local_failure(description: str, error: Exception) -> Failure:
+    logger.error("the local model failed: %s", description, exc_info=error)
+    return Failure(
+        FailureKind.REJECTED,
+        "the local model failed on this batch (the function app's logs say why)",
+    )
 
 
 def load_e5_model() -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
+from urllib.parse import urlsplit
 
 from skills.values import parse_choice, parse_integer
 
@@ -98,6 +99,13 @@ MODELS: Mapping[str, ModelSpec] = {
 
 AZURE_MODELS = ("text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large")
 
+URL_SCHEMES = ("https", "http")
+"""What the openai client can send to; http only makes sense for a server of your own."""
+NOT_IN_A_PATH_SEGMENT = frozenset("/?#%")
+"""Characters that would change the URL a deployment name is put into."""
+NOT_IN_A_QUERY_VALUE = frozenset("&#")
+"""Characters that would change the query an API version is put into."""
+
 
 @dataclass(frozen=True, slots=True)
 class EmbeddingSettings:
@@ -182,6 +190,7 @@ def load_embedding_settings(
             f"the openai provider needs {ENV_OPENAI_BASE_URL} (your own server) or "
             f"{ENV_OPENAI_API_KEY} (api.openai.com)"
         )
+    problems.extend(_unusable(given, provider))
 
     return EmbeddingSettings(
         provider=provider,
@@ -234,6 +243,75 @@ def _choose_provider(
     if local_installed():
         return "local", "default: no AZURE_OPENAI_ENDPOINT, the local model is installed"
     return "none", EmbeddingSettings().provider_reason
+
+
+def _unusable(given: Mapping[str, str], provider: EmbeddingProvider) -> list[str]:
+    """Why the settings the provider sends requests with cannot work (found at start-up,
+    not as an error on every request); settings of other providers are not looked at."""
+    checks: dict[str, Callable[[str, str], str | None]] = {}
+    if provider == "azure_openai":
+        checks = {
+            ENV_AZURE_OPENAI_ENDPOINT: url_problem,
+            ENV_AZURE_OPENAI_API_KEY: header_problem,
+            ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT: deployment_problem,
+            ENV_AZURE_OPENAI_API_VERSION: api_version_problem,
+        }
+    elif provider == "openai":
+        checks = {ENV_OPENAI_BASE_URL: url_problem, ENV_OPENAI_API_KEY: header_problem}
+    found = (check(name, given[name]) for name, check in checks.items() if name in given)
+    return [problem for problem in found if problem is not None]
+
+
+def _has_space_or_control(value: str) -> bool:
+    return any(character.isspace() or not character.isprintable() for character in value)
+
+
+def url_problem(name: str, value: str) -> str | None:
+    """Why `value` cannot be the endpoint URL setting `name`, or None."""
+    if _has_space_or_control(value):
+        return f"{name} must not contain spaces or control characters (got {value!r})"
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # e.g. an IPv6 address without its closing bracket
+        return f"{name} is not a URL (got {value!r}); write it as https://host/..."
+    if parts.scheme.lower() not in URL_SCHEMES:
+        return f"{name} must start with https:// or http:// (got {value!r})"
+    if not parts.hostname:
+        return f"{name} has no host name (got {value!r})"
+    try:
+        port = parts.port  # a port out of range or not a number raises here
+    except ValueError:
+        port = 0
+    if port == 0:
+        return f"{name} has an invalid port (got {value!r}); ports are 1 to 65535"
+    return None
+
+
+def header_problem(name: str, value: str) -> str | None:
+    """Why the secret `value` cannot be sent in an HTTP header, or None; never shows it."""
+    if value.isascii() and value.isprintable():
+        return None
+    return (
+        f"{name} has characters an HTTP header cannot carry (a line break, a tab, a control "
+        "character or a non-ASCII letter); copy the key again from the resource's Keys page"
+    )
+
+
+def deployment_problem(name: str, value: str) -> str | None:
+    """Why `value` cannot be an Azure OpenAI deployment name in a URL path, or None."""
+    if _has_space_or_control(value) or NOT_IN_A_PATH_SEGMENT.intersection(value):
+        return f"{name} must be a deployment name, without spaces or any of / ? # % (got {value!r})"
+    return None
+
+
+def api_version_problem(name: str, value: str) -> str | None:
+    """Why `value` cannot be sent as the `api-version` query parameter, or None."""
+    if _has_space_or_control(value) or NOT_IN_A_QUERY_VALUE.intersection(value):
+        return (
+            f"{name} must not contain spaces, control characters, & or # "
+            f"(got {value!r}); it looks like {DEFAULT_AZURE_API_VERSION}"
+        )
+    return None
 
 
 def _dimensions(

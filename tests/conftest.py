@@ -17,10 +17,11 @@ import uvicorn
 from skills.app import build_app
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
     from starlette.applications import Starlette
 
+    from skills.embedding import EmbeddingOutcome
     from skills.settings import Settings, SettingsError
 
 SERVER_START_SECONDS = 10.0
@@ -185,6 +186,27 @@ def call_function() -> Iterator[FunctionCaller]:
 def function_app_with(settings: Settings | SettingsError) -> func.AsgiFunctionApp:
     """What function_app.py builds, but with the given settings instead of the environment."""
     return func.AsgiFunctionApp(app=build_app(settings), http_auth_level=func.AuthLevel.FUNCTION)
+
+
+class ExplodingEmbedder:
+    """An Embedder with a bug outside any record: it raises, with `detail` and the first
+    text in the exception's message (which no answer may show)."""
+
+    description = "exploding"
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+
+    async def embed(
+        self,
+        texts: Sequence[str],
+        deadline: float,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> EmbeddingOutcome:
+        raise RuntimeError(f"{self.detail} and {texts[0][:40]}")
+
+    async def aclose(self) -> None:
+        pass
 
 
 class LiveServers:

@@ -26,6 +26,7 @@ from skills.contract import InputRecord, parse_request
 from skills.service import answer_chunk_request
 from skills.settings import Settings
 from tests.helpers import chunk_and_audit
+from tests.leaks import leaks
 from tests.strategies import HTML, MARKDOWN, REQUEST_BODY, limits
 
 if TYPE_CHECKING:
@@ -74,28 +75,32 @@ def check_request(body: bytes) -> None:
     """Any body gets a JSON answer: 400 if unreadable, else one well-formed record per record.
 
     No record may fail with an "internal error": that is the skill catching its own bug.
+    No message may carry Python's words (an exception's name or text, tests/leaks.py).
     """
     answer = asyncio.run(answer_chunk_request(body, Settings()))
     document: Any = json.loads(answer.body)
     parsed = parse_request(body)
+    echoed = body.decode("utf-8", "replace")
     if not isinstance(parsed, list):
         assert answer.status == 400, answer.body[:300]
         assert document["error"]["message"]
+        assert not leaks(document["error"]["message"], echoed), document
         return
     assert answer.status == 200, answer.body[:300]
     values = document["values"]
     assert [value["recordId"] for value in values] == [record.record_id for record in parsed]
     for value, record in zip(values, parsed, strict=True):
-        check_record(value, record)
+        check_record(value, record, echoed)
 
 
-def check_record(value: dict[str, Any], record: InputRecord) -> None:
+def check_record(value: dict[str, Any], record: InputRecord, echoed: str = "") -> None:
     """One answered record: the exact keys, errors xor data, chunks and text items agree."""
     assert set(value) == RECORD_KEYS
     for message in value["errors"] + value["warnings"]:
         assert set(message) == {"message"}
         assert "internal error" not in message["message"], (record, message)
         assert "Traceback" not in message["message"]
+        assert not leaks(message["message"], echoed), (record, message)
     if value["errors"]:
         assert value["data"] == {}
         return

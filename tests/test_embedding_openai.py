@@ -142,7 +142,8 @@ def test_persistent_500s_become_failures(stub: OpenAIStub) -> None:
     assert len(stub.requests) == FAST.max_retries + 1
     (first, *_) = failures(outcome)
     assert first.kind is FailureKind.UNAVAILABLE
-    assert "HTTP 500: backend exploded" in first.message
+    assert "HTTP 500" in first.message
+    assert "backend exploded" not in first.message  # the service's words go to the logs
 
 
 def test_slow_answers_end_at_the_deadline(stub: OpenAIStub) -> None:

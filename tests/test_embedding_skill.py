@@ -87,9 +87,9 @@ def settings_for(stub: OpenAIStub, deadline: float = 30.0, **embedding: Any) -> 
     )
 
 
-def answer(body: bytes, settings: Settings) -> tuple[Answer, Any]:
+def answer(body: bytes, settings: Settings, credential: object | None = None) -> tuple[Answer, Any]:
     async def go() -> Answer:
-        embedder = build_embedder(settings.embedding)
+        embedder = build_embedder(settings.embedding, credential=credential)
         assert embedder is not None
         try:
             return await answer_chunk_request(body, settings, embedder=embedder)
@@ -196,6 +196,138 @@ def test_refused_credentials_are_per_record_errors_not_a_503(stub: OpenAIStub) -
         (error,) = value["errors"]
         assert "could not be authenticated" in error["message"]
         assert "HTTP 401" in error["message"]
+
+
+# --- faults no retry can fix: at once, per record, naming the app setting; never a 503 ----
+
+QUICK_SECONDS = 3.0
+"""A fault that is not retried is answered well within this; retried with the default
+policy (5 retries, 0.5 s doubling), it takes 15.5 s."""
+UPSTREAM = "upstream-words-5e1d"
+"""In the stub's error messages; the service's words go to the logs, not to records."""
+
+
+def plain_settings_for(stub: OpenAIStub, **embedding: Any) -> Settings:
+    """The `openai` provider (an OpenAI-compatible server) against the stub."""
+    values = {"provider": "openai", "openai_base_url": stub.base_url, "openai_api_key": KEY}
+    return settings_for(stub, **{**values, **embedding})
+
+
+class StaticCredential:
+    """A Microsoft Entra ID credential that hands out a fixed token."""
+
+    def get_token(self, *scopes: str, **kwargs: object) -> object:
+        from azure.core.credentials import AccessToken
+
+        return AccessToken(KEY, int(time.time()) + 3600)
+
+
+def permanent_fault(settings: Settings, *words: str, credential: object | None = None) -> str:
+    """Answer 3 records; each failed at once with the same error, naming `words`."""
+    started = time.monotonic()
+    result, response = answer(skill_body(records(3)), settings, credential)
+    assert result.status == 200, response
+    assert time.monotonic() - started < QUICK_SECONDS
+    messages: set[str] = set()
+    for value in response["values"]:
+        assert value["data"] == {}
+        (error,) = value["errors"]
+        messages.add(error["message"])
+    (message,) = messages
+    for word in words:
+        assert word in message
+    assert "may retry" not in message
+    assert UPSTREAM not in message
+    return message
+
+
+def test_regression_an_ftp_base_url_is_a_per_record_error_not_a_503(stub: OpenAIStub) -> None:
+    """Was: 503 "throttling or unavailable ... retry" after 16 s of retries."""
+    settings = plain_settings_for(stub, openai_base_url="ftp://x")
+    assert "https://" in permanent_fault(settings, "OPENAI_BASE_URL")
+
+
+def test_regression_a_key_http_cannot_carry_is_a_per_record_error_not_a_503(
+    stub: OpenAIStub,
+) -> None:
+    """A key with a line break is never sent: was a 503 after 16 s of retries."""
+    permanent_fault(settings_for(stub, azure_api_key="skill\nkey"), "AZURE_OPENAI_API_KEY")
+    assert stub.requests == []
+
+
+PERMANENT: dict[str, tuple[str, dict[str, Any], Reply | None, tuple[str, ...]]] = {
+    "an ftp Azure endpoint": (
+        "azure",
+        {"azure_endpoint": "ftp://x"},
+        None,
+        ("AZURE_OPENAI_ENDPOINT",),
+    ),
+    "a base URL without a scheme": (
+        "plain",
+        {"openai_base_url": "localhost:8000/v1"},
+        None,
+        ("OPENAI_BASE_URL",),
+    ),
+    "https to a plain-HTTP server": (
+        "plain",
+        {"https": True},
+        None,
+        ("OPENAI_BASE_URL", "http://"),
+    ),
+    "a non-ASCII letter in the key (was: 'the answer was wrong', UnicodeEncodeError)": (
+        "plain",
+        {"openai_api_key": "caf\u00e9"},
+        None,
+        ("OPENAI_API_KEY",),
+    ),
+    "a wrong Azure key": ("azure", {"azure_api_key": "wrong"}, None, ("AZURE_OPENAI_API_KEY",)),
+    "a wrong OpenAI key": ("plain", {"openai_api_key": "wrong"}, None, ("OPENAI_API_KEY",)),
+    "403 for the managed identity": (
+        "azure",
+        {"azure_api_key": None},
+        Reply(status=403, message=f"PermissionDenied {UPSTREAM}"),
+        ("HTTP 403", "Cognitive Services OpenAI User", "AZURE_OPENAI_API_KEY"),
+    ),
+    "404: no such deployment": (
+        "azure",
+        {},
+        Reply(status=404, message=f"DeploymentNotFound {UPSTREAM}"),
+        ("HTTP 404", "AZURE_OPENAI_EMBEDDING_DEPLOYMENT", "AZURE_OPENAI_ENDPOINT"),
+    ),
+    "404: no such model or path": (
+        "plain",
+        {},
+        Reply(status=404, message=f"model not found {UPSTREAM}"),
+        ("HTTP 404", "OPENAI_BASE_URL", "EMBEDDING_MODEL"),
+    ),
+    "400 on Azure": (
+        "azure",
+        {},
+        Reply(status=400, message=f"dimensions not supported {UPSTREAM}"),
+        ("HTTP 400", "EMBEDDING_MODEL", "EMBEDDING_DIMENSIONS", "AZURE_OPENAI_API_VERSION"),
+    ),
+    "400 on OpenAI": (
+        "plain",
+        {},
+        Reply(status=400, message=f"bad request {UPSTREAM}"),
+        ("HTTP 400", "EMBEDDING_MODEL", "EMBEDDING_DIMENSIONS"),
+    ),
+}
+"""(provider, embedding settings, the stub's answer, words of each record's error)."""
+
+
+@pytest.mark.parametrize("name", list(PERMANENT))
+def test_a_fault_no_retry_can_fix_fails_each_record_at_once(stub: OpenAIStub, name: str) -> None:
+    provider, given, reply, words = PERMANENT[name]
+    changes = dict(given)
+    if changes.pop("https", False):
+        changes["openai_base_url"] = stub.base_url.replace("http://", "https://")
+    settings = (settings_for if provider == "azure" else plain_settings_for)(stub, **changes)
+    if reply is not None:
+        stub.default = reply
+    entra = settings.embedding.provider == "azure_openai" and not settings.embedding.azure_api_key
+    permanent_fault(settings, *words, credential=StaticCredential() if entra else None)
+    assert len(stub.requests) <= 1  # one batch, sent at most once
 
 
 def test_wrong_dimensions_are_per_record_errors(stub: OpenAIStub) -> None:

@@ -435,7 +435,7 @@ REQUESTS: dict[str, tuple[bytes, int, str]] = {
     "an integer of 5,000 digits": (
         b'{"values": [{"recordId": "1", "data": {"maximumPageLength": ' + b"9" * 5000 + b"}}]}",
         400,
-        "not valid JSON",
+        "a JSON number in it has more than 4300 digits",
     ),
 }
 """Bodies that cannot be answered record by record -> status and words of the message."""

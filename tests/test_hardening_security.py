@@ -23,17 +23,16 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from skills.app import build_app
+from skills.app import SERVER_ERROR_MESSAGE, build_app
 from skills.settings import Settings, load_settings
-from tests.conftest import function_app_with, skill_body
+from tests.conftest import ExplodingEmbedder, function_app_with, skill_body
 from tests.hardening_report import FIGURES
 from tests.openai_stub import OpenAIStub, Reply
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator
     from pathlib import Path
 
-    from skills.embedding import EmbeddingOutcome
     from tests.conftest import FunctionCaller, LiveServers
 
 pytestmark = [
@@ -206,23 +205,6 @@ def test_html_resolves_no_external_entity_and_expands_no_entity(tmp_path: Path) 
 # --- logs -------------------------------------------------------------------------------
 
 
-class ExplodingEmbedder:
-    """An Embedder whose failure message carries the secret (a bug outside any record)."""
-
-    description = "exploding"
-
-    async def embed(
-        self,
-        texts: Sequence[str],
-        deadline: float,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> EmbeddingOutcome:
-        raise RuntimeError(f"boom with {SECRET} and {texts[0][:40]}")
-
-    async def aclose(self) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def stub() -> Iterator[OpenAIStub]:
     with OpenAIStub(dimensions=8, api_key=SECRET) as server:
@@ -291,8 +273,8 @@ def test_a_crash_outside_any_record_answers_without_trace_or_secret(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The exception's own message carries a secret: the caller still sees none of it."""
-    app = build_app(Settings(), embedder=ExplodingEmbedder())
-    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    app = build_app(Settings(), embedder=ExplodingEmbedder(f"boom with {SECRET}"))
+    transport = httpx.ASGITransport(app=app)  # raises what the app lets out: nothing
     body = skill_body([{"recordId": "1", "data": {"text": "x"}}])
 
     async def post() -> httpx.Response:
@@ -303,10 +285,9 @@ def test_a_crash_outside_any_record_answers_without_trace_or_secret(
         response = asyncio.run(post())
     assert response.status_code == 500
     assert response.headers["content-type"] == "application/json"
-    assert response.json() == {
-        "error": {"status": 500, "message": "internal error: RuntimeError; see the function's logs"}
-    }
+    assert response.json() == {"error": {"status": 500, "message": SERVER_ERROR_MESSAGE}}
     assert SECRET not in response.text
+    assert "RuntimeError" not in response.text
     assert "RuntimeError" in caplog.text  # the trace is in the logs, for the operator
 
 

@@ -266,7 +266,8 @@ def test_a_failing_parser_falls_back_with_a_warning() -> None:
     outline = parse_markdown("# Title\n\nBody text.\n", parser=broken)
     assert [h.text for h in outline.headings] == ["Title"]
     assert len(outline.warnings) == 1
-    assert "ValueError: boom" in outline.warnings[0]
+    assert "the markdown parser failed on this document" in outline.warnings[0]
+    assert "boom" not in outline.warnings[0]  # the exception's text goes to the logs
     assert "fallback" in outline.warnings[0]
 
 
@@ -279,7 +280,8 @@ def test_a_rust_panic_falls_back_too() -> None:
 
     outline = parse_markdown("## Heading\n", parser=panics)
     assert [h.text for h in outline.headings] == ["Heading"]
-    assert "index out of bounds" in outline.warnings[0]
+    assert "the markdown parser failed on this document" in outline.warnings[0]
+    assert "index out of bounds" not in outline.warnings[0]  # a panic may quote the text
 
 
 def test_keyboard_interrupt_is_not_swallowed() -> None:

@@ -165,3 +165,101 @@ def test_describe_settings_names_value_setting_and_source() -> None:
 def test_version_matches_pyproject() -> None:
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     assert __version__ == pyproject["project"]["version"]
+
+
+# --- embedding settings that cannot work are found at start-up -----------------------------
+
+OPENAI = {"EMBEDDING_PROVIDER": "openai", "EMBEDDING_MODEL": "text-embedding-3-small"}
+AZURE = {"AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com", "AZURE_OPENAI_API_KEY": "k"}
+
+UNUSABLE_SETTINGS: dict[str, tuple[dict[str, str], str]] = {
+    "an unclosed IPv6 host (regression: InvalidURL on every POST)": (
+        {**OPENAI, "OPENAI_BASE_URL": "http://[::1"},
+        "OPENAI_BASE_URL is not a URL",
+    ),
+    "an ftp base URL (regression: 503 after 16 s of retries)": (
+        {**OPENAI, "OPENAI_BASE_URL": "ftp://x"},
+        "OPENAI_BASE_URL must start with https:// or http:// (got 'ftp://x')",
+    ),
+    "a base URL without a scheme": (
+        {**OPENAI, "OPENAI_BASE_URL": "localhost:8000/v1"},
+        "OPENAI_BASE_URL must start with https:// or http://",
+    ),
+    "a base URL without a host": (
+        {**OPENAI, "OPENAI_BASE_URL": "http:///v1"},
+        "OPENAI_BASE_URL has no host name",
+    ),
+    "a port out of range": (
+        {**OPENAI, "OPENAI_BASE_URL": "http://127.0.0.1:99999/v1"},
+        "OPENAI_BASE_URL has an invalid port",
+    ),
+    "a port that is not a number": (
+        {**OPENAI, "OPENAI_BASE_URL": "http://127.0.0.1:abc/v1"},
+        "OPENAI_BASE_URL has an invalid port",
+    ),
+    "a space in the URL": (
+        {**OPENAI, "OPENAI_BASE_URL": "http://exa mple.com/v1"},
+        "OPENAI_BASE_URL must not contain spaces or control characters",
+    ),
+    "an ftp Azure endpoint": (
+        {**AZURE, "AZURE_OPENAI_ENDPOINT": "ftp://x"},
+        "AZURE_OPENAI_ENDPOINT must start with https:// or http://",
+    ),
+    "an Azure endpoint without a scheme": (
+        {**AZURE, "AZURE_OPENAI_ENDPOINT": "x.openai.azure.com"},
+        "AZURE_OPENAI_ENDPOINT must start with https:// or http://",
+    ),
+    "a line break inside the Azure key (regression: 503 after 16 s of retries)": (
+        {**AZURE, "AZURE_OPENAI_API_KEY": "abc\ndef"},
+        "AZURE_OPENAI_API_KEY has characters an HTTP header cannot carry",
+    ),
+    "a non-ASCII letter in the OpenAI key": (
+        {**OPENAI, "OPENAI_API_KEY": "sk-caf\u00e9"},
+        "OPENAI_API_KEY has characters an HTTP header cannot carry",
+    ),
+    "a slash in the deployment name": (
+        {**AZURE, "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "emb/../other"},
+        "AZURE_OPENAI_EMBEDDING_DEPLOYMENT must be a deployment name",
+    ),
+    "a space in the API version": (
+        {**AZURE, "AZURE_OPENAI_API_VERSION": "2024-10-21 preview"},
+        "AZURE_OPENAI_API_VERSION must not contain spaces",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(UNUSABLE_SETTINGS))
+def test_embedding_settings_that_cannot_work_are_a_settings_error(name: str) -> None:
+    environ, words = UNUSABLE_SETTINGS[name]
+    with pytest.raises(SettingsError) as caught:
+        load_settings(environ, local_installed=not_installed)
+    assert words in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "key", ["abc\ndef", "sk-caf\u00e9", "tab\there"], ids=["newline", "non-ascii", "tab"]
+)
+def test_a_key_that_cannot_work_is_never_shown(key: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings({**AZURE, "AZURE_OPENAI_API_KEY": key}, local_installed=not_installed)
+    assert key not in str(caught.value)
+    assert repr(key) not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [
+        {**OPENAI, "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"},
+        {**OPENAI, "OPENAI_BASE_URL": "http://[::1]:8080/v1"},
+        {**OPENAI, "OPENAI_BASE_URL": "HTTPS://api.example.com/v1/"},
+        {**OPENAI, "OPENAI_API_KEY": "sk-proj-AbC_123-xyz"},
+        {**AZURE, "AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com/"},
+        {**AZURE, "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "text-embedding-3-small_v2.1"},
+        {**AZURE, "AZURE_OPENAI_API_VERSION": "2024-05-01-preview"},
+        # Settings of a provider that is not used are not checked.
+        {**AZURE, "OPENAI_BASE_URL": "ftp://unused"},
+    ],
+    ids=repr,
+)
+def test_embedding_settings_that_can_work_are_accepted(environ: dict[str, str]) -> None:
+    load_settings(environ, local_installed=not_installed)
