@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import BlockKind, Level, Outline
-from chunking.sentences import sentence_starts
+from chunking.sentences import LazySentenceStarts, Segmenter, iter_sentence_starts, sentencex_ends
 from chunking.token_spans import tokens_add_up
 
 if TYPE_CHECKING:
@@ -87,10 +87,18 @@ class _Document:
     language: str
     coarse_totals: list[int]
     """The span sizer's running total at each coarse position."""
-    sentence_cache: dict[int, list[int]] = field(default_factory=dict)
+    segment: Segmenter = sentencex_ends
+    sentence_cache: dict[int, LazySentenceStarts] = field(default_factory=dict)
+    """Sentence starts of each block touched so far, by block start."""
 
     @classmethod
-    def build(cls, outline: Outline, language: str, measure: SpanSizer) -> _Document:
+    def build(
+        cls,
+        outline: Outline,
+        language: str,
+        measure: SpanSizer,
+        segment: Segmenter = sentencex_ends,
+    ) -> _Document:
         """Index boundaries, no-cut zones and regions of an outline."""
         source = outline.source
         positions: list[int] = []
@@ -134,6 +142,7 @@ class _Document:
             block_starts=[b.start for b in outline.blocks],
             block_ends=[b.end for b in outline.blocks],
             language=language,
+            segment=segment,
         )
 
     def next_coarse(self, position: int) -> tuple[int, Level]:
@@ -162,9 +171,13 @@ class _Document:
         region = self.outline.regions[index]
         return region.lead if position >= region.lead_end else ""
 
-    def sentence_positions(self, low: int, high: int) -> list[int]:
-        """Sentence starts strictly inside (low, high), computed per block and cached."""
-        found: list[int] = []
+    def sentence_positions(self, low: int, high: int) -> Iterator[int]:
+        """Sentence starts strictly inside (low, high), ascending.
+
+        Blocks are segmented as far as the caller reads, and remembered: a walk
+        stops at the first start past its horizon, so a megabyte paragraph is
+        segmented a chunk at a time, and only up to the last chunk taken.
+        """
         index = max(bisect.bisect_right(self.block_starts, low) - 1, 0)
         while index < len(self.block_starts) and self.block_starts[index] < high:
             block_start = self.block_starts[index]
@@ -173,20 +186,24 @@ class _Document:
                 if cached is None:
                     cached = self._block_sentences(block_start, self.block_ends[index])
                     self.sentence_cache[block_start] = cached
-                found += cached[bisect.bisect_right(cached, low) : bisect.bisect_left(cached, high)]
+                for position in cached.after(low):
+                    if position >= high:
+                        break
+                    yield position
             index += 1
-        return found
 
-    def _block_sentences(self, start: int, end: int) -> list[int]:
-        """Sentence starts inside the block [start, end)."""
+    def _block_sentences(self, start: int, end: int) -> LazySentenceStarts:
+        """Sentence starts inside the block [start, end), found on demand."""
         region = self.region_at(start)
         if region >= 0 and self.outline.regions[region].end >= end:
             # Code and tables split only between lines, which callers find
             # themselves: segmenting them (two fifths of the text segmented
             # on the markdown corpus) would find nothing they can use.
-            return []
+            return LazySentenceStarts(iter(()), start)
         text = self.outline.source[start:end]
-        return [start + s for s in sentence_starts(text, self.language)]
+        return LazySentenceStarts(
+            iter_sentence_starts(text, self.language, segment=self.segment), start
+        )
 
 
 def _furthest_of_each_level(levels: list[Level], first: int) -> list[int]:
@@ -264,6 +281,8 @@ class StructureSplitter:
         sizer: Sizer,
         context: Contextualizer,
         options: ChunkOptions,
+        *,
+        segment: Segmenter = sentencex_ends,
     ) -> None:
         self.source = outline.source
         self.end = outline.content_end
@@ -271,7 +290,7 @@ class StructureSplitter:
         # Chunks never reach front matter or trailing link definitions: they
         # are not tokenized.
         self.spans_of_source = sizer.spans(self.source, outline.body_start, self.end)
-        self.doc = _Document.build(outline, options.language, self.spans_of_source)
+        self.doc = _Document.build(outline, options.language, self.spans_of_source, segment)
         self.tree = tree
         self.sizer = sizer
         self.context = context
