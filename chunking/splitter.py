@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chunking.next_match import NextMatch
 from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import BlockKind, Level, Outline
 from chunking.sentences import LazySentenceStarts, Segmenter, iter_sentence_starts, sentencex_ends
@@ -300,6 +301,9 @@ class StructureSplitter:
         self._head_sizes: dict[tuple[str, str], int] = {}
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
+        self.next_line_break = NextMatch(_LINE_BREAK, self.source)
+        self.next_word_end = NextMatch(_WORD_END, self.source)
+        """The first line break or word end past a horizon, for every chunk of a long line."""
 
     # -- measuring -------------------------------------------------------------
 
@@ -322,7 +326,7 @@ class StructureSplitter:
         cap = min(high, horizon + 1)
         if level is Level.LINE:
             found = [m.end() for m in _LINE_BREAK.finditer(source, low, cap) if m.end() < cap]
-            beyond = _LINE_BREAK.search(source, found[-1] if found else low, high)
+            beyond = self.next_line_break.search(found[-1] if found else low, high)
             if beyond is not None and low < beyond.end() < high and beyond.end() >= cap:
                 found.append(beyond.end())
             return found
@@ -344,7 +348,7 @@ class StructureSplitter:
         if level is Level.WORD:
             found = [m.start() for m in _WHITESPACE_RUN.finditer(source, low, cap)]
             found = [p for p in found if low < p < cap]
-            word_end = _WORD_END.search(source, max(cap, found[-1] + 1 if found else low), high)
+            word_end = self.next_word_end.search(max(cap, found[-1] + 1 if found else low), high)
             if word_end is not None and low < word_end.start():
                 found.append(word_end.start())
             return found
