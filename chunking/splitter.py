@@ -301,6 +301,8 @@ class StructureSplitter:
         self._head_sizes: dict[tuple[str, str], int] = {}
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
+        self._heading_content = tree.content_starts(self.source, self.end)
+        """Where the content after each heading (and the headings right after it) begins."""
         self.next_line_break = NextMatch(_LINE_BREAK, self.source)
         self.next_word_end = NextMatch(_WORD_END, self.source)
         """The first line break or word end past a horizon, for every chunk of a long line."""
@@ -612,7 +614,7 @@ class StructureSplitter:
 
     def _room(self, start: int) -> tuple[int, str]:
         """Room for content at `start`: the limit less prefix and lead, and the lead."""
-        chain = self.tree.chain_at(self.tree.content_start(self.source, start, self.end))
+        chain = self.tree.chain_at(self._content_start(start))
         _, prefix_size = self.context.prefix(self.tree.names(chain))
         lead = self.doc.lead_at(start)
         lead_size = self._lead_size(lead)
@@ -621,6 +623,13 @@ class StructureSplitter:
             self.context.leads_left_out += 1
             lead, lead_size = "", 0
         return self.maximum - prefix_size - lead_size, lead
+
+    def _content_start(self, start: int) -> int:
+        """`tree.content_start(source, start, end)` up to the end of the document."""
+        index = bisect.bisect_left(self.tree.starts, start)
+        if index < len(self.tree.starts) and self.tree.starts[index] == start:
+            return self._heading_content[index]
+        return start
 
     def _next_span(self, start: int, previous_end: int) -> Span | None:
         room, lead = self._room(start)
