@@ -245,6 +245,8 @@ class _Walk:
 
     positions: list[int] = field(default_factory=list)
     levels: list[Level] = field(default_factory=list)
+    stopped: bool = False
+    """The walk stopped at the first sentence end it may cut at (see `_walk`)."""
 
 
 @dataclass(slots=True)
@@ -365,13 +367,18 @@ class StructureSplitter:
 
     # -- walking -----------------------------------------------------------------
 
-    def _walk(self, start: int, room: int) -> _Walk:
+    def _walk(self, start: int, room: int, stop_after: int | None = None) -> _Walk:
         """Accept whole units from `start` while they fit `room`, descending on overflow.
 
         Estimates telescope, so a run of units fits exactly when the running
         total at its last end is at most `total(start) + room`: in pages mode
         the walk finds the furthest such end among the boundaries of a level by
         bisection, instead of measuring the units one by one.
+
+        With `stop_after` (sentences mode) the walk stops at the first sentence
+        end from there on where a chunk may end: that is the cut `_choose` makes
+        of the whole walk, which went on through the whole room (twenty-odd
+        sentences) for every chunk of one sentence.
         """
         walk = _Walk()
         doc_end = self.end
@@ -415,6 +422,14 @@ class StructureSplitter:
                 position = unit_end
                 walk.positions.append(unit_end)
                 walk.levels.append(unit_level)
+                if (
+                    stop_after is not None
+                    and unit_end >= stop_after
+                    and unit_level <= Level.SENTENCE
+                    and self.doc.can_cut(unit_end)
+                ):
+                    walk.stopped = True
+                    break
                 continue
             row = level is Level.LINE and self.doc.region_at(position) >= 0
             if row and self._row_fits_alone(position, unit_end, room):
@@ -633,9 +648,19 @@ class StructureSplitter:
 
     def _next_span(self, start: int, previous_end: int) -> Span | None:
         room, lead = self._room(start)
-        walk = self._walk(start, room)
         minimum_end = max(previous_end, start) + 1
-        for cut in self._choose(start, walk, minimum_end):
+        sentences = self.options.mode is SplitMode.SENTENCES
+        walk = self._walk(start, room, stop_after=minimum_end if sentences else None)
+        cuts = self._choose(start, walk, minimum_end)
+        if walk.stopped:
+            first = next(cuts)
+            span = self._make_span(start, first, lead)
+            if span is not None and span.size <= self.maximum:
+                return span
+            # Over once measured exactly: the fallbacks come from the whole walk.
+            walk = self._walk(start, room)
+            cuts = (cut for cut in self._choose(start, walk, minimum_end) if cut != first)
+        for cut in cuts:
             span = self._make_span(start, cut, lead)
             if span is not None and span.size <= self.maximum:
                 return span
