@@ -55,6 +55,11 @@ less than the two edge counts and bisections of the index."""
 SHORT_TEXT_CHARACTERS = 8
 """Direct counts of texts up to this long are remembered."""
 
+LONG_COUNT_CHARACTERS = 1_000_000
+"""Longer texts counted directly are remembered up to this many characters in all,
+then forgotten at once: a few megabytes of keys at most, and chunks of a run of `.`
+measure the same dozen texts each."""
+
 EDGE_REACH = 256
 """How far into a span to look for a pinned boundary; text without one that far
 (long URLs, base64, scripts written without spaces) is counted directly."""
@@ -133,16 +138,33 @@ class TokenSpans:
         self._edge_spans: dict[tuple[int, int], int] = {}
         """Memo of spans with an unpinned end, which cost tokenizer calls."""
         self._short_counts: dict[str, int] = {}
+        self._long_counts: dict[str, int] = {}
+        self._long_characters = 0
+        """Characters in the keys of `_long_counts`, held under `LONG_COUNT_CHARACTERS`."""
 
     def count(self, text: str) -> int:
         """Tokens in `text`, counted directly."""
         if len(text) > SHORT_TEXT_CHARACTERS:
-            return len(self._encoding.encode_ordinary(text))
+            return self._long_count(text)
         # Short edges (`.`, `),`, `**`) come back again and again.
         count = self._short_counts.get(text)
         if count is None:
             count = len(self._encoding.encode_ordinary(text))
             self._short_counts[text] = count
+        return count
+
+    def _long_count(self, text: str) -> int:
+        """Tokens in a longer `text`, remembered while there is room: text without a
+        pinned position is counted whole, and repetitive text (a run of `.` or `。`)
+        has chunk after chunk measure the same texts, a dozen per chunk."""
+        count = self._long_counts.get(text)
+        if count is None:
+            count = len(self._encoding.encode_ordinary(text))
+            if self._long_characters + len(text) > LONG_COUNT_CHARACTERS:
+                self._long_counts.clear()
+                self._long_characters = 0
+            self._long_counts[text] = count
+            self._long_characters += len(text)
         return count
 
     def total(self, position: int) -> int:

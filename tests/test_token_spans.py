@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from chunking.encodings import load_encoding
 from chunking.sizing import CharacterSizer, utf16_length
-from chunking.token_spans import TokenSpans, tokens_add_up
+from chunking.token_spans import LONG_COUNT_CHARACTERS, TokenSpans, tokens_add_up
 from tests.strategies import MARKDOWN
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -213,3 +213,11 @@ def test_a_megabyte_run_of_dots_is_cut_loose_and_still_counted_exactly() -> None
     # Token ends still increase through the cuts.
     ends = np.asarray(spans._index())
     assert (np.diff(ends) > 0).all()
+
+
+def test_long_direct_counts_are_remembered_within_a_bound() -> None:
+    spans = TokenSpans(ENCODING, "text")
+    texts = [f"{index} " + "x" * 10_000 for index in range(300)]
+    for text in texts * 2:
+        assert spans.count(text) == _direct(text)
+    assert spans._long_characters <= LONG_COUNT_CHARACTERS
