@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from chunking.options import ChunkOptions
     from chunking.sizing import TextSizer
 
 PREFIX_SHARE = 0.25
@@ -29,6 +30,18 @@ class Contextualizer:
     leads_left_out: int = 0
     """Continuation chunks whose table header or fence line was too long to repeat."""
     _cache: dict[tuple[str, ...], tuple[str, int]] = field(default_factory=dict)
+
+    @classmethod
+    def for_options(cls, sizer: TextSizer, title: str, options: ChunkOptions) -> Contextualizer:
+        """The contextualizer `options` ask for, for a document titled `title`."""
+        return cls(
+            sizer=sizer,
+            title=title,
+            maximum=options.limits.maximum_page_length,
+            enabled=options.title_prefix,
+            heading_separator=options.heading_separator,
+            prefix_separator=options.prefix_separator,
+        )
 
     def prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:
         """The prefix text for a heading path (separator included) and its size."""

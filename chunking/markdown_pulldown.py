@@ -121,8 +121,12 @@ def parse_blocks(text: str) -> ParsedMarkdown:
                 blocks.append(LineBlock(BlockKind.HEADING, first, stop, level, text_of_heading))
                 heading = None
         elif heading is not None:
-            for key in _HEADING_TEXT.intersection(event):
-                heading_parts.append(event[key])
+            text_part = event.get("Text")
+            if text_part is not None:  # nearly every event inside a heading
+                heading_parts.append(text_part)
+            else:
+                for key in _HEADING_TEXT.intersection(event):
+                    heading_parts.append(event[key])
     return ParsedMarkdown(blocks, regions, front_matter)
 
 

@@ -84,14 +84,7 @@ def chunk_document(
     outline = parse(text, format, file_name=file_name, content_type=content_type)
     title_text, title_heading = resolve_title(outline, given=title, file_name=file_name)
     tree = SectionTree.build(outline, title_heading)
-    context = Contextualizer(
-        sizer=sizer,
-        title=title_text,
-        maximum=options.limits.maximum_page_length,
-        enabled=options.title_prefix,
-        heading_separator=options.heading_separator,
-        prefix_separator=options.prefix_separator,
-    )
+    context = Contextualizer.for_options(sizer, title_text, options)
     spans = strategy(outline, tree, sizer, context, options)
     if options.strip_markup and outline.format == "markdown":
         code = code_regions(outline)

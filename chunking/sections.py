@@ -76,6 +76,27 @@ class SectionTree:
             index += 1
         return position
 
+    def content_starts(self, source: str, end: int) -> list[int]:
+        """`content_start(source, h.start, end)` of every heading `h`, in one pass.
+
+        Built from the last heading back, each from the next one's: asked heading by
+        heading, a run of headings without content (100,000 `# h` lines) is walked
+        to its end from each of them, which is quadratic.
+        """
+        starts, headings = self.starts, self.headings
+        found = [0] * len(starts)
+        for index in range(len(starts) - 1, -1, -1):
+            after = headings[index].end
+            while after < end and source[after].isspace():
+                after += 1
+            if after >= end:
+                found[index] = starts[index]
+            elif index + 1 < len(starts) and starts[index + 1] == after:
+                found[index] = found[index + 1]
+            else:
+                found[index] = after
+        return found
+
     def chain_of_chunk(self, source: str, start: int, end: int) -> list[int]:
         """The heading chain of a chunk: the smallest section holding its content."""
         return self.chain_of_span(self.content_start(source, start, end), end)

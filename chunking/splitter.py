@@ -16,9 +16,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chunking.next_match import NextMatch
 from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import BlockKind, Level, Outline
-from chunking.sentences import sentence_starts
+from chunking.sentences import LazySentenceStarts, Segmenter, iter_sentence_starts, sentencex_ends
 from chunking.token_spans import tokens_add_up
 
 if TYPE_CHECKING:
@@ -87,10 +88,18 @@ class _Document:
     language: str
     coarse_totals: list[int]
     """The span sizer's running total at each coarse position."""
-    sentence_cache: dict[int, list[int]] = field(default_factory=dict)
+    segment: Segmenter = sentencex_ends
+    sentence_cache: dict[int, LazySentenceStarts] = field(default_factory=dict)
+    """Sentence starts of each block touched so far, by block start."""
 
     @classmethod
-    def build(cls, outline: Outline, language: str, measure: SpanSizer) -> _Document:
+    def build(
+        cls,
+        outline: Outline,
+        language: str,
+        measure: SpanSizer,
+        segment: Segmenter = sentencex_ends,
+    ) -> _Document:
         """Index boundaries, no-cut zones and regions of an outline."""
         source = outline.source
         positions: list[int] = []
@@ -134,6 +143,7 @@ class _Document:
             block_starts=[b.start for b in outline.blocks],
             block_ends=[b.end for b in outline.blocks],
             language=language,
+            segment=segment,
         )
 
     def next_coarse(self, position: int) -> tuple[int, Level]:
@@ -162,9 +172,13 @@ class _Document:
         region = self.outline.regions[index]
         return region.lead if position >= region.lead_end else ""
 
-    def sentence_positions(self, low: int, high: int) -> list[int]:
-        """Sentence starts strictly inside (low, high), computed per block and cached."""
-        found: list[int] = []
+    def sentence_positions(self, low: int, high: int) -> Iterator[int]:
+        """Sentence starts strictly inside (low, high), ascending.
+
+        Blocks are segmented as far as the caller reads, and remembered: a walk
+        stops at the first start past its horizon, so a megabyte paragraph is
+        segmented a chunk at a time, and only up to the last chunk taken.
+        """
         index = max(bisect.bisect_right(self.block_starts, low) - 1, 0)
         while index < len(self.block_starts) and self.block_starts[index] < high:
             block_start = self.block_starts[index]
@@ -173,20 +187,24 @@ class _Document:
                 if cached is None:
                     cached = self._block_sentences(block_start, self.block_ends[index])
                     self.sentence_cache[block_start] = cached
-                found += cached[bisect.bisect_right(cached, low) : bisect.bisect_left(cached, high)]
+                for position in cached.after(low):
+                    if position >= high:
+                        break
+                    yield position
             index += 1
-        return found
 
-    def _block_sentences(self, start: int, end: int) -> list[int]:
-        """Sentence starts inside the block [start, end)."""
+    def _block_sentences(self, start: int, end: int) -> LazySentenceStarts:
+        """Sentence starts inside the block [start, end), found on demand."""
         region = self.region_at(start)
         if region >= 0 and self.outline.regions[region].end >= end:
             # Code and tables split only between lines, which callers find
             # themselves: segmenting them (two fifths of the text segmented
             # on the markdown corpus) would find nothing they can use.
-            return []
+            return LazySentenceStarts(iter(()), start)
         text = self.outline.source[start:end]
-        return [start + s for s in sentence_starts(text, self.language)]
+        return LazySentenceStarts(
+            iter_sentence_starts(text, self.language, segment=self.segment), start
+        )
 
 
 def _furthest_of_each_level(levels: list[Level], first: int) -> list[int]:
@@ -227,6 +245,8 @@ class _Walk:
 
     positions: list[int] = field(default_factory=list)
     levels: list[Level] = field(default_factory=list)
+    stopped: bool = False
+    """The walk stopped at the first sentence end it may cut at (see `_walk`)."""
 
 
 @dataclass(slots=True)
@@ -264,6 +284,8 @@ class StructureSplitter:
         sizer: Sizer,
         context: Contextualizer,
         options: ChunkOptions,
+        *,
+        segment: Segmenter = sentencex_ends,
     ) -> None:
         self.source = outline.source
         self.end = outline.content_end
@@ -271,7 +293,7 @@ class StructureSplitter:
         # Chunks never reach front matter or trailing link definitions: they
         # are not tokenized.
         self.spans_of_source = sizer.spans(self.source, outline.body_start, self.end)
-        self.doc = _Document.build(outline, options.language, self.spans_of_source)
+        self.doc = _Document.build(outline, options.language, self.spans_of_source, segment)
         self.tree = tree
         self.sizer = sizer
         self.context = context
@@ -281,6 +303,11 @@ class StructureSplitter:
         self._head_sizes: dict[tuple[str, str], int] = {}
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
+        self._heading_content = tree.content_starts(self.source, self.end)
+        """Where the content after each heading (and the headings right after it) begins."""
+        self.next_line_break = NextMatch(_LINE_BREAK, self.source)
+        self.next_word_end = NextMatch(_WORD_END, self.source)
+        """The first line break or word end past a horizon, for every chunk of a long line."""
 
     # -- measuring -------------------------------------------------------------
 
@@ -303,7 +330,7 @@ class StructureSplitter:
         cap = min(high, horizon + 1)
         if level is Level.LINE:
             found = [m.end() for m in _LINE_BREAK.finditer(source, low, cap) if m.end() < cap]
-            beyond = _LINE_BREAK.search(source, found[-1] if found else low, high)
+            beyond = self.next_line_break.search(found[-1] if found else low, high)
             if beyond is not None and low < beyond.end() < high and beyond.end() >= cap:
                 found.append(beyond.end())
             return found
@@ -325,7 +352,7 @@ class StructureSplitter:
         if level is Level.WORD:
             found = [m.start() for m in _WHITESPACE_RUN.finditer(source, low, cap)]
             found = [p for p in found if low < p < cap]
-            word_end = _WORD_END.search(source, max(cap, found[-1] + 1 if found else low), high)
+            word_end = self.next_word_end.search(max(cap, found[-1] + 1 if found else low), high)
             if word_end is not None and low < word_end.start():
                 found.append(word_end.start())
             return found
@@ -340,13 +367,18 @@ class StructureSplitter:
 
     # -- walking -----------------------------------------------------------------
 
-    def _walk(self, start: int, room: int) -> _Walk:
+    def _walk(self, start: int, room: int, stop_after: int | None = None) -> _Walk:
         """Accept whole units from `start` while they fit `room`, descending on overflow.
 
         Estimates telescope, so a run of units fits exactly when the running
         total at its last end is at most `total(start) + room`: in pages mode
         the walk finds the furthest such end among the boundaries of a level by
         bisection, instead of measuring the units one by one.
+
+        With `stop_after` (sentences mode) the walk stops at the first sentence
+        end from there on where a chunk may end: that is the cut `_choose` makes
+        of the whole walk, which went on through the whole room (twenty-odd
+        sentences) for every chunk of one sentence.
         """
         walk = _Walk()
         doc_end = self.end
@@ -390,6 +422,14 @@ class StructureSplitter:
                 position = unit_end
                 walk.positions.append(unit_end)
                 walk.levels.append(unit_level)
+                if (
+                    stop_after is not None
+                    and unit_end >= stop_after
+                    and unit_level <= Level.SENTENCE
+                    and self.doc.can_cut(unit_end)
+                ):
+                    walk.stopped = True
+                    break
                 continue
             row = level is Level.LINE and self.doc.region_at(position) >= 0
             if row and self._row_fits_alone(position, unit_end, room):
@@ -589,7 +629,7 @@ class StructureSplitter:
 
     def _room(self, start: int) -> tuple[int, str]:
         """Room for content at `start`: the limit less prefix and lead, and the lead."""
-        chain = self.tree.chain_at(self.tree.content_start(self.source, start, self.end))
+        chain = self.tree.chain_at(self._content_start(start))
         _, prefix_size = self.context.prefix(self.tree.names(chain))
         lead = self.doc.lead_at(start)
         lead_size = self._lead_size(lead)
@@ -599,11 +639,28 @@ class StructureSplitter:
             lead, lead_size = "", 0
         return self.maximum - prefix_size - lead_size, lead
 
+    def _content_start(self, start: int) -> int:
+        """`tree.content_start(source, start, end)` up to the end of the document."""
+        index = bisect.bisect_left(self.tree.starts, start)
+        if index < len(self.tree.starts) and self.tree.starts[index] == start:
+            return self._heading_content[index]
+        return start
+
     def _next_span(self, start: int, previous_end: int) -> Span | None:
         room, lead = self._room(start)
-        walk = self._walk(start, room)
         minimum_end = max(previous_end, start) + 1
-        for cut in self._choose(start, walk, minimum_end):
+        sentences = self.options.mode is SplitMode.SENTENCES
+        walk = self._walk(start, room, stop_after=minimum_end if sentences else None)
+        cuts = self._choose(start, walk, minimum_end)
+        if walk.stopped:
+            first = next(cuts)
+            span = self._make_span(start, first, lead)
+            if span is not None and span.size <= self.maximum:
+                return span
+            # Over once measured exactly: the fallbacks come from the whole walk.
+            walk = self._walk(start, room)
+            cuts = (cut for cut in self._choose(start, walk, minimum_end) if cut != first)
+        for cut in cuts:
             span = self._make_span(start, cut, lead)
             if span is not None and span.size <= self.maximum:
                 return span

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from chunking import (
     ChunkedDocument,
     ChunkOptions,
@@ -14,6 +16,7 @@ from chunking import (
 from chunking.audit import Audit, audit_document
 from chunking.embedded_text import code_regions, plain_markdown
 from chunking.pipeline import FormatName, parse
+from chunking.sentences import sentencex_ends
 from chunking.sizing import make_sizer
 
 
@@ -59,3 +62,16 @@ def embedded_content(text: str, format: FormatName, start: int, end: int) -> str
     if outline.format != "markdown":
         return outline.source[start:end]
     return plain_markdown(outline.source, start, end, code_regions(outline))
+
+
+@dataclass
+class CountingSegmenter:
+    """sentencex, noting how long each text it is given is and how it ends."""
+
+    calls: list[int] = field(default_factory=list)
+    last_characters: list[str] = field(default_factory=list)
+
+    def __call__(self, language: str, text: str) -> list[int]:
+        self.calls.append(len(text))
+        self.last_characters.append(text[-1:])
+        return sentencex_ends(language, text)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from bench.documents import load_corpus
 from bench.peers import Peer
+from bench.scale import shapes
 from bench.speed import LIMITS, OURS, time_peer
 
 if TYPE_CHECKING:
@@ -106,3 +107,32 @@ def test_rounds_keep_each_chunkers_fastest_time_and_first_chunks() -> None:
     _keep_faster(best, Timing("x", seconds=1.8, wall_seconds=1.7))
     _keep_faster(best, Timing("x", unavailable="gone"))
     assert (best.seconds, best.wall_seconds, best.chunks) == (1.5, 1.6, ["a"])
+
+
+def test_shapes_table_runs_every_row_at_tiny_sizes(tmp_path: Path) -> None:
+    """Every input shape of issue 13, at 2 K and 4 K characters, each in a fresh process."""
+    realworld = tmp_path / "realworld"
+    realworld.mkdir()
+    (realworld / "zh-page.md").write_text(
+        "# 标题\n\n这是一个句子。这是另一个句子！\n" * 20, encoding="utf-8"
+    )
+    (realworld / "ja-page.md").write_text(
+        "# 見出し\n\nこれは文です。次の文？\n" * 20, encoding="utf-8"
+    )
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "bench.scale", "--shapes-only", "--shape-sizes", "2000,4000",
+            "--repeat", "1", "--corpus", str(FIXTURES), "--realworld", str(realworld),
+        ],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )  # fmt: skip
+    out = result.stdout
+    assert "| shape | s / M chars at 2 K | s / M chars at 4 K | worst ÷ 2 K |" in out, out
+    rows = [row for row in shapes(FIXTURES, realworld) if not isinstance(row, str)]
+    assert len(rows) >= 13
+    for row in rows:
+        line = next(line for line in out.splitlines() if line.startswith(f"| {row.name} |"))
+        assert line.endswith(("| met |", "| MISSED |")), line

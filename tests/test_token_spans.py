@@ -7,13 +7,14 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking.encodings import load_encoding
 from chunking.sizing import CharacterSizer, utf16_length
-from chunking.token_spans import TokenSpans, tokens_add_up
+from chunking.token_spans import LONG_COUNT_CHARACTERS, TokenSpans, tokens_add_up
 from tests.strategies import MARKDOWN
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -178,3 +179,45 @@ def test_a_partly_encoded_source_still_counts_every_span(text: str, data: st.Dat
         estimates = [spans.estimate(a, b) for a, b in itertools.pairwise(cuts)]
         assert sum(estimates) == spans.estimate(begin, end) == _direct(text[begin:end])
     assert spans.totals(cuts) == [spans.total(cut) for cut in cuts]
+
+
+@PROFILE
+@given(TEXT, st.integers(1, 40), st.data())
+def test_any_span_counts_as_its_slice_with_small_parts(
+    text: str, part: int, data: st.DataObject
+) -> None:
+    spans = TokenSpans(ENCODING, text, part=part)
+    for _ in range(8):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        assert spans.span(start, end) == _direct(text[start:end]), (part, start, end)
+
+
+def test_parts_cut_at_pinned_positions_hold_the_tokens_of_the_whole() -> None:
+    text = "Some words, then more words. " * 10_000
+    whole = TokenSpans(ENCODING, text, part=len(text))
+    parts = TokenSpans(ENCODING, text, part=1_000)
+    positions = list(range(0, len(text), 997))
+    assert parts.totals(positions) == whole.totals(positions)
+    assert not parts._loose_cuts
+
+
+def test_a_megabyte_run_of_dots_is_cut_loose_and_still_counted_exactly() -> None:
+    text = "." * 1_000_000 + " and words after it."
+    spans = TokenSpans(ENCODING, text)
+    assert spans.estimate(0, len(text)) > 0
+    assert spans._loose_cuts
+    cut = spans._loose_cuts[0]
+    for start, end in [(cut - 5_000, cut + 5_000), (0, cut + 1), (cut, cut + 64), (10, 200_000)]:
+        assert spans.span(start, end) == _direct(text[start:end]), (start, end)
+    # Token ends still increase through the cuts.
+    ends = np.asarray(spans._index())
+    assert (np.diff(ends) > 0).all()
+
+
+def test_long_direct_counts_are_remembered_within_a_bound() -> None:
+    spans = TokenSpans(ENCODING, "text")
+    texts = [f"{index} " + "x" * 10_000 for index in range(300)]
+    for text in texts * 2:
+        assert spans.count(text) == _direct(text)
+    assert spans._long_characters <= LONG_COUNT_CHARACTERS
