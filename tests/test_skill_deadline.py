@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 
 LATE_SECONDS = 1.5
 """How long after the deadline an answer may arrive: the kill, rendering, the loop's turn."""
-BIG = "\n\n".join(f"## Part {n}\n\n" + "Words in a paragraph. " * 40 for n in range(9000))
-"""~8 million characters: 2 s of chunking or more here, far past the tests' deadlines."""
+BIG = "# h\n" * 1_000_000
+"""4 million characters of headings, the slowest shape per character (linear, but ~7 s of
+chunking here): far past the tests' deadlines on any machine."""
 
 
 def big_record(record_id: str = "big", text: str = BIG) -> dict[str, object]:
@@ -156,7 +157,10 @@ def test_a_thread_past_its_deadline_reports_degraded_until_it_ends() -> None:
 
     async def go() -> tuple[list[Outcome], ChunkerState]:
         outcomes = await threads.chunk(
-            [InputRecord("big", {"text": BIG})], Settings(), time.monotonic() + 0.2
+            # A tenth of BIG (~0.8 s): past the deadline, and soon over.
+            [InputRecord("big", {"text": BIG[: len(BIG) // 10]})],
+            Settings(),
+            time.monotonic() + 0.1,
         )
         return outcomes, threads.state()
 
