@@ -386,6 +386,7 @@ def shapes(corpus: Path, realworld: Path) -> list[Shape | str]:
         Shape("`。` × N", _repeated("。"), "text", "zh"),
         Shape("one line without spaces (base64)", _line_without_spaces, "text"),
         Shape("headings `# h` × N", _repeated(HEADING_LINE), "markdown"),
+        Shape("words on one line (`word ` × N)", _repeated("word "), "text"),
     ]
     return rows
 

@@ -124,6 +124,9 @@ SHAPES: dict[str, tuple[Callable[[int], str], ChunkOptions, FormatName]] = {
     "a run of `。`": (lambda n: "。" * n, ChunkOptions(language="zh"), "text"),
     "one line without spaces": (_base64_line, TOKENS, "text"),
     "a heading per line": (lambda n: "# h\n" * (n // 4), TOKENS, "markdown"),
+    # Found by the soak: 2 MB took 23 s and 8 MB 367 s before the line/word searches
+    # were remembered (every chunk scanned the rest of the line again).
+    "words on one line, 300 characters": (lambda n: "word " * (n // 5), CHARACTERS_300, "text"),
 }
 SIZE = 16_000
 """Characters of the smaller document of each pair: big enough for every quadratic
