@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import logging
 import multiprocessing
+import os
 import sys
 import threading
 import time
@@ -28,6 +29,7 @@ import weakref
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from skills.chunk_records import chunk_record
@@ -49,6 +51,9 @@ MINIMUM_START_SECONDS = 0.05
 """A record is not handed to a worker with less time than this left: it could only overrun."""
 STOP_GRACE_SECONDS = 5.0
 """How long a killed worker is waited for before its slot starts a replacement anyway."""
+WORKER_MEMORY_BYTES = 256 * 1024 * 1024
+"""A worker holding more than this after a record (Python keeps a huge document's arenas)
+is replaced by a fresh fork (~75 MB) once its answer is sent."""
 LARGE_CHARACTERS = 200_000
 """Records with more text than this are large: they may occupy every worker but one."""
 ANSWER_GRACE_SECONDS = 0.5
@@ -144,12 +149,12 @@ def build_chunker(workers: int) -> RecordChunker:
 class ProcessChunker:
     """A fixed number of worker processes; a worker whose record overruns is replaced."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, memory_limit: int = WORKER_MEMORY_BYTES) -> None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(PRELOAD))
         self._jobs = _Board()
         self._counts = _Counts()
-        self._slots = [_Slot(context, self._counts) for _ in range(workers)]
+        self._slots = [_Slot(context, self._counts, memory_limit) for _ in range(workers)]
         self._threads = [
             threading.Thread(
                 target=slot.serve,
@@ -293,12 +298,15 @@ class _Counts:
 class _Slot:
     """One worker process and the app thread that feeds it; the process is replaceable."""
 
-    def __init__(self, context: ForkServerContext, counts: _Counts) -> None:
+    def __init__(self, context: ForkServerContext, counts: _Counts, memory_limit: int) -> None:
         self.context = context
         self.counts = counts
+        self.memory_limit = memory_limit
         self.process: ForkServerProcess | None = None
         self.connection: Connection | None = None
         self.closed = False
+        self.bloated = False
+        """The worker kept more than `memory_limit` bytes after its last record."""
 
     def serve(self, jobs: _Board, small_only: bool) -> None:
         """Take jobs until the board closes; runs on the slot's daemon thread."""
@@ -323,6 +331,8 @@ class _Slot:
             finally:
                 self.counts.add(busy=-1)
             job.future.set_result(outcome)
+            if self.bloated:
+                self._refresh()
         self.kill()
 
     def _run(self, job: _Job) -> Outcome:
@@ -338,7 +348,8 @@ class _Slot:
                 )
                 self._replace()
                 return Overran()
-            output, logs = self.connection.recv()
+            output, logs, resident = self.connection.recv()
+            self.bloated = resident > self.memory_limit
         except (EOFError, OSError):
             if self.closed:
                 return NotStarted()
@@ -371,6 +382,13 @@ class _Slot:
                 self._start()
         finally:
             self.counts.add(cancelling=-1)
+
+    def _refresh(self) -> None:
+        """Replace a worker that holds on to a huge record's memory, after its answer went."""
+        self.bloated = False
+        self.kill()
+        if not self.closed:
+            self._start()
 
     def kill(self) -> None:
         process, connection = self.process, self.connection
@@ -468,7 +486,16 @@ def _serve(connection: Connection) -> None:
         except (EOFError, OSError):
             return  # the app is gone, or replaced this worker
         output = _chunk_safely(record, settings)
-        connection.send((output, collected.drain()))
+        connection.send((output, collected.drain(), _resident_bytes()))
+
+
+def _resident_bytes() -> int:
+    """This process's resident memory (Linux; 0 elsewhere, so it is never refreshed)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def _die_with_parent() -> None:

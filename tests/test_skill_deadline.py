@@ -313,3 +313,28 @@ def _parent(pid: int) -> int | None:
 
 def alive(pids: set[int]) -> set[int]:
     return {pid for pid in pids if _parent(pid) is not None}
+
+
+def test_a_worker_that_kept_a_huge_records_memory_is_replaced() -> None:
+    # A lower limit than the default's 256 MB: a fresh worker holds ~75 MB, and after
+    # 3 million characters of markdown ~110 MB.
+    pool = ProcessChunker(1, memory_limit=90 * 1024 * 1024)
+    try:
+        chunk(pool, [small_record("warm")], 30.0)
+        (before,) = pool.pids()
+        (small,) = chunk(pool, [small_record("small")], 5.0)
+        assert output(small).data["chunks"]
+        assert pool.pids() == [before]  # a small record leaves the worker as it is
+        huge = "\n\n".join(GUIDE.format(n=n) for n in range(7_000))
+        (outcome,) = chunk(pool, [{"recordId": "huge", "data": {"text": huge}}], 60.0)
+        assert output(outcome).data["chunks"]
+        give_up = time.monotonic() + 10
+        while pool.pids() in ([], [before]) and time.monotonic() < give_up:
+            time.sleep(0.02)
+        (after,) = pool.pids()
+        assert after != before  # a fresh fork took its place once the answer was out
+        assert pool.state().recycled == 0  # not counted as a fault
+        (next_one,) = chunk(pool, [small_record("next")], 5.0)
+        assert output(next_one).data["chunks"]
+    finally:
+        asyncio.run(pool.aclose())
