@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO, get_args
 
 from chunking.options import ChunkOptions, Limits, OptionError, Sections, SplitMode, Unit
 from chunking.pipeline import FormatName, chunk_document
+from chunking.pipes import run_piped
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -145,4 +146,4 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_piped(main))

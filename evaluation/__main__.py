@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from chunking.options import OptionError, Sections, SplitMode, Unit
+from chunking.pipes import run_piped
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
 from evaluation.embedding import PROVIDERS, EmbeddingError, build_embeddings
@@ -210,4 +211,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_piped(main))

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from chunking.pipes import run_piped
 from skills.embedding_clients import build_embedder
 from skills.service import HTTP_OK, answer_chunk_request
 from skills.settings import SettingsError, settings_from_environment
@@ -168,4 +169,4 @@ async def _answer(
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_piped(main))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from chunking.pipes import EXIT_BROKEN_PIPE
 from tests.helpers import embedded_content
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,3 +81,27 @@ def test_bad_options_exit_2_with_one_line(args: tuple[str, ...], named: str) -> 
     assert named in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("module", ["chunking", "skills"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(module: str, tmp_path: Path) -> None:
+    """Issue 14, item 13: `python -m chunking FILE | head` ended in a BrokenPipeError
+    traceback."""
+    document = tmp_path / "long.md"
+    document.write_text(
+        "".join(f"# Part {n}\n\n{'Some words here. ' * 60}\n\n" for n in range(600))
+    )
+    command = [sys.executable, "-m", module, str(document)]
+    if module == "skills":
+        command.append("--compact")
+    env = {**os.environ, "EMBEDDING_PROVIDER": "none", "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    assert process.stdout.read(100)  # like `head -c 100`: read a little, then go away
+    process.stdout.close()
+    _, errors = process.communicate(timeout=120)
+    assert b"Traceback" not in errors, errors.decode()
+    assert b"BrokenPipeError" not in errors
+    assert process.returncode == EXIT_BROKEN_PIPE
