@@ -1,0 +1,127 @@
+"""Main content on real web pages: how much of the article the chunks keep, and how much
+page furniture (comments, "most read" lists, share bars, ads) they let in.
+
+    python -m bench.main_content [--pages DIR]
+
+For every `NAME.html` with Mozilla Readability's reference extraction next to it
+(`NAME.expected.html`, as in ../shared/realworld/html), chunks the page as the skill
+does (HTML, default options) and compares words, as multisets, of what the chunks cover
+(each source character once, whatever the overlap) with the words of the reference:
+recall is the share of the reference's words found in the chunks, leak the share of the
+chunks' words that are not in the reference. Words are runs of letters and digits,
+casefolded; CJK characters count one each (those pages have no spaces).
+
+Goal (issue 14): recall >= 0.99 and leak <= 0.08 on average, at most two pages over 0.20.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+from bench.documents import DEFAULT_CORPUS
+from chunking import chunk_document
+
+DEFAULT_PAGES = DEFAULT_CORPUS.parent / "realworld" / "html"
+RECALL_GOAL = 0.99
+LEAK_GOAL = 0.08
+LEAK_PAGE_LIMIT = 0.20
+PAGES_OVER_LIMIT = 2
+_WORDS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class PageFigures:
+    name: str
+    recall: float
+    leak: float
+    reference_words: int
+    chunk_words: int
+
+
+def words(text: str) -> Counter[str]:
+    """The words of `text` as a multiset (see the module docstring)."""
+    return Counter(match.group().casefold() for match in _WORDS.finditer(text))
+
+
+def covered_text(source: str, spans: list[tuple[int, int]]) -> str:
+    """The source characters some chunk covers, each once; a gap between chunks becomes
+    a space (so that words on either side stay apart)."""
+    pieces: list[str] = []
+    end = 0
+    for first, stop in sorted(spans):
+        start = max(first, end)
+        if stop > start:
+            if pieces and start > end:
+                pieces.append(" ")
+            pieces.append(source[start:stop])
+            end = stop
+    return "".join(pieces)
+
+
+def measure_page(page: Path, reference: Path) -> PageFigures:
+    document = chunk_document(page.read_text(encoding="utf-8"), format="html")
+    chunked = words(covered_text(document.source, [(c.start, c.end) for c in document.chunks]))
+    expected = words(BeautifulSoup(reference.read_text(encoding="utf-8"), "lxml").get_text(" "))
+    shared = sum((chunked & expected).values())
+    return PageFigures(
+        page.name.removesuffix(".html"),
+        recall=shared / max(sum(expected.values()), 1),
+        leak=1 - shared / max(sum(chunked.values()), 1),
+        reference_words=sum(expected.values()),
+        chunk_words=sum(chunked.values()),
+    )
+
+
+def measure(pages: Path) -> list[PageFigures]:
+    """Figures for every page with a reference extraction, sorted by name."""
+    return [
+        measure_page(reference.with_name(reference.name.replace(".expected", "")), reference)
+        for reference in sorted(pages.glob("*.expected.html"))
+        if reference.with_name(reference.name.replace(".expected", "")).exists()
+    ]
+
+
+def report(figures: list[PageFigures]) -> tuple[list[str], bool]:
+    """The table's lines and whether the goal is met."""
+    lines = [
+        "| page | recall | leak | reference words | chunk words |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    lines += [
+        f"| {f.name} | {f.recall:.3f} | {f.leak:.3f} | {f.reference_words} | {f.chunk_words} |"
+        for f in figures
+    ]
+    if not figures:
+        return [*lines, "no pages with a reference extraction"], False
+    recall = statistics.mean(f.recall for f in figures)
+    leak = statistics.mean(f.leak for f in figures)
+    over = sorted((f for f in figures if f.leak > LEAK_PAGE_LIMIT), key=lambda f: -f.leak)
+    met = recall >= RECALL_GOAL and leak <= LEAK_GOAL and len(over) <= PAGES_OVER_LIMIT
+    lines += [
+        "",
+        f"{len(figures)} pages: mean recall {recall:.3f} (goal >= {RECALL_GOAL}), mean leak "
+        f"{leak:.3f} (goal <= {LEAK_GOAL}); {len(over)} pages leak over {LEAK_PAGE_LIMIT} "
+        f"(at most {PAGES_OVER_LIMIT}): " + ", ".join(f"{f.name} {f.leak:.2f}" for f in over),
+        f"goal: {'met' if met else 'NOT met'}",
+    ]
+    return lines, met
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=Path, default=DEFAULT_PAGES)
+    args = parser.parse_args(argv)
+    lines, _ = report(measure(args.pages))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
