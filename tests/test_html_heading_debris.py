@@ -11,6 +11,10 @@ from chunking.html_outline import parse_html
 
 REALWORLD = Path(__file__).resolve().parent.parent.parent / "shared" / "realworld" / "html"
 SPHINX_PAGES = sorted(REALWORLD.glob("sphinx-*.html")) if REALWORLD.is_dir() else []
+SPHINX_FIXTURE = (
+    Path(__file__).parent / "fixtures" / "html" / "sphinx-hypertools-tutorial-plot.html"
+)
+"""One of those pages, kept here so CI (which may lack ../shared) checks a real one."""
 
 
 def _paths(html: str) -> list[tuple[str, ...]]:
@@ -133,3 +137,11 @@ def test_real_sphinx_pages_have_no_permalink_in_paths(page: Path) -> None:
     entries = {entry for chunk in document.chunks for entry in chunk.headings}
     assert entries
     assert not [e for e in entries if "¶" in e or "link to this heading" in e.lower()]
+
+
+def test_the_sphinx_fixture_has_clean_headings() -> None:
+    outline = parse_html(SPHINX_FIXTURE.read_text(encoding="utf-8"))
+    assert len(outline.headings) == 15
+    assert "¶" not in outline.source
+    assert outline.headings[0].text == "Plotting"
+    assert outline.headings[0].anchor == "plotting"
