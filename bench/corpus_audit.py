@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from bench.documents import NOT_DOCUMENTS
-from chunking.audit import Audit, audit_document
+from chunking.audit import Audit, audit_document, flag_path_debris
 from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document, parse
 from chunking.sizing import make_sizer
@@ -49,9 +49,9 @@ def audit_corpus(files: list[Path], limits: Limits) -> tuple[Audit, float]:
         document = chunk_document(text, options=options, file_name=path.name)
         seconds += time.perf_counter() - began
         outline = parse(text, file_name=path.name)
-        total.merge(
-            audit_document(str(path), outline, document, options, sizer, file_name=path.name)
-        )
+        audit = audit_document(str(path), outline, document, options, sizer, file_name=path.name)
+        flag_path_debris(audit, str(path), document)
+        total.merge(audit)
     return total, seconds
 
 
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             "oversize", "content_not_slice", "text_not_ending_in_content",
             "starts_not_increasing", "wrong_heading_path", "path_missing_from_text",
             "cut_inside_table_row", "cut_inside_code_line", "heading_in_code",
-            "heading_in_front_matter", "lost_text",
+            "heading_in_front_matter", "lost_text", "heading_path_debris",
         ]  # fmt: skip
         for kind in kinds:
             print(f"   {kind}: {audit.violations[kind]}", end="")

@@ -6,6 +6,7 @@ the whole corpus.  Every check recomputes from the source; nothing is trusted.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -15,6 +16,33 @@ from chunking.embedded_text import code_regions, plain_markdown
 from chunking.outline import Outline, RegionKind
 from chunking.sections import SectionTree
 from chunking.titles import resolve_title
+
+PATH_DEBRIS = re.compile(
+    r"\{\s*(?:[#.:]|/\*)[^{}]*\}"
+    r"|¶"
+    r"|\[\s*edit(?:\s+source)?\s*\]"
+    r"|\s#+\s*$"
+    r"|\blink to this heading\b",
+    re.IGNORECASE,
+)
+"""Markup left in a heading name: an attribute list or MDX id comment (`{#id}`,
+`{: .class}`, `{/*id*/}`), a Sphinx `¶`, a MediaWiki `[edit]`, a trailing ` #`
+(a permalink glyph or closing ATX marks), Sphinx's hidden `Link to this heading`.
+Braces alone are not debris: `OID Fanout (ID: {O, I, D, F})` is a real title."""
+
+
+def flag_path_debris(audit: Audit, name: str, document: ChunkedDocument) -> None:
+    """Flag each chunk whose heading path holds markup debris (see `PATH_DEBRIS`).
+
+    A heuristic about real pages, not an invariant: a generated heading may well be
+    `a #`, so the corpus audit runs it and `audit_document` does not.
+    """
+    for chunk in document.chunks:
+        debris = next((entry for entry in chunk.headings if PATH_DEBRIS.search(entry)), None)
+        if debris is not None:
+            where = f"{name} chunk {chunk.ordinal} [{chunk.start}:{chunk.end}]"
+            audit.flag("heading_path_debris", f"{where}: {debris!r}")
+
 
 if TYPE_CHECKING:
     from chunking.chunk import ChunkedDocument

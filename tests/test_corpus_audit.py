@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from bench.corpus_audit import DEFAULT_CORPUS, SETTINGS, audit_corpus, corpus_files, main
+from chunking.audit import PATH_DEBRIS, Audit, flag_path_debris
+from chunking.options import ChunkOptions, Limits, Unit
+from chunking.pipeline import chunk_document
 
 needs_corpus = pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="no ../shared/corpus")
 
@@ -49,3 +52,39 @@ def test_documents_without_chunks_give_figures_not_a_crash(
     (tmp_path / "empty.md").write_text("")
     assert main([str(tmp_path)]) == 0
     assert "no chunks (the documents are empty)" in capsys.readouterr().out
+
+
+def test_a_heading_path_with_debris_is_counted() -> None:
+    body = "Some words of text here. " * 10
+    # Only debris that markdown keeps literally: `{#id}` is the markdown parser's to strip.
+    names = ["Setup ¶", "Usage [edit]", "OID Fanout (ID: {O, I, D, F})"]
+    text = "# Guide\n\n" + "".join(f"## {name}\n\n{body}\n\n" for name in names)
+    options = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
+    document = chunk_document(text, options=options, format="markdown")
+    debris = {"Setup ¶", "Usage [edit]"}
+    expected = sum(1 for c in document.chunks if debris & set(c.headings))
+    audit = Audit()
+    flag_path_debris(audit, "debris.md", document)
+    assert expected >= len(debris)
+    assert audit.violations["heading_path_debris"] == expected
+    assert "Setup ¶" in audit.examples["heading_path_debris"]
+
+
+@pytest.mark.parametrize(
+    ("name", "debris"),
+    [
+        ("Bar ¶", True),
+        ("Baz[edit]", True),
+        ("Title #", True),
+        ("Options {#opts}", True),
+        ("Usage {: .note}", True),
+        ("Hooks {/*hooks*/}", True),
+        ("Bar Link to this heading", True),
+        ("OID Fanout (ID: {O, I, D, F})", False),
+        ("Deleting graph-{hash} files", False),
+        ("C#", False),
+        ("Editing", False),
+    ],
+)
+def test_what_counts_as_path_debris(name: str, debris: bool) -> None:
+    assert (PATH_DEBRIS.search(name) is not None) is debris
