@@ -98,7 +98,7 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
             warnings.append(warning)
 
     spans: list[Block] = []
-    heading_texts: dict[int, tuple[int, str]] = {}
+    heading_texts: dict[int, tuple[int, str, str | None]] = {}
     # `_Lines.start` and `_Lines.end` inlined: this loop meets every block.
     starts, line_count, text_end = lines.starts, len(lines.starts), len(text)
     heading = BlockKind.HEADING
@@ -108,7 +108,7 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
             start = starts[block.first] if block.first < line_count else text_end
             while start < text_end and text[start] in " \t":  # the first non-blank
                 start += 1
-            heading_texts[start] = (block.depth, block.text)
+            heading_texts[start] = (block.depth, block.text, block.anchor)
         else:
             start = starts[block.first] if block.first < line_count else text_end
         end = starts[block.stop] if block.stop < line_count else text_end
@@ -244,8 +244,11 @@ def _trailing_references_start(text: str, blocks: Sequence[Block]) -> int | None
     return start
 
 
-def _headings(blocks: Sequence[Block], texts: dict[int, tuple[int, str]]) -> tuple[Heading, ...]:
-    """One heading per HEADING block, with its text and a unique GitHub-style anchor."""
+def _headings(
+    blocks: Sequence[Block], texts: dict[int, tuple[int, str, str | None]]
+) -> tuple[Heading, ...]:
+    """One heading per HEADING block, with its text and anchor: the id the heading
+    sets (`{#id}`, `{/*id*/}`), else a unique GitHub-style slug."""
     slugs = _Slugger()
     slug_of: dict[str, str] = {}
     """Slugs by heading text: documents repeat headings (`Example`, `Syntax`), and a
@@ -258,7 +261,10 @@ def _headings(blocks: Sequence[Block], texts: dict[int, tuple[int, str]]) -> tup
         found = texts.get(block.start)
         if found is None:
             continue
-        depth, text = found
+        depth, text, given = found
+        if given is not None:
+            headings.append(Heading(block.start, block.end, depth, text, slugs.claim(given)))
+            continue
         slug = slug_of.get(text)
         if slug is None:
             slug = slug_of[text] = _slug(text)
@@ -284,6 +290,11 @@ class _Slugger:
 
     def __init__(self) -> None:
         self._occurrences: dict[str, int] = {}
+
+    def claim(self, anchor: str) -> str:
+        """Take `anchor`, an id the document sets itself, as it is: later slugs avoid it."""
+        self._occurrences.setdefault(anchor, 0)
+        return anchor
 
     def unique(self, slug: str) -> str | None:
         """`slug`, or `slug-1`, `slug-2`... if taken; None for an empty slug."""
