@@ -11,17 +11,10 @@ from hypothesis import strategies as st
 from chunking import ChunkOptions, Limits, Unit, chunk_document, markdown_it_blocks
 from chunking.markdown_blocks import heading_id
 from chunking.markdown_outline import parse_markdown
+from tests.helpers import paths_and_anchors
 
 DIALECTS = Path(__file__).parent / "fixtures" / "markdown" / "dialects"
 SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
-
-
-def paths_and_anchors(text: str) -> list[tuple[tuple[str, ...], str | None]]:
-    """Each chunk's heading path and anchor; every chunk is a slice of the source."""
-    document = chunk_document(text, options=SMALL, format="markdown")
-    for chunk in document.chunks:
-        assert chunk.content == document.source[chunk.start : chunk.end]
-    return [(chunk.headings, chunk.anchor) for chunk in document.chunks]
 
 
 def outline_headings(text: str) -> list[tuple[int, str, str | None]]:
