@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 
     from chunking.markdown_blocks import BlockParser, LineRegion, ParsedMarkdown
 
-# A leading byte order mark hides front matter from the parsers (they want `-`
-# as the very first character), and real files carry one.
 logger = logging.getLogger(__name__)
 
+# A leading byte order mark hides front matter from the parsers (they want `-`
+# as the very first character), and real files carry one.
 _BOM = "\ufeff"
 
 # Unicode categories a GitHub-style slug keeps: letters, marks and numbers.
