@@ -226,18 +226,22 @@ _HTML_HEADING_HINT = re.compile(_LINE_START + r"[ \t]*<[hH][1-6]", re.MULTILINE)
 _HTML_HEADING = re.compile(
     # The element on its own line(s).  Its content may not cross another heading
     # tag, so each try stops at the next one and a block is read in one pass.
-    _LINE_START + r"[ \t]*(?P<element><[hH](?P<depth>[1-6])(?P<attributes>[\s/][^>]*)?>"
+    _LINE_START + r"[ \t]*(?P<element><[hH](?P<depth>[1-6])(?P<attributes>[\s/][^<>]*)?>"
     r"(?P<inner>[^<]*(?:<(?!/?[hH][1-6][\s/>])[^<]*)*)</[hH](?P=depth)\s*>)[ \t]*$",
     re.MULTILINE,
 )
 _HTML_ID = re.compile(r"""(?:^|\s)id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 _PERMALINK = re.compile(
     # Sphinx/Pelican `headerlink` and GitHub `anchor` links: a pilcrow or an icon.
-    r"""<a\s[^>]*\bclass\s*=\s*["'][^"']*\b(?:headerlink|anchor)\b[^>]*>.*?</a\s*>""",
-    re.IGNORECASE | re.DOTALL,
+    r"""<a\s[^<>]*\bclass\s*=\s*["'][^"']*\b(?:headerlink|anchor)\b[^<>]*>"""
+    r"[^<]*(?:<(?!/?a[\s>])[^<]*)*</a\s*>",
+    re.IGNORECASE,
 )
-_IMAGE_ALT = re.compile(r"""<img\s[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')[^>]*>""", re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>")
+_IMAGE_ALT = re.compile(
+    r"""<img\s[^<>]*?\balt\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)')[^<>]*>""", re.IGNORECASE
+)
+_TAG = re.compile(r"<[^<>]*>")
+"""Tags, and the patterns above, stop at the next `<`: no try rescans the text after it."""
 _PILCROW = "\u00b6"
 
 
