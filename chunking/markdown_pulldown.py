@@ -53,6 +53,8 @@ _HEADING_TEXT = frozenset({"Text", "Code", "InlineMath", "DisplayMath"})
 alt text as Text; inline HTML tags are dropped)."""
 
 _LINE_BREAKS = frozenset({"SoftBreak", "HardBreak"})
+_HEADING_LINE_END = b" \t\r\n#=-"
+"""What may follow a heading's text: spaces, closing `#`s, a setext underline."""
 _REGION_TAGS = frozenset({"CodeBlock", "Table"})
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -130,7 +132,9 @@ def parse_blocks(text: str) -> ParsedMarkdown:
                 if heading_parts and heading_parts[-1][0].endswith("}"):
                     if not encoded:
                         encoded.append(text.encode("utf-8"))
-                    heading_parts, anchor = _without_attributes(heading_parts, encoded[0])
+                    heading_parts, anchor = _without_attributes(
+                        heading_parts, encoded[0], where["end"]
+                    )
                 joined = "".join(part for part, _, _ in heading_parts)
                 text_of_heading = " ".join(joined.split())
                 blocks.append(
@@ -148,13 +152,16 @@ def parse_blocks(text: str) -> ParsedMarkdown:
 
 
 def _without_attributes(
-    parts: list[tuple[str, int, int]], source: bytes
+    parts: list[tuple[str, int, int]], source: bytes, heading_end: int
 ) -> tuple[list[tuple[str, int, int]], str | None]:
     """A heading's text parts without a trailing attribute block, and the id it sets.
 
     The block is found in the heading's source, not its parsed text: emphasis
-    parsing reads `{/*id*/}` as `{/` + emphasised `id` + `/}`.
+    parsing reads `{/*id*/}` as `{/` + emphasised `id` + `/}`.  It must end the
+    heading's text (`[a {#b}](url)` is link text, not an id).
     """
+    if source[parts[-1][2] : heading_end].strip(_HEADING_LINE_END):
+        return parts, None
     content_start = min(start for _, start, _ in parts)
     content = source[content_start : parts[-1][2]].decode("utf-8", "replace")
     attributes = heading_id(content)

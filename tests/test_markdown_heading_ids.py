@@ -59,7 +59,7 @@ def test_ids_with_inline_markup_closing_hashes_and_setext() -> None:
 def test_braces_that_are_not_an_id_stay_text() -> None:
     text = (
         "## Set {key=value}\n\n## Template {{ name }}\n\n## Escaped \\{#not-an-id}\n\n"
-        "## Braces {inside} the text\n\n## Code `{#x}`\n"
+        "## Braces {inside} the text\n\n## Code `{#x}`\n\n## [Link {#y}](https://x.invalid/#z)\n"
     )
     assert [heading[1] for heading in outline_headings(text)] == [
         "Set {key=value}",
@@ -67,6 +67,7 @@ def test_braces_that_are_not_an_id_stay_text() -> None:
         "Escaped {#not-an-id}",
         "Braces {inside} the text",
         "Code {#x}",
+        "Link {#y}",
     ]
 
 
