@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from chunking import ChunkOptions, Limits, Unit, chunk_document, markdown_it_blocks
 from chunking.markdown_outline import parse_markdown
 from chunking.outline import BlockKind
@@ -99,3 +102,34 @@ def test_apache_page_gets_its_raw_html_headings() -> None:
     paths = {chunk.headings for chunk in document.chunks}
     assert ("Handling a possible vulnerability", "Report") in paths
     assert not [entry for path_ in paths for entry in path_ if "<" in entry or "\u00b6" in entry]
+
+
+def id_attribute(id_: str | None) -> str:
+    """` id="..."`, or nothing."""
+    return "" if id_ is None else f' id="{id_}"'
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 6),
+            st.lists(st.from_regex(r"[A-Za-z0-9éß]{1,8}", fullmatch=True), min_size=1, max_size=4),
+            st.one_of(st.none(), st.from_regex(r"[a-z][a-z0-9_-]{0,15}", fullmatch=True)),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_generated_html_headings(headings: list[tuple[int, list[str], str | None]]) -> None:
+    text = "".join(
+        f"<h{depth}{id_attribute(id_)}>{' '.join(words)}</h{depth}>\n\nBody.\n\n"
+        for depth, words, id_ in headings
+    )
+    found = outline_headings(text)
+    assert [(depth, heading_text) for depth, heading_text, _, _ in found] == [
+        (depth, " ".join(words)) for depth, words, _ in headings
+    ]
+    for (_, _, anchor, _), (_, _, id_) in zip(found, headings, strict=True):
+        if id_ is not None:
+            assert anchor == id_
