@@ -12,6 +12,7 @@ from chunking import ChunkOptions, Limits, Unit, chunk_document, markdown_it_blo
 from chunking.markdown_blocks import heading_id
 from chunking.markdown_outline import parse_markdown
 from tests.helpers import paths_and_anchors
+from tests.strategies import ANCHOR_ID, headings_of
 
 DIALECTS = Path(__file__).parent / "fixtures" / "markdown" / "dialects"
 SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
@@ -96,23 +97,17 @@ def test_react_page_has_no_id_syntax_in_any_path() -> None:
     assert not [anchor for anchor in anchors if anchor and "{" in anchor]
 
 
-IDS = st.from_regex(r"[a-z][a-z0-9_-]{0,15}", fullmatch=True)
-
-
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(
+    headings_of(
         st.tuples(
-            st.integers(1, 6),
-            st.lists(st.from_regex(r"[A-Za-z0-9éß]{1,8}", fullmatch=True), min_size=1, max_size=4),
-            IDS,
+            ANCHOR_ID,
             st.sampled_from(["{#%s}", "{/*%s*/}", "{#%s .cls}", "{: #%s}", "{/* %s */}"]),
-        ),
-        min_size=1,
-        max_size=6,
+        )
     )
 )
-def test_generated_heading_ids(headings: list[tuple[int, list[str], str, str]]) -> None:
+def test_generated_heading_ids(drawn: list[tuple[int, list[str], tuple[str, str]]]) -> None:
+    headings = [(depth, words, id_, form) for depth, words, (id_, form) in drawn]
     text = "".join(
         f"{'#' * depth} {' '.join(words)} {form % id_}\n\nBody of {id_}.\n\n"
         for depth, words, id_, form in headings

@@ -11,6 +11,7 @@ from chunking import ChunkOptions, Limits, Unit, chunk_document, markdown_it_blo
 from chunking.markdown_outline import parse_markdown
 from chunking.outline import BlockKind
 from tests.helpers import paths_and_anchors
+from tests.strategies import ANCHOR_ID, headings_of
 
 DIALECTS = Path(__file__).parent / "fixtures" / "markdown" / "dialects"
 SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
@@ -110,17 +111,7 @@ def id_attribute(id_: str | None) -> str:
 
 
 @settings(max_examples=100, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.integers(1, 6),
-            st.lists(st.from_regex(r"[A-Za-z0-9éß]{1,8}", fullmatch=True), min_size=1, max_size=4),
-            st.one_of(st.none(), st.from_regex(r"[a-z][a-z0-9_-]{0,15}", fullmatch=True)),
-        ),
-        min_size=1,
-        max_size=6,
-    )
-)
+@given(headings_of(st.one_of(st.none(), ANCHOR_ID)))
 def test_generated_html_headings(headings: list[tuple[int, list[str], str | None]]) -> None:
     text = "".join(
         f"<h{depth}{id_attribute(id_)}>{' '.join(words)}</h{depth}>\n\nBody.\n\n"
