@@ -41,6 +41,7 @@ _MARKDOWN_SIGNAL = re.compile(
     r"|\[[^\]\n]+\]\([^)\n]+\)",
     re.M,
 )
+_BOM = "\ufeff"
 HTML_TAG_DENSITY = 3
 """At least this many common block or link tags near the start marks a fragment as HTML."""
 
@@ -57,7 +58,8 @@ def detect_format(
         suffix = PurePath(file_name.split("?", 1)[0]).suffix.lower()
         if suffix in _EXTENSIONS:
             return _EXTENSIONS[suffix]
-    head = text[:SNIFF_CHARACTERS]
+    # A byte order mark would keep `^` from matching a heading on the first line.
+    head = text[:SNIFF_CHARACTERS].removeprefix(_BOM)
     if _HTML_START.match(head) or len(_HTML_TAG.findall(head)) >= HTML_TAG_DENSITY:
         return "html"
     if _MARKDOWN_SIGNAL.search(head):

@@ -9,6 +9,7 @@ records; nothing parser-specific gets further.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -35,7 +36,10 @@ class LineBlock(NamedTuple):
     depth: int = 0
     """Heading depth 1..6; 0 for any other block."""
     text: str = ""
-    """A heading's plain text: inline markup removed, whitespace collapsed."""
+    """A heading's plain text: inline markup removed, whitespace collapsed, without
+    a trailing attribute block (`{#id}`, `{/*id*/}`)."""
+    anchor: str | None = None
+    """The id a heading's attribute block sets, if any."""
 
 
 class LineRegion(NamedTuple):
@@ -101,3 +105,40 @@ def _line_starts(units: npt.NDArray[np.unsignedinteger[Any]]) -> memoryview:
     np.add(ends, 1, out=starts[1:])
     # A memoryview indexes and bisects like a list, without a Python int per line.
     return starts.data
+
+
+_HEADING_ATTRIBUTES = re.compile(
+    # Pandoc, kramdown, MkDocs attr_list, Hugo: `{#id .class key=value}` (kramdown
+    # and attr_list also take `{: ...}`); MDX (react.dev, Docusaurus): `{/*id*/}`.
+    r"\{(?:"
+    r":?[ \t]*(?P<attributes>(?:[#.][^\s{}#.=\"']+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}\"']+))"
+    r"(?:[ \t]+(?:[#.][^\s{}#.=\"']+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}\"']+)))*)[ \t]*"
+    r"|/\*[ \t]*(?P<mdx>[^\s{}*/]+)[ \t]*\*/"
+    r")\}[ \t]*"
+)
+_ATTRIBUTE_ID = re.compile(r"(?:^|[ \t])#(?P<id>[^\s{}#.=\"']+)")
+
+
+def heading_id(content: str) -> tuple[int, str | None] | None:
+    """Where a heading's text ends before a trailing attribute block, and the id it sets.
+
+    `content` is the heading's inline source (`Usage {/*usage*/}`).  None when it
+    ends without one; the id is None for a block of classes only (`{.unlisted}`).
+    An attribute block needs a `#id` or `.class` (a lone `{key=value}` stays text).
+    """
+    # The block holds no `{`: only the last one can open it, which keeps this linear.
+    brace = content.rfind("{")
+    if brace < 0 or content[brace - 1 : brace] == "\\":
+        return None
+    found = _HEADING_ATTRIBUTES.fullmatch(content, brace)
+    if found is None:
+        return None
+    start = len(content[:brace].rstrip(" \t"))
+    if found.group("mdx") is not None:
+        return start, found.group("mdx")
+    attributes = found.group("attributes")
+    ids = [match.group("id") for match in _ATTRIBUTE_ID.finditer(attributes)]
+    if not ids and not any(part.startswith(".") for part in attributes.split()):
+        return None
+    # Pandoc and kramdown keep the last id when a block names several.
+    return start, ids[-1] if ids else None

@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from chunking.gc_pause import paused_gc
-from chunking.markdown_blocks import LineBlock, LineRegion, ParsedMarkdown
+from chunking.markdown_blocks import LineBlock, LineRegion, ParsedMarkdown, heading_id
 from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:
@@ -103,7 +103,13 @@ def parse_blocks(text: str) -> ParsedMarkdown:
         if kind is BlockKind.HEADING:
             inline = tokens[index + 1] if index + 1 < len(tokens) else None
             content = inline.content if inline is not None and inline.type == "inline" else ""
-            blocks.append(LineBlock(kind, first, stop, int(token.tag[1:]), _plain_text(content)))
+            attributes = heading_id(content)
+            anchor: str | None = None
+            if attributes is not None:
+                content = content[: attributes[0]]
+                anchor = attributes[1]
+            depth = int(token.tag[1:])
+            blocks.append(LineBlock(kind, first, stop, depth, _plain_text(content), anchor))
         else:
             blocks.append(LineBlock(kind, first, stop))
     return ParsedMarkdown(blocks, regions, front_matter)

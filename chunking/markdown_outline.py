@@ -8,6 +8,7 @@ the input unchanged, whatever its line endings.
 
 from __future__ import annotations
 
+import html as html_lib
 import logging
 import re
 import unicodedata
@@ -25,10 +26,10 @@ if TYPE_CHECKING:
 
     from chunking.markdown_blocks import BlockParser, LineRegion, ParsedMarkdown
 
-# A leading byte order mark hides front matter from the parsers (they want `-`
-# as the very first character), and real files carry one.
 logger = logging.getLogger(__name__)
 
+# A leading byte order mark hides front matter from the parsers (they want `-`
+# as the very first character), and real files carry one.
 _BOM = "\ufeff"
 
 # Unicode categories a GitHub-style slug keeps: letters, marks and numbers.
@@ -98,23 +99,26 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
             warnings.append(warning)
 
     spans: list[Block] = []
-    heading_texts: dict[int, tuple[int, str]] = {}
+    heading_texts: dict[int, tuple[int, str, str | None]] = {}
     # `_Lines.start` and `_Lines.end` inlined: this loop meets every block.
     starts, line_count, text_end = lines.starts, len(lines.starts), len(text)
-    heading = BlockKind.HEADING
+    heading, html = BlockKind.HEADING, BlockKind.HTML
     for block in parsed.blocks:
         kind = block.kind
         if kind is heading:
             start = starts[block.first] if block.first < line_count else text_end
             while start < text_end and text[start] in " \t":  # the first non-blank
                 start += 1
-            heading_texts[start] = (block.depth, block.text)
+            heading_texts[start] = (block.depth, block.text, block.anchor)
         else:
             start = starts[block.first] if block.first < line_count else text_end
         end = starts[block.stop] if block.stop < line_count else text_end
         while end > start and text[end - 1].isspace():
             end -= 1
-        spans.append(Block(kind, start, end))
+        if kind is html and _HTML_HEADING_HINT.search(text, start, end):
+            spans.extend(_html_headings(text, start, end, heading_texts))
+        else:
+            spans.append(Block(kind, start, end))
     regions: list[Region] = []
     for line_region in parsed.regions:
         region = _region(line_region, lines)
@@ -216,6 +220,74 @@ def _cover_gaps(text: str, body_start: int, blocks: Sequence[Block]) -> list[Blo
     return covered
 
 
+_LINE_START = "(?:^|(?<=\\A\ufeff))"
+"""A line start, the first line's after a byte order mark too."""
+_HTML_HEADING_HINT = re.compile(_LINE_START + r"[ \t]*<[hH][1-6]", re.MULTILINE)
+_HTML_HEADING = re.compile(
+    # The element on its own line(s).  Its content may not cross another heading
+    # tag, so each try stops at the next one and a block is read in one pass.
+    _LINE_START + r"[ \t]*(?P<element><[hH](?P<depth>[1-6])(?P<attributes>[\s/][^<>]*)?>"
+    r"(?P<inner>[^<]*(?:<(?!/?[hH][1-6][\s/>])[^<]*)*)</[hH](?P=depth)\s*>)[ \t]*$",
+    re.MULTILINE,
+)
+_HTML_ID = re.compile(r"""(?:^|\s)id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
+_PERMALINK = re.compile(
+    # Sphinx/Pelican `headerlink` and GitHub `anchor` links: a pilcrow or an icon.
+    r"""<a\s[^<>]*\bclass\s*=\s*["'][^"']*\b(?:headerlink|anchor)\b[^<>]*>"""
+    r"[^<]*(?:<(?!/?a[\s>])[^<]*)*</a\s*>",
+    re.IGNORECASE,
+)
+_IMAGE_ALT = re.compile(
+    r"""<img\s[^<>]*?\balt\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)')[^<>]*>""", re.IGNORECASE
+)
+_TAG = re.compile(r"<[^<>]*>")
+"""Tags, and the patterns above, stop at the next `<`: no try rescans the text after it."""
+_PILCROW = "\u00b6"
+
+
+def _html_headings(
+    text: str, start: int, end: int, heading_texts: dict[int, tuple[int, str, str | None]]
+) -> list[Block]:
+    """An HTML block split around the `<h1>`..`<h6>` elements on their own lines.
+
+    README-style raw headings become headings as in HTML input: the element's
+    text, and its `id` for the anchor (else the slug).  A heading without text
+    (a logo image without alt text) stays HTML.
+    """
+    pieces: list[Block] = []
+    position = start
+    for found in _HTML_HEADING.finditer(text, start, end):
+        heading_text = _html_heading_text(found.group("inner"))
+        if not heading_text:
+            continue
+        element_start = found.start("element")
+        if _NON_SPACE.search(text, position, element_start):
+            before_end = len(text[:element_start].rstrip())
+            pieces.append(Block(BlockKind.HTML, position, before_end))
+        attributes = found.group("attributes") or ""
+        given = _HTML_ID.search(attributes)
+        anchor = next((g for g in given.groups() if g is not None), "") if given else ""
+        heading_texts[element_start] = (
+            int(found.group("depth")),
+            heading_text,
+            html_lib.unescape(anchor).strip() or None,
+        )
+        pieces.append(Block(BlockKind.HEADING, element_start, found.end("element")))
+        position = found.end()
+    rest = _NON_SPACE.search(text, position, end)
+    if rest is not None:
+        pieces.append(Block(BlockKind.HTML, rest.start() if pieces else start, end))
+    return pieces
+
+
+def _html_heading_text(inner: str) -> str:
+    """A raw HTML heading's text: tags and permalinks removed, entities resolved."""
+    inner = _PERMALINK.sub("", inner)
+    inner = _IMAGE_ALT.sub(lambda image: image.group(1) or image.group(2) or "", inner)
+    plain = html_lib.unescape(_TAG.sub("", inner))
+    return " ".join(plain.split()).rstrip(_PILCROW).rstrip()
+
+
 _REFERENCE_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:")
 
 
@@ -244,8 +316,11 @@ def _trailing_references_start(text: str, blocks: Sequence[Block]) -> int | None
     return start
 
 
-def _headings(blocks: Sequence[Block], texts: dict[int, tuple[int, str]]) -> tuple[Heading, ...]:
-    """One heading per HEADING block, with its text and a unique GitHub-style anchor."""
+def _headings(
+    blocks: Sequence[Block], texts: dict[int, tuple[int, str, str | None]]
+) -> tuple[Heading, ...]:
+    """One heading per HEADING block, with its text and anchor: the id the heading
+    sets (`{#id}`, `{/*id*/}`), else a unique GitHub-style slug."""
     slugs = _Slugger()
     slug_of: dict[str, str] = {}
     """Slugs by heading text: documents repeat headings (`Example`, `Syntax`), and a
@@ -258,7 +333,10 @@ def _headings(blocks: Sequence[Block], texts: dict[int, tuple[int, str]]) -> tup
         found = texts.get(block.start)
         if found is None:
             continue
-        depth, text = found
+        depth, text, given = found
+        if given is not None:
+            headings.append(Heading(block.start, block.end, depth, text, slugs.claim(given)))
+            continue
         slug = slug_of.get(text)
         if slug is None:
             slug = slug_of[text] = _slug(text)
@@ -284,6 +362,11 @@ class _Slugger:
 
     def __init__(self) -> None:
         self._occurrences: dict[str, int] = {}
+
+    def claim(self, anchor: str) -> str:
+        """Take `anchor`, an id the document sets itself, as it is: later slugs avoid it."""
+        self._occurrences.setdefault(anchor, 0)
+        return anchor
 
     def unique(self, slug: str) -> str | None:
         """`slug`, or `slug-1`, `slug-2`... if taken; None for an empty slug."""

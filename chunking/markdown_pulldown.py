@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyromark
 
-from chunking.markdown_blocks import LineBlock, LineRegion, ParsedMarkdown, utf8_line_starts
+from chunking.markdown_blocks import (
+    LineBlock,
+    LineRegion,
+    ParsedMarkdown,
+    heading_id,
+    utf8_line_starts,
+)
 from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:
@@ -47,6 +53,8 @@ _HEADING_TEXT = frozenset({"Text", "Code", "InlineMath", "DisplayMath"})
 alt text as Text; inline HTML tags are dropped)."""
 
 _LINE_BREAKS = frozenset({"SoftBreak", "HardBreak"})
+_HEADING_LINE_END = b" \t\r\n#=-"
+"""What may follow a heading's text: spaces, closing `#`s, a setext underline."""
 _REGION_TAGS = frozenset({"CodeBlock", "Table"})
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -74,7 +82,10 @@ def parse_blocks(text: str) -> ParsedMarkdown:
     """Whether the open depth-0 container is a list (its items are blocks)."""
     heading: tuple[int, int, int] | None = None
     """First line, stop line and depth of the heading being read."""
-    heading_parts: list[str] = []
+    heading_parts: list[tuple[str, int, int]] = []
+    """Text of the heading being read, with each part's byte range."""
+    encoded: list[bytes] = []
+    """The body as UTF-8, once a heading needs its source (the ranges are bytes)."""
     events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(
         text, options=PARSER_OPTIONS, broken_link_callback=_undefined_reference
     )
@@ -83,7 +94,7 @@ def parse_blocks(text: str) -> ParsedMarkdown:
             value = event.get("Start")
         except AttributeError:  # the few bare-string events: Rule, SoftBreak, HardBreak
             if heading is not None and event in _LINE_BREAKS:
-                heading_parts.append(" ")
+                heading_parts.append((" ", where["start"], where["end"]))
             elif event == "Rule" and depth == 0:
                 first, stop = lines_of(where)
                 blocks.append(LineBlock(BlockKind.RULE, first, stop))
@@ -117,17 +128,57 @@ def parse_blocks(text: str) -> ParsedMarkdown:
             depth -= 1
             if heading is not None and depth == 0:
                 first, stop, level = heading
-                text_of_heading = " ".join("".join(heading_parts).split())
-                blocks.append(LineBlock(BlockKind.HEADING, first, stop, level, text_of_heading))
+                anchor = None
+                if heading_parts and heading_parts[-1][0].endswith("}"):
+                    if not encoded:
+                        encoded.append(text.encode("utf-8"))
+                    heading_parts, anchor = _without_attributes(
+                        heading_parts, encoded[0], where["end"]
+                    )
+                joined = "".join(part for part, _, _ in heading_parts)
+                text_of_heading = " ".join(joined.split())
+                blocks.append(
+                    LineBlock(BlockKind.HEADING, first, stop, level, text_of_heading, anchor)
+                )
                 heading = None
         elif heading is not None:
             text_part = event.get("Text")
             if text_part is not None:  # nearly every event inside a heading
-                heading_parts.append(text_part)
+                heading_parts.append((text_part, where["start"], where["end"]))
             else:
                 for key in _HEADING_TEXT.intersection(event):
-                    heading_parts.append(event[key])
+                    heading_parts.append((event[key], where["start"], where["end"]))
     return ParsedMarkdown(blocks, regions, front_matter)
+
+
+def _without_attributes(
+    parts: list[tuple[str, int, int]], source: bytes, heading_end: int
+) -> tuple[list[tuple[str, int, int]], str | None]:
+    """A heading's text parts without a trailing attribute block, and the id it sets.
+
+    The block is found in the heading's source, not its parsed text: emphasis
+    parsing reads `{/*id*/}` as `{/` + emphasised `id` + `/}`.  It must end the
+    heading's text (`[a {#b}](url)` is link text, not an id).
+    """
+    if source[parts[-1][2] : heading_end].strip(_HEADING_LINE_END):
+        return parts, None
+    content_start = min(start for _, start, _ in parts)
+    content = source[content_start : parts[-1][2]].decode("utf-8", "replace")
+    attributes = heading_id(content)
+    if attributes is None:
+        return parts, None
+    cut = content_start + len(content[: attributes[0]].encode("utf-8"))
+    kept: list[tuple[str, int, int]] = []
+    for part, start, end in parts:
+        if start >= cut:
+            continue
+        encoded = part.encode("utf-8")
+        # A text event is its source unless it resolved an escape or entity.
+        clipped = end > cut and len(encoded) == end - start
+        kept.append(
+            (encoded[: cut - start].decode("utf-8", "replace") if clipped else part, start, end)
+        )
+    return kept, attributes[1]
 
 
 def _add_region(tag: Any, lines: tuple[int, int], regions: list[LineRegion]) -> None:

@@ -75,3 +75,16 @@ class CountingSegmenter:
         self.calls.append(len(text))
         self.last_characters.append(text[-1:])
         return sentencex_ends(language, text)
+
+
+def paths_and_anchors(text: str, limit: int = 300) -> list[tuple[tuple[str, ...], str | None]]:
+    """Each chunk's heading path and anchor for markdown `text`, at `limit` characters.
+
+    Asserts that every chunk is a slice of the source.
+    """
+    document = chunk_document(
+        text, options=ChunkOptions(limits=Limits(Unit.CHARACTERS, limit, 0)), format="markdown"
+    )
+    for chunk in document.chunks:
+        assert chunk.content == document.source[chunk.start : chunk.end]
+    return [(chunk.headings, chunk.anchor) for chunk in document.chunks]

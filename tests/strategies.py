@@ -46,11 +46,35 @@ SENTENCE = st.builds(
     st.sampled_from([".", "!", "?", "。", "", "...", ":"]),
 )
 PARAGRAPH = st.lists(SENTENCE, min_size=1, max_size=6).map(" ".join)
+HEADING_WORDS = st.lists(
+    st.from_regex(r"[A-Za-z0-9éß]{1,8}", fullmatch=True), min_size=1, max_size=4
+)
+"""A heading's words, free of markup."""
+ANCHOR_ID = st.from_regex(r"[a-z][a-z0-9_-]{0,15}", fullmatch=True)
+"""An id a heading may set."""
+
+
+def headings_of(given: st.SearchStrategy[object]) -> st.SearchStrategy[list[tuple[object, ...]]]:
+    """One to six (depth, words, *given) headings."""
+    return st.lists(st.tuples(st.integers(1, 6), HEADING_WORDS, given), min_size=1, max_size=6)
+
+
+HEADING_ID = st.sampled_from(["", "", "", " {#given-id}", " {/*given-id*/}", " {: #i .c}", " {.c}"])
+"""Heading ids written in the heading (Pandoc/kramdown attributes, MDX comments), or none."""
 ATX_HEADING = st.builds(
-    lambda depth, text, closing: f"{'#' * depth} {text}{' ' + '#' * depth if closing else ''}",
+    lambda depth, text, given, closing: (
+        f"{'#' * depth} {text}{given}{' ' + '#' * depth if closing else ''}"
+    ),
     st.integers(1, 7),  # 7 is not a heading: a paragraph that starts with #######
     SENTENCE,
+    HEADING_ID,
     st.booleans(),
+)
+RAW_HTML_HEADING = st.builds(
+    lambda depth, attributes, text: f"<h{depth}{attributes}>{text}</h{depth}>",
+    st.integers(1, 6),
+    st.sampled_from(["", ' id="raw-id"', " class=x", " id=''"]),
+    SENTENCE,
 )
 SETEXT_HEADING = st.builds(
     lambda text, underline: f"{text}\n{underline}", SENTENCE, st.sampled_from(["===", "---", "="])
@@ -89,6 +113,7 @@ LEAF = st.one_of(
     ATX_HEADING,
     ATX_HEADING,
     SETEXT_HEADING,
+    RAW_HTML_HEADING,
     FENCE,
     INDENTED_CODE,
     TABLE,

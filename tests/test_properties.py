@@ -28,14 +28,22 @@ SENTENCE = st.builds(
 )
 PARAGRAPH = st.lists(SENTENCE, min_size=1, max_size=8).map(" ".join)
 HEADING = st.builds(
-    lambda depth, text, setext: (
-        f"{text}\n{'=' if depth == 1 else '-'}" * 3
+    lambda depth, text, setext, given: (
+        f"{text}{given}\n{'=' if depth == 1 else '-'}" * 3
         if setext and depth <= 2
-        else f"{'#' * depth} {text}"
+        else f"{'#' * depth} {text}{given}"
     ),
     st.integers(1, 6),
     SENTENCE,
     st.booleans(),
+    # Ids written in the heading (Pandoc/kramdown attributes, MDX comments), or none.
+    st.sampled_from(["", "", " {#given-id}", " {/*given-id*/}", " {: #i .c}"]),
+)
+RAW_HTML_HEADING = st.builds(
+    lambda depth, attributes, text: f"<h{depth}{attributes}>{text}</h{depth}>",
+    st.integers(1, 6),
+    st.sampled_from(["", ' id="raw-id"']),
+    SENTENCE,
 )
 TABLE = st.builds(
     lambda rows: "| Key | Value |\n| --- | --- |\n" + "\n".join(f"| {a} | {b} |" for a, b in rows),
@@ -51,7 +59,16 @@ LIST = st.lists(SENTENCE, min_size=1, max_size=10).map(
     lambda items: "\n".join(f"- {i}" for i in items)
 )
 FRONT_MATTER = st.builds(lambda t: f"---\ntitle: {t}\n# comment: not a heading\n---", WORDS)
-BLOCK = st.one_of(PARAGRAPH, HEADING, HEADING, TABLE, CODE, LIST, st.just("> [!NOTE]\n> Note it."))
+BLOCK = st.one_of(
+    PARAGRAPH,
+    HEADING,
+    HEADING,
+    RAW_HTML_HEADING,
+    TABLE,
+    CODE,
+    LIST,
+    st.just("> [!NOTE]\n> Note it."),
+)
 MARKDOWN = st.builds(
     lambda front, blocks, newline: (
         ((front + "\n") if front else "") + "\n\n".join(blocks).replace("\n", newline)
