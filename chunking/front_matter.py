@@ -148,3 +148,43 @@ def _unreadable(error: Exception) -> str:
             "number with thousands of digits)"
         )
     return "front matter is not valid YAML"
+
+
+_METADATA_ENTRY = re.compile(r"([A-Za-z][A-Za-z0-9 _\-]{0,39}):[ \t]+(\S[^\n]*?)[ \t]*\r?$")
+"""A MultiMarkdown metadata line: `Key: value` (keys may hold spaces: `Base Header Level`)."""
+_PANDOC_LINE = re.compile(r"%[ \t]+(\S[^\n]*?)[ \t]*\r?$")
+"""A Pandoc title block line: `% title`, then `% author`, `% date`."""
+_CONTINUATION = re.compile(r"[ \t]+\S[^\n]*$")
+
+
+def metadata_block(text: str, start: int) -> tuple[int, str | None] | None:
+    """MultiMarkdown metadata or a Pandoc title block at `start`: where the body starts
+    (after the blank line that ends it) and its title; None when there is none.
+
+    Only a block that names a title counts (a `Title:` entry, or a Pandoc `%` first line):
+    a document may well begin with `Note: ...` or `Status: draft`, which is body text.
+    """
+    end = text.find("\n\n", start)
+    end = len(text) if end < 0 else end
+    lines = text[start:end].split("\n")
+    if not lines or not lines[0].strip():
+        return None
+    title: str | None = None
+    pandoc = _PANDOC_LINE.match(lines[0])
+    if pandoc is not None:
+        title = pandoc.group(1)
+        entry = _PANDOC_LINE
+    else:
+        entry = _METADATA_ENTRY
+    for number, line in enumerate(lines):
+        matched = entry.match(line)
+        if matched is None:
+            if number == 0 or not _CONTINUATION.match(line):
+                return None
+            continue
+        if entry is _METADATA_ENTRY and matched.group(1).strip().casefold() == "title":
+            title = title or matched.group(2)
+    if title is None:
+        return None
+    body = min(end + 2, len(text))
+    return body, title.strip() or None

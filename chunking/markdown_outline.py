@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunking import markdown_it_blocks, markdown_pulldown
-from chunking.front_matter import front_matter_title
+from chunking.front_matter import front_matter_title, metadata_block
 from chunking.gc_pause import paused_gc
 from chunking.markdown_blocks import line_starts
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
@@ -97,6 +97,10 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
         title, warning = front_matter_title(content)
         if warning is not None:
             warnings.append(warning)
+    elif (metadata := metadata_block(text, len(_BOM) if has_bom else 0)) is not None:
+        # MultiMarkdown `Title:` metadata or a Pandoc `%` title block: metadata like YAML
+        # front matter, not body text, and its title is the document's.
+        body_start, title = metadata
 
     spans: list[Block] = []
     heading_texts: dict[int, tuple[int, str, str | None]] = {}
@@ -113,6 +117,8 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
         else:
             start = starts[block.first] if block.first < line_count else text_end
         end = starts[block.stop] if block.stop < line_count else text_end
+        if start < body_start:
+            continue  # the metadata block, read above
         while end > start and text[end - 1].isspace():
             end -= 1
         if kind is html and _HTML_HEADING_HINT.search(text, start, end):
