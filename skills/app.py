@@ -23,9 +23,8 @@ from starlette.routing import Route
 from skills import __version__
 from skills.contract import RequestError, render_error
 from skills.request_body import ERROR_HEADERS, read_body
-from skills.service import answer_chunk_request, request_limit
+from skills.service import answer_chunk_request, request_deadline, request_limit
 from skills.settings import (
-    DEFAULT_DEADLINE_SECONDS,
     SettingsError,
     describe_settings,
     settings_from_environment,
@@ -229,17 +228,12 @@ async def _read_body(
 ) -> bytes | RequestError:
     """The body (gunzipped if it came so), or a 4xx: 413 as soon as it is known to exceed
     the limit, and 408 if it has not arrived in full by the deadline."""
-    deadline = (
-        DEFAULT_DEADLINE_SECONDS
-        if isinstance(settings, SettingsError)
-        else settings.deadline_seconds
-    )
     return await read_body(
         request.stream(),
         content_length=request.headers.get("content-length"),
         content_encoding=request.headers.get("content-encoding"),
         limit=request_limit(settings),
-        deadline=deadline,
+        deadline=request_deadline(settings),
         started=started,
     )
 

@@ -34,7 +34,7 @@ from skills.settings import (
     MAX_DEADLINE_SECONDS,
     SettingsError,
 )
-from skills.workers import Done, NotStarted, Overran, ThreadChunker, WorkerLost
+from skills.workers import Done, NotStarted, Overran, ThreadChunker, WorkerLost, text_length
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -78,6 +78,13 @@ def request_limit(settings: Settings | SettingsError) -> int:
     return settings.max_request_bytes
 
 
+def request_deadline(settings: Settings | SettingsError) -> float:
+    """Seconds a request has to be answered in; the default when the settings are broken."""
+    if isinstance(settings, SettingsError):
+        return DEFAULT_DEADLINE_SECONDS
+    return settings.deadline_seconds
+
+
 def too_large(size: int, limit: int) -> RequestError:
     """The 413 for a body of `size` bytes (or more) over `limit`."""
     return RequestError(
@@ -113,11 +120,7 @@ async def answer_chunk_request(
     parsed = await asyncio.to_thread(parse_request, body)
     if isinstance(parsed, RequestError):
         return Answer(parsed.status, render_error(parsed))
-    deadline = (
-        DEFAULT_DEADLINE_SECONDS
-        if isinstance(settings, SettingsError)
-        else settings.deadline_seconds
-    )
+    deadline = request_deadline(settings)
     timings = {"read": time.monotonic() - started}
     mark = time.monotonic()
     reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
@@ -257,14 +260,9 @@ def _unfinished(
 
 
 def _text_size(record: InputRecord) -> str:
-    text = record.data.get("text") if isinstance(record.data, dict) else None
-    return f" ({len(text):,} characters)" if isinstance(text, str) else ""
+    length = text_length(record)
+    return "" if length is None else f" ({length:,} characters)"
 
 
 def _deadline_text(settings: Settings | SettingsError) -> str:
-    seconds = (
-        DEFAULT_DEADLINE_SECONDS
-        if isinstance(settings, SettingsError)
-        else settings.deadline_seconds
-    )
-    return f"{seconds:g} s"
+    return f"{request_deadline(settings):g} s"

@@ -224,9 +224,14 @@ def _shut_down(jobs: _Board, slots: Sequence[_Slot]) -> None:
         slot.kill()
 
 
-def _is_large(record: InputRecord) -> bool:
+def text_length(record: InputRecord) -> int | None:
+    """Characters in the record's `text`, when it is a string (checked later, per record)."""
     text = record.data.get("text") if isinstance(record.data, dict) else None
-    return isinstance(text, str) and len(text) > LARGE_CHARACTERS
+    return len(text) if isinstance(text, str) else None
+
+
+def _is_large(record: InputRecord) -> bool:
+    return (text_length(record) or 0) > LARGE_CHARACTERS
 
 
 class _Board:
