@@ -37,7 +37,7 @@ class Floor:
 
 
 def _markdown_it(inline: bool) -> MarkdownIt:
-    """markdown-it-py configured as chunking/markdown_it_blocks.py configures it."""
+    """markdown-it-py configured as chunking/markdown_it_parser.py configures it."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -58,7 +58,7 @@ def _block_parse() -> Callable[[str], object]:
 def _pulldown_events() -> Callable[[str], object]:
     import pyromark
 
-    from chunking.markdown_pulldown import PARSER_OPTIONS
+    from chunking.formats.markdown.pulldown_parser import PARSER_OPTIONS
 
     def parse(text: str) -> object:
         # The iterator is lazy: the parse happens as its events are drawn.
@@ -70,7 +70,7 @@ def _pulldown_events() -> Callable[[str], object]:
 
 
 def _our_markdown_outline() -> Callable[[str], object]:
-    from chunking.markdown_outline import parse_markdown
+    from chunking.formats.markdown.outline import parse_markdown
 
     return parse_markdown
 
@@ -97,13 +97,13 @@ def _soup_parse() -> Callable[[str], object]:
 
 
 def _our_html_outline() -> Callable[[str], object]:
-    from chunking.html_outline import parse_html
+    from chunking.formats.html.render import parse_html
 
     return parse_html
 
 
 def _html_rendering(html: str) -> str:
-    from chunking.html_outline import parse_html
+    from chunking.formats.html.render import parse_html
 
     return parse_html(html).source
 
@@ -118,7 +118,9 @@ FLOORS: tuple[Floor, ...] = (
     ),
     Floor("pulldown-cmark events with ranges (pyromark), drawn", "markdown", _pulldown_events),
     Floor(
-        "our outline: chunking.markdown_outline.parse_markdown", "markdown", _our_markdown_outline
+        "our outline: chunking.formats.markdown.outline.parse_markdown",
+        "markdown",
+        _our_markdown_outline,
     ),
     Floor("tiktoken cl100k, one pass (encode_ordinary)", "markdown", _tiktoken_pass),
     Floor(
@@ -126,7 +128,7 @@ FLOORS: tuple[Floor, ...] = (
     ),
     Floor("lxml.html alone", "html", _lxml_alone),
     Floor("BeautifulSoup(lxml) parse", "html", _soup_parse, block_parse=True),
-    Floor("our outline: chunking.html_outline.parse_html", "html", _our_html_outline),
+    Floor("our outline: chunking.formats.html.render.parse_html", "html", _our_html_outline),
     Floor(
         "tiktoken cl100k, one pass over our text rendering",
         "html",

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
 from chunking.embedded_text import code_regions, plain_markdown
+from chunking.formats.titles import resolve_title
 from chunking.outline import Outline, RegionKind
 from chunking.sections import SectionTree
-from chunking.titles import resolve_title
 
 PATH_DEBRIS = re.compile(
     r"\{\s*(?:[#.:]|/\*)[^{}]*\}"

@@ -148,4 +148,4 @@ class ChunkOptions:
     heading_separator: str = DEFAULT_HEADING_SEPARATOR
     prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
     strategy: str = "structure"
-    """Name of the splitting strategy (see `chunking.strategies.STRATEGIES`)."""
+    """Name of the splitting strategy (see `chunking.split.strategies.STRATEGIES`)."""

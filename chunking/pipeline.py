@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
-from chunking.detect import detect_format
 from chunking.embedded_text import code_regions, plain_markdown
+from chunking.formats.detect import detect_format
+from chunking.formats.titles import resolve_title
 from chunking.options import ChunkOptions, OptionError
 from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
-from chunking.strategies import STRATEGIES
-from chunking.titles import resolve_title
+from chunking.split.strategies import STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from chunking.options import Unit
     from chunking.outline import Format, Outline, Region
     from chunking.sizing import Sizer
-    from chunking.splitter import Span
+    from chunking.split.splitter import Span
 
 FormatName = Literal["auto", "markdown", "html", "text"]
 ID_DIGEST_BYTES = 16
@@ -32,14 +32,14 @@ ID_DIGEST_BYTES = 16
 def _parser(format: Format) -> Callable[[str], Outline]:
     # Imported on use: a markdown-only Function never pays for loading lxml.
     if format == "markdown":
-        from chunking.markdown_outline import parse_markdown  # noqa: PLC0415
+        from chunking.formats.markdown.outline import parse_markdown  # noqa: PLC0415
 
         return parse_markdown
     if format == "html":
-        from chunking.html_outline import parse_html  # noqa: PLC0415
+        from chunking.formats.html.render import parse_html  # noqa: PLC0415
 
         return parse_html
-    from chunking.text_outline import parse_text  # noqa: PLC0415
+    from chunking.formats.text import parse_text  # noqa: PLC0415
 
     return parse_text
 

@@ -136,7 +136,7 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         baselines = []
     else:
         baselines = _choices(arguments.baselines, {b: b for b in BASELINES}, "--baselines")
-    from chunking.strategies import STRATEGIES  # noqa: PLC0415
+    from chunking.split.strategies import STRATEGIES  # noqa: PLC0415
 
     return Grid(
         maximums=maximums,

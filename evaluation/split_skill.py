@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.sentences import sentence_starts
+from chunking.split.sentences import sentence_starts
 
 if TYPE_CHECKING:
     from chunking.options import Limits

@@ -16,8 +16,8 @@ from chunking import (
 from chunking.audit import Audit, audit_document
 from chunking.embedded_text import code_regions, plain_markdown
 from chunking.pipeline import FormatName, parse
-from chunking.sentences import sentencex_ends
 from chunking.sizing import make_sizer
+from chunking.split.sentences import sentencex_ends
 
 
 def options(

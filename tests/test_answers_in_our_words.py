@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking.encodings import load_encoding
-from chunking.markdown_outline import parse_markdown
+from chunking.formats.markdown.outline import parse_markdown
 from chunking.sizing import TokenSizer
 from skills.app import build_app
 from skills.chunk_records import chunk_record
@@ -37,7 +37,7 @@ from tests.openai_stub import OpenAIStub, Reply
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from chunking.markdown_blocks import ParsedMarkdown
+    from chunking.formats.markdown.blocks import ParsedMarkdown
     from skills.embedding import ClientReply, Embedder
     from tests.conftest import FunctionCaller
 

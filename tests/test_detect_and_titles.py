@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chunking import chunk_document
-from chunking.detect import detect_format
+from chunking.formats.detect import detect_format
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking.options import Limits, Unit
-from chunking.sentences import sentence_starts
 from chunking.sizing import make_sizer, utf16_length
+from chunking.split.sentences import sentence_starts
 from evaluation.split_skill import split_pages, split_sentences
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"

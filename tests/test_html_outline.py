@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.html_outline import _TRANSLATED, _TRANSLATION, parse_html
+from chunking.formats.html.render import parse_html
+from chunking.formats.html.tree import TRANSLATED, TRANSLATION
 from chunking.outline import BlockKind, Outline, RegionKind
 
 FIXTURES = Path(__file__).parent / "fixtures" / "html"
@@ -792,5 +793,5 @@ def test_deterministic() -> None:
 @given(st.text(alphabet=st.characters(max_codepoint=0x2100)))
 def test_text_that_skips_translation_needs_none(raw: str) -> None:
     # The fast path must not skip a character the translation table changes.
-    if _TRANSLATED.search(raw) is None:
-        assert raw.translate(_TRANSLATION) == raw
+    if TRANSLATED.search(raw) is None:
+        assert raw.translate(TRANSLATION) == raw

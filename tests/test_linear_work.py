@@ -19,12 +19,12 @@ import pytest
 
 from chunking import ChunkOptions, Limits, SplitMode, Unit, chunk_document
 from chunking.contextualize import Contextualizer
+from chunking.formats.titles import resolve_title
 from chunking.pipeline import parse
 from chunking.sections import SectionTree
-from chunking.sentences import WINDOW_CHARACTERS
 from chunking.sizing import make_sizer
-from chunking.splitter import StructureSplitter
-from chunking.titles import resolve_title
+from chunking.split.sentences import WINDOW_CHARACTERS
+from chunking.split.splitter import StructureSplitter
 from tests.helpers import CountingSegmenter
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from chunking.pipeline import FormatName
-    from chunking.splitter import Span
+    from chunking.split.splitter import Span
 
 CHUNKING = str(Path(__file__).resolve().parent.parent / "chunking")
 LINEAR = 2.3

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from chunking import ChunkOptions, Limits, Unit, chunk_document, markdown_it_blocks
-from chunking.detect import detect_format
-from chunking.markdown_outline import parse_markdown
+from chunking import ChunkOptions, Limits, Unit, chunk_document
+from chunking.formats.detect import detect_format
+from chunking.formats.markdown import markdown_it_parser
+from chunking.formats.markdown.outline import parse_markdown
 
 if TYPE_CHECKING:
     from chunking.pipeline import FormatName
@@ -49,7 +50,7 @@ def test_both_parsers_read_the_first_line_after_a_bom(case: str) -> None:
     text = CASES[case][0]
     outlines = [
         parse_markdown(text),
-        parse_markdown(text, parser=markdown_it_blocks.parse_blocks),
+        parse_markdown(text, parser=markdown_it_parser.parse_blocks),
     ]
     found = [[(h.start, h.end, h.depth, h.text, h.anchor) for h in o.headings] for o in outlines]
     assert found[0] == found[1]

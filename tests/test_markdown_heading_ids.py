@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking import ChunkOptions, Limits, Unit, chunk_document, markdown_it_blocks
-from chunking.markdown_blocks import heading_id
-from chunking.markdown_outline import parse_markdown
+from chunking import ChunkOptions, Limits, Unit, chunk_document
+from chunking.formats.markdown import markdown_it_parser
+from chunking.formats.markdown.blocks import heading_id
+from chunking.formats.markdown.outline import parse_markdown
 from tests.helpers import paths_and_anchors
 from tests.strategies import ANCHOR_ID, headings_of
 
@@ -21,7 +22,7 @@ SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
 def outline_headings(text: str) -> list[tuple[int, str, str | None]]:
     """Depth, text and anchor of each heading; both parsers must agree on them."""
     outline = parse_markdown(text)
-    reference = parse_markdown(text, parser=markdown_it_blocks.parse_blocks)
+    reference = parse_markdown(text, parser=markdown_it_parser.parse_blocks)
     found = [(h.depth, h.text, h.anchor) for h in outline.headings]
     assert found == [(h.depth, h.text, h.anchor) for h in reference.headings]
     return found
@@ -124,5 +125,5 @@ def test_generated_heading_ids(drawn: list[tuple[int, list[str], tuple[str, str]
 @pytest.mark.parametrize("form", ["{#%s}", "{/*%s*/}"])
 def test_fallback_parser_cuts_the_id_too(form: str) -> None:
     text = f"## Title *emphasis* {form % 'the-id'}\n"
-    outline = parse_markdown(text, parser=markdown_it_blocks.parse_blocks)
+    outline = parse_markdown(text, parser=markdown_it_parser.parse_blocks)
     assert [(h.text, h.anchor) for h in outline.headings] == [("Title emphasis", "the-id")]

@@ -7,8 +7,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking import ChunkOptions, Limits, Unit, chunk_document, markdown_it_blocks
-from chunking.markdown_outline import parse_markdown
+from chunking import ChunkOptions, Limits, Unit, chunk_document
+from chunking.formats.markdown import markdown_it_parser
+from chunking.formats.markdown.outline import parse_markdown
 from chunking.outline import BlockKind
 from tests.helpers import paths_and_anchors
 from tests.strategies import ANCHOR_ID, headings_of
@@ -22,7 +23,7 @@ def outline_headings(text: str) -> list[tuple[int, str, str | None, str]]:
     found = []
     for parser_outline in (
         parse_markdown(text),
-        parse_markdown(text, parser=markdown_it_blocks.parse_blocks),
+        parse_markdown(text, parser=markdown_it_parser.parse_blocks),
     ):
         found.append(
             [(h.depth, h.text, h.anchor, text[h.start : h.end]) for h in parser_outline.headings]

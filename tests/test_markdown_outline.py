@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking import markdown_it_blocks
-from chunking.markdown_outline import parse_markdown
+from chunking.formats.markdown import markdown_it_parser
+from chunking.formats.markdown.outline import parse_markdown
 from chunking.outline import Block, BlockKind, Outline, Region, RegionKind
 
 if TYPE_CHECKING:
-    from chunking.markdown_blocks import ParsedMarkdown
+    from chunking.formats.markdown.blocks import ParsedMarkdown
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 CORPUS = Path("/work/shared/corpus/md")
@@ -233,7 +233,7 @@ def test_whole_corpus_keeps_invariants() -> None:
 
 def _same_outline(source: str) -> None:
     fast = parse_markdown(source)
-    reference = parse_markdown(source, parser=markdown_it_blocks.parse_blocks)
+    reference = parse_markdown(source, parser=markdown_it_parser.parse_blocks)
     assert (fast.body_start, fast.body_end, fast.title) == (
         reference.body_start,
         reference.body_end,

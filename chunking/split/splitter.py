@@ -16,10 +16,15 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chunking.next_match import NextMatch
 from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import BlockKind, Level, Outline
-from chunking.sentences import LazySentenceStarts, Segmenter, iter_sentence_starts, sentencex_ends
+from chunking.split.next_match import NextMatch
+from chunking.split.sentences import (
+    LazySentenceStarts,
+    Segmenter,
+    iter_sentence_starts,
+    sentencex_ends,
+)
 from chunking.token_spans import tokens_add_up
 
 if TYPE_CHECKING:

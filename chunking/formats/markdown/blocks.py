@@ -1,6 +1,6 @@
 """What a markdown parser reports to the outline builder, in lines, whichever parser it is.
 
-Two parsers stand behind `markdown_outline.py`: pulldown-cmark through
+Two parsers stand behind `outline.py`: pulldown-cmark through
 pyromark (Rust, the default: about ten times faster than markdown-it-py's block
 parse) and markdown-it-py (the reference, and the fallback should the Rust
 parser ever fail on a document).  Each turns its own events or tokens into these

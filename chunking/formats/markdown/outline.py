@@ -1,6 +1,6 @@
 """Parse markdown into an `Outline`: headings, blocks and verbatim regions as offsets.
 
-A block parser (`markdown_pulldown`, or `markdown_it_blocks` should the first
+A block parser (`pulldown_parser`, or `markdown_it_parser` should the first
 fail) reports blocks as line ranges; one line-start table built over the
 original text turns them into code point offsets, so the outline's source is
 the input unchanged, whatever its line endings.
@@ -15,16 +15,16 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking import markdown_it_blocks, markdown_pulldown
-from chunking.front_matter import front_matter_title, metadata_block
+from chunking.formats.front_matter import front_matter_title, metadata_block
+from chunking.formats.markdown import markdown_it_parser, pulldown_parser
+from chunking.formats.markdown.blocks import line_starts
 from chunking.gc_pause import paused_gc
-from chunking.markdown_blocks import line_starts
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chunking.markdown_blocks import BlockParser, LineRegion, ParsedMarkdown
+    from chunking.formats.markdown.blocks import BlockParser, LineRegion, ParsedMarkdown
 
 logger = logging.getLogger(__name__)
 
@@ -70,8 +70,8 @@ class _Lines:
 
 def parse_markdown(
     text: str,
-    parser: BlockParser = markdown_pulldown.parse_blocks,
-    fallback: BlockParser = markdown_it_blocks.parse_blocks,
+    parser: BlockParser = pulldown_parser.parse_blocks,
+    fallback: BlockParser = markdown_it_parser.parse_blocks,
 ) -> Outline:
     """Parse markdown `text` into an outline whose offsets index `text` itself.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from chunking.splitter import Span, StructureSplitter
+from chunking.split.splitter import Span, StructureSplitter
 
 if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer

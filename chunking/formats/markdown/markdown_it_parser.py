@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from chunking.formats.markdown.blocks import LineBlock, LineRegion, ParsedMarkdown, heading_id
 from chunking.gc_pause import paused_gc
-from chunking.markdown_blocks import LineBlock, LineRegion, ParsedMarkdown, heading_id
 from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:

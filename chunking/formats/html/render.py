@@ -9,212 +9,35 @@ lxml trees stay inside this module.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import lru_cache
-from typing import Final, Protocol
+from typing import Final
 
-from lxml import etree  # type: ignore[import-untyped]
-
+from chunking.formats.html.heading_debris import is_heading_debris
+from chunking.formats.html.main_content import (
+    BOILERPLATE_TAGS,
+    DROP_TAGS,
+    LANDMARK_TAGS,
+    SECTIONING_TAGS,
+    content_root,
+    has_boilerplate_attrs,
+    page_title,
+)
+from chunking.formats.html.tree import (
+    TRANSLATED,
+    TRANSLATION,
+    Element,
+    attr,
+    attr_tokens,
+    parse_tree,
+    sanitize,
+)
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region, RegionKind
 
 __all__ = ["parse_html"]
 
 
-class _Element(Protocol):
-    """What the walk reads of an element: `lxml.etree._Element`, or `_Node` (see there)."""
-
-    @property
-    def tag(self) -> str:
-        """The lower-case name (lxml gives comments and PIs a function; the walk skips them)."""
-
-    @property
-    def attrib(self) -> Mapping[str, str]: ...
-
-    @property
-    def text(self) -> str | None:
-        """Text before the first child."""
-
-    @property
-    def tail(self) -> str | None:
-        """Text after the element's end, up to the next sibling."""
-
-    def get(self, key: str) -> str | None: ...
-
-    def __len__(self) -> int: ...
-
-    def __iter__(self) -> Iterator[_Element]: ...
-
-    def __getitem__(self, index: int) -> _Element: ...
-
-    def iter(self, tag: str | None = None) -> Iterator[_Element]:
-        """This element and its descendants in document order (only `tag` ones if given)."""
-
-    def iterdescendants(self, tag: str) -> Iterator[_Element]: ...
-
-    def iterancestors(self, tag: str | None = None) -> Iterator[_Element]: ...
-
-
-# --- what is dropped ---------------------------------------------------------
-
-_DROP_TAGS: Final = frozenset(
-    {
-        "script", "style", "template", "noscript", "svg", "iframe", "object",
-        "canvas", "audio", "video", "map", "button", "input", "select",
-        "textarea", "datalist", "option", "optgroup", "link", "meta", "base", "title",
-    }
-)  # fmt: skip
-"""Never content: code, styles, embedded media, form controls, metadata.
-
-`embed` is not here although it is media: libxml2 parses HTML4, where `<embed>` is
-not void, so everything after an (HTML5-valid) unclosed `<embed>` becomes its child;
-it holds no text of its own, so walking into it loses nothing and keeps the page.
-
-`head` itself is not here: libxml2 knows only HTML4, so in a page without `<body>`
-it leaves HTML5 elements that follow a `<script>` or `<meta>` inside `head`.
-"""
-
-_BOILERPLATE_TAGS: Final = frozenset({"nav", "aside"})
-_LANDMARK_TAGS: Final = frozenset({"header", "footer"})
-"""Site banner/footer unless inside article/main/section (the ARIA mapping rule)."""
-_SECTIONING_TAGS: Final = frozenset({"article", "main", "section"})
-
-_BOILERPLATE_ROLES: Final = frozenset(
-    {"navigation", "banner", "contentinfo", "complementary", "search"}
-)
-
-_BOILERPLATE_TOKEN = re.compile(
-    r"(?:nav|navbar|navigation|menu|sidebar|breadcrumbs?|cookie.*|consent.*|gdpr|banner"
-    r"|site-(?:header|footer)|footer|toc|toc2|toctitle|table-of-contents|skip-link)",
-    re.IGNORECASE,
-)
-"""An id or class token that marks navigation, banners, TOCs or the site footer.
-
-Matched against whole tokens: `sidebarblock` (an Asciidoctor content sidebar) or
-`footer-text` are not boilerplate by themselves.
-"""
-
-
-@lru_cache(maxsize=4096)
-def _is_boilerplate_token(token: str) -> bool:
-    # Pages repeat a few class names thousands of times; the cache makes the
-    # check a dict lookup instead of a regex run per element.
-    return _BOILERPLATE_TOKEN.fullmatch(token) is not None
-
-
-# --- permalink debris inside headings -------------------------------------------
-
-_DEBRIS_CLASSES: Final = frozenset({"headerlink", "mw-editsection", "editsection"})
-"""Classes whose element in a heading is never its text: Sphinx/MkDocs `¶` links and
-MediaWiki `[edit]` sections."""
-
-_VISUALLY_HIDDEN_CLASSES: Final = frozenset(
-    {
-        "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
-        "screen-reader-only", "hidden-visually", "u-visually-hidden", "a11y-hidden",
-    }
-)  # fmt: skip
-"""Text for screen readers only; in a heading it is debris only if it names the link."""
-
-_PERMALINK_GLYPHS: Final = frozenset("¶§#＃♯🔗⚓⛓∞⁋※↗⧉📎🔖↵")
-"""A lone one of these as a link's text is a permalink marker, not a title."""
-
-_GLYPH_NOISE: Final = str.maketrans(dict.fromkeys(map(ord, "\ufe0e\ufe0f"), None))
-"""Variation selectors (text or emoji presentation) that may follow a glyph."""
-
-_LINK_PHRASE = re.compile(
-    r"(?:perma(?:nent )?link|direct link|anchor(?: link)?|link|copy link"
-    r"|jump to (?:heading|section))(?: to (?:this |the )?(?:heading|headline|section|paragraph))?"
-    r"|(?:perma(?:nent )?link|direct link) to .+"
-    r"|\[\s*edit(?: source)?\s*\]",
-    re.IGNORECASE,
-)
-"""Text that only says "this is a link to here" (`Link to this heading`, `Permalink`,
-`Direct link to Title`); `Link aggregation` is a title, so the match is whole."""
-
-_DEBRIS_TEXT_LIMIT: Final = 80
-"""Longest text a debris element can have; a longer element is heading text."""
-_DEBRIS_NODE_LIMIT: Final = 32
-"""Most elements read inside one candidate, so deep nesting cannot make this quadratic."""
-
-
-def _short_visible_text(element: _Element) -> str | None:
-    """The element's collapsed rendered text, or None if it is too long to be debris."""
-    parts: list[str] = []
-    size = 0
-    visited = 0
-    # (node, whether to take its text) pairs, then tails, in document order.
-    stack: list[tuple[_Element, bool]] = [(element, True)]
-    while stack:
-        node, opening = stack.pop()
-        if not opening:
-            piece = node.tail
-        else:
-            visited += 1
-            if visited > _DEBRIS_NODE_LIMIT:
-                return None
-            if node is not element:
-                stack.append((node, False))
-                if (
-                    type(node.tag) is not str
-                    or node.tag in _DROP_TAGS
-                    or (node.attrib and _has_boilerplate_attrs(node.attrib))
-                ):
-                    continue
-            piece = node.text
-            if node.tag == "img":
-                piece = f" {_attr(node, 'alt')} {piece or ''}"
-            stack.extend((child, True) for child in reversed(list(node)))
-        if piece:
-            parts.append(piece)
-            size += len(piece)
-            if size > _DEBRIS_TEXT_LIMIT * 4:
-                return None
-    text = _collapse("".join(parts))
-    return text if len(text) <= _DEBRIS_TEXT_LIMIT else None
-
-
-def _is_heading_debris(element: _Element) -> bool:
-    """A permalink, edit-section or hidden "link" label inside a heading, not its title.
-
-    The rules are about kinds of markup, not sites: an element with a debris class;
-    a link to a fragment (or to nothing) whose text is empty, one permalink glyph or
-    a "link to here" phrase; screen-reader-only text that is such a phrase.  A link
-    elsewhere, or one whose text is a real title, stays.
-    """
-    classes = _attr_tokens(element.get("class"))
-    if any(token in _DEBRIS_CLASSES for token in classes):
-        return True
-    tag = element.tag
-    hidden = any(token.lower() in _VISUALLY_HIDDEN_CLASSES for token in classes)
-    if tag == "a":
-        href = element.get("href")
-        if href is not None and "#" not in href:
-            return False
-    elif not hidden:
-        return False
-    text = _short_visible_text(element)
-    if text is None:
-        return False
-    if hidden:
-        return _LINK_PHRASE.fullmatch(text) is not None
-    glyphs = "".join(text.translate(_GLYPH_NOISE).split())
-    return not glyphs or glyphs in _PERMALINK_GLYPHS or _LINK_PHRASE.fullmatch(text) is not None
-
-
-# --- text normalization --------------------------------------------------------
-
-_INVISIBLE: Final = "\u200b\u200c\u200d\u2060\ufeff\u00ad" + "".join(
-    chr(c) for c in (*range(0x00, 0x09), 0x0E, 0x0F, *range(0x10, 0x20), 0x7F)
-)
-"""Zero-width characters, the soft hyphen and C0 controls other than whitespace."""
-_TRANSLATION: Final = str.maketrans({"\u00a0": " ", "\r": "\n", **dict.fromkeys(_INVISIBLE)})
-_TRANSLATED: Final = re.compile("[^\t\n\x0b\x0c\x20-\x7e]")
-"""A character `_TRANSLATION` may change; most text nodes have none, and a regex
-search costs less than `str.translate`'s lookup per character."""
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _LANGUAGE_CLASS = re.compile(r"(?:language|lang|highlight)-([\w+#.-]+)", re.IGNORECASE)
 _MAX_COLSPAN: Final = 1000
 """The HTML spec's own clamp; keeps a hostile colspan from exploding the output."""
@@ -232,18 +55,6 @@ def _bounded_int(text: str, low: int, high: int) -> int:
         return low
     # Compare lengths first: int() of a huge digit string is slow or refused.
     return high if len(text) > len(str(high)) else max(low, min(int(text), high))
-
-
-def _collapse(text: str) -> str:
-    return " ".join(text.translate(_TRANSLATION).split())
-
-
-def _attr_tokens(value: str | None) -> list[str]:
-    return value.split() if value else []
-
-
-def _attr(element: _Element, name: str) -> str:
-    return element.get(name) or ""
 
 
 # --- render state ------------------------------------------------------------
@@ -368,11 +179,11 @@ class _Pre:
 
 
 _Exit = Callable[[], None]
-_Handler = Callable[["_Renderer", _Element], "_Exit | None"]
+_Handler = Callable[["_Renderer", Element], "_Exit | None"]
 
 
-def _language(element: _Element) -> str:
-    for token in _attr_tokens(element.get("class")):
+def _language(element: Element) -> str:
+    for token in attr_tokens(element.get("class")):
         match = _LANGUAGE_CLASS.fullmatch(token)
         if match:
             return match.group(1)
@@ -487,7 +298,7 @@ class _Renderer:
         """Append inline text, whitespace collapsed across text nodes."""
         if self.muted:
             return
-        text = raw.translate(_TRANSLATION) if _TRANSLATED.search(raw) else raw
+        text = raw.translate(TRANSLATION) if TRANSLATED.search(raw) else raw
         words = text.split()
         if not words:
             if text and self.line_open:
@@ -537,19 +348,19 @@ class _Renderer:
 
     # --- element bookkeeping ----------------------------------------------
 
-    def is_dropped(self, element: _Element) -> bool:
+    def is_dropped(self, element: Element) -> bool:
         name = element.tag
-        if name in _DROP_TAGS:
+        if name in DROP_TAGS:
             return True
-        boilerplate = name in _BOILERPLATE_TAGS or (name in _LANDMARK_TAGS and self.sectioning == 0)
+        boilerplate = name in BOILERPLATE_TAGS or (name in LANDMARK_TAGS and self.sectioning == 0)
         if not boilerplate:
             attrs = element.attrib
-            boilerplate = bool(attrs) and _has_boilerplate_attrs(attrs)
+            boilerplate = bool(attrs) and has_boilerplate_attrs(attrs)
         if boilerplate:
             self.dropped += 1
         return boilerplate
 
-    def register_ids(self, element: _Element) -> None:
+    def register_ids(self, element: Element) -> None:
         element_id = element.get("id")
         table = self.table if self.mode is _Mode.TABLE else None
         target = self.pending_ids if table is None else table.pending_ids
@@ -571,18 +382,18 @@ class _Renderer:
             self.text(raw)
         elif mode is _Mode.PRE:
             if self.pre is not None:
-                self.pre.parts.append(raw.translate(_TRANSLATION))
+                self.pre.parts.append(raw.translate(TRANSLATION))
         elif self.table is not None:
-            self.table.add(raw.translate(_TRANSLATION))
+            self.table.add(raw.translate(TRANSLATION))
 
-    def enter(self, element: _Element) -> _Exit | None:
+    def enter(self, element: Element) -> _Exit | None:
         """Open an element; return what to run once its children are done."""
         if element.attrib:
             self.register_ids(element)
         if self.heading is not None:
             if self.muted:
                 return None
-            if _is_heading_debris(element):
+            if is_heading_debris(element):
                 return self.mute()
         handler = _HANDLERS[self.mode].get(element.tag)
         if handler is None:
@@ -618,34 +429,6 @@ class _Renderer:
         )
 
 
-def _has_boilerplate_attrs(attrs: Mapping[str, str]) -> bool:
-    if "hidden" in attrs:
-        return True
-    aria_hidden = attrs.get("aria-hidden")
-    if aria_hidden is not None and aria_hidden.strip().lower() == "true":
-        return True
-    role = attrs.get("role")
-    if role is not None and any(
-        token.lower() in _BOILERPLATE_ROLES for token in _attr_tokens(role)
-    ):
-        return True
-    style = attrs.get("style")
-    if style is not None and "none" in style and _hides(style):
-        return True
-    element_id = attrs.get("id")
-    if element_id and _is_boilerplate_token(element_id):
-        return True
-    classes = attrs.get("class")
-    return classes is not None and any(
-        _is_boilerplate_token(token) for token in _attr_tokens(classes)
-    )
-
-
-def _hides(style: str) -> bool:
-    compact = "".join(style.lower().split())
-    return "display:none" in compact or "visibility:hidden" in compact
-
-
 # --- handlers: NORMAL mode -----------------------------------------------------
 
 
@@ -656,12 +439,12 @@ def _boundary(r: _Renderer) -> None:
         r.tight = False
 
 
-def _block(r: _Renderer, element: _Element) -> _Exit | None:
+def _block(r: _Renderer, element: Element) -> _Exit | None:
     _boundary(r)
     return r.end_line
 
 
-def _sectioning(r: _Renderer, element: _Element) -> _Exit | None:
+def _sectioning(r: _Renderer, element: Element) -> _Exit | None:
     _boundary(r)
     r.sectioning += 1
     pushed = _push_id_frame(r, element)
@@ -675,7 +458,7 @@ def _sectioning(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _div(r: _Renderer, element: _Element) -> _Exit | None:
+def _div(r: _Renderer, element: Element) -> _Exit | None:
     _boundary(r)
     if not _push_id_frame(r, element):
         return r.end_line
@@ -687,7 +470,7 @@ def _div(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _push_id_frame(r: _Renderer, element: _Element) -> bool:
+def _push_id_frame(r: _Renderer, element: Element) -> bool:
     element_id = element.get("id")
     if element_id and element_id.strip():
         r.id_frames.append((element_id.strip(), r.heading_count))
@@ -695,7 +478,7 @@ def _push_id_frame(r: _Renderer, element: _Element) -> bool:
     return False
 
 
-def _heading(r: _Renderer, element: _Element) -> _Exit | None:
+def _heading(r: _Renderer, element: Element) -> _Exit | None:
     r.close_block()
     own = element.get("id")
     anchor = own.strip() if own and own.strip() else None
@@ -720,10 +503,10 @@ def _heading(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _list(r: _Renderer, element: _Element) -> _Exit | None:
+def _list(r: _Renderer, element: Element) -> _Exit | None:
     _boundary(r)
     state = _List(ordered=element.tag == "ol")
-    start = _attr(element, "start").strip()
+    start = attr(element, "start").strip()
     if state.ordered and start:
         state.next_number = _bounded_int(start, 0, _MAX_ORDINAL)
     r.lists.append(state)
@@ -747,13 +530,13 @@ def _pop_item(r: _Renderer) -> None:
     r.first_pending = min(r.first_pending, len(r.items))
 
 
-def _list_item(r: _Renderer, element: _Element) -> _Exit | None:
+def _list_item(r: _Renderer, element: Element) -> _Exit | None:
     r.end_line()
     top = not r.items
     marker = "- "
     if r.lists and r.lists[-1].ordered:
         state = r.lists[-1]
-        value = _attr(element, "value").strip()
+        value = attr(element, "value").strip()
         if value:
             state.next_number = _bounded_int(value, 0, _MAX_ORDINAL)
         marker = f"{state.next_number}. "
@@ -778,7 +561,7 @@ def _leave_item(r: _Renderer) -> _Exit:
     return leave
 
 
-def _definition_list(r: _Renderer, element: _Element) -> _Exit | None:
+def _definition_list(r: _Renderer, element: Element) -> _Exit | None:
     _boundary(r)
     top = not r.items
     _push_item(r, _Item(BlockKind.LIST_ITEM, "", "", is_dl=True))
@@ -792,7 +575,7 @@ def _definition_list(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _term(r: _Renderer, element: _Element) -> _Exit | None:
+def _term(r: _Renderer, element: Element) -> _Exit | None:
     r.end_line()
     parent = r.items[-1] if r.items else None
     if parent is not None and parent.is_dl:
@@ -804,7 +587,7 @@ def _term(r: _Renderer, element: _Element) -> _Exit | None:
     return _leave_item(r)
 
 
-def _definition(r: _Renderer, element: _Element) -> _Exit | None:
+def _definition(r: _Renderer, element: Element) -> _Exit | None:
     r.end_line()
     if r.items and r.items[-1].is_dl:
         r.items[-1].after_dd = True
@@ -812,7 +595,7 @@ def _definition(r: _Renderer, element: _Element) -> _Exit | None:
     return _leave_item(r)
 
 
-def _blockquote(r: _Renderer, element: _Element) -> _Exit | None:
+def _blockquote(r: _Renderer, element: Element) -> _Exit | None:
     _boundary(r)
     top = not r.items
     _push_item(r, _Item(BlockKind.QUOTE, "> ", "> "))
@@ -826,12 +609,12 @@ def _blockquote(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _rule(r: _Renderer, element: _Element) -> _Exit | None:
+def _rule(r: _Renderer, element: Element) -> _Exit | None:
     r.emit_block(BlockKind.RULE, "---")
     return None
 
 
-def _line_break(r: _Renderer, element: _Element) -> _Exit | None:
+def _line_break(r: _Renderer, element: Element) -> _Exit | None:
     if r.line_open:
         r.line_open = False
         r.need_space = False
@@ -841,15 +624,15 @@ def _line_break(r: _Renderer, element: _Element) -> _Exit | None:
     return None
 
 
-def _image(r: _Renderer, element: _Element) -> _Exit | None:
-    alt = _attr(element, "alt")
+def _image(r: _Renderer, element: Element) -> _Exit | None:
+    alt = attr(element, "alt")
     if alt.strip():
         # Alt text stands in for the picture as a word of its own.
         r.text(f" {alt} ")
     return None
 
 
-def _preformatted(r: _Renderer, element: _Element) -> _Exit | None:
+def _preformatted(r: _Renderer, element: Element) -> _Exit | None:
     r.close_block()
     state = _Pre(_language(element))
     r.pre = state
@@ -867,8 +650,8 @@ def _preformatted(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _table(r: _Renderer, element: _Element) -> _Exit | None:
-    role = _attr(element, "role").lower()
+def _table(r: _Renderer, element: Element) -> _Exit | None:
+    role = attr(element, "role").lower()
     if role in ("presentation", "none") or next(element.iterdescendants("table"), None) is not None:
         # Layout tables (or tables of tables) are rendered as plain blocks.
         return _block(r, element)
@@ -941,7 +724,7 @@ def _emit_table(r: _Renderer, table: _Table) -> None:
 # --- handlers: INLINE mode (heading text) -------------------------------------
 
 
-def _inline_space(r: _Renderer, element: _Element) -> _Exit | None:
+def _inline_space(r: _Renderer, element: Element) -> _Exit | None:
     if r.line_open:
         r.need_space = True
     return _inline_space_after(r)
@@ -955,7 +738,7 @@ def _inline_space_after(r: _Renderer) -> _Exit:
     return leave
 
 
-def _inline_break(r: _Renderer, element: _Element) -> _Exit | None:
+def _inline_break(r: _Renderer, element: Element) -> _Exit | None:
     if r.line_open:
         r.need_space = True
     return None
@@ -964,20 +747,20 @@ def _inline_break(r: _Renderer, element: _Element) -> _Exit | None:
 # --- handlers: PRE mode ---------------------------------------------------------
 
 
-def _pre_break(r: _Renderer, element: _Element) -> _Exit | None:
+def _pre_break(r: _Renderer, element: Element) -> _Exit | None:
     if r.pre is not None:
         r.pre.parts.append("\n")
     return None
 
 
-def _pre_image(r: _Renderer, element: _Element) -> _Exit | None:
-    alt = _attr(element, "alt")
+def _pre_image(r: _Renderer, element: Element) -> _Exit | None:
+    alt = attr(element, "alt")
     if r.pre is not None and alt.strip():
-        r.pre.parts.append(alt.translate(_TRANSLATION))
+        r.pre.parts.append(alt.translate(TRANSLATION))
     return None
 
 
-def _pre_code(r: _Renderer, element: _Element) -> _Exit | None:
+def _pre_code(r: _Renderer, element: Element) -> _Exit | None:
     if r.pre is not None and not r.pre.language:
         r.pre.language = _language(element)
     return None
@@ -986,7 +769,7 @@ def _pre_code(r: _Renderer, element: _Element) -> _Exit | None:
 # --- handlers: TABLE mode -------------------------------------------------------
 
 
-def _row(r: _Renderer, element: _Element) -> _Exit | None:
+def _row(r: _Renderer, element: Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
@@ -999,13 +782,13 @@ def _row(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _cell(r: _Renderer, element: _Element) -> _Exit | None:
+def _cell(r: _Renderer, element: Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
     if not table.rows:
         table.rows.append(_Row(table.in_head))
-    span = _attr(element, "colspan").strip()
+    span = attr(element, "colspan").strip()
     cell = _Cell(span=_bounded_int(span, 1, _MAX_COLSPAN) if span else 1)
     table.rows[-1].cells.append(cell)
     table.cell = cell
@@ -1016,7 +799,7 @@ def _cell(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _row_group(r: _Renderer, element: _Element) -> _Exit | None:
+def _row_group(r: _Renderer, element: Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
@@ -1028,7 +811,7 @@ def _row_group(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _caption(r: _Renderer, element: _Element) -> _Exit | None:
+def _caption(r: _Renderer, element: Element) -> _Exit | None:
     table = r.table
     if table is None:
         return None
@@ -1041,7 +824,7 @@ def _caption(r: _Renderer, element: _Element) -> _Exit | None:
     return leave
 
 
-def _cell_space(r: _Renderer, element: _Element) -> _Exit | None:
+def _cell_space(r: _Renderer, element: Element) -> _Exit | None:
     if r.table is not None:
         r.table.space()
     return _cell_space_after(r)
@@ -1055,16 +838,16 @@ def _cell_space_after(r: _Renderer) -> _Exit:
     return leave
 
 
-def _cell_break(r: _Renderer, element: _Element) -> _Exit | None:
+def _cell_break(r: _Renderer, element: Element) -> _Exit | None:
     if r.table is not None:
         r.table.space()
     return None
 
 
-def _cell_image(r: _Renderer, element: _Element) -> _Exit | None:
-    alt = _attr(element, "alt")
+def _cell_image(r: _Renderer, element: Element) -> _Exit | None:
+    alt = attr(element, "alt")
     if r.table is not None and alt.strip():
-        r.table.add(f" {alt.translate(_TRANSLATION)} ")
+        r.table.add(f" {alt.translate(TRANSLATION)} ")
     return None
 
 
@@ -1086,7 +869,7 @@ _LIST_TAGS: Final = ("ul", "ol", "menu", "dir")
 _NORMAL: Final[dict[str, _Handler]] = {
     **dict.fromkeys(_BLOCK_TAGS, _block),
     "div": _div,
-    **dict.fromkeys(_SECTIONING_TAGS, _sectioning),
+    **dict.fromkeys(SECTIONING_TAGS, _sectioning),
     **dict.fromkeys(_HEADING_DEPTH, _heading),
     **dict.fromkeys(_LIST_TAGS, _list),
     "li": _list_item,
@@ -1140,14 +923,14 @@ _HANDLERS: Final[dict[_Mode, dict[str, _Handler]]] = {
 # --- the walk -----------------------------------------------------------------
 
 
-def _walk(r: _Renderer, children: Iterator[_Element], leave: _Exit | None = None) -> None:
+def _walk(r: _Renderer, children: Iterator[Element], leave: _Exit | None = None) -> None:
     """Render `children` depth-first with an explicit stack (pages nest deeper than recursion).
 
     An element's leading text is its `text`; the text after it, its `tail`, is
     rendered once the element is left, and is not the element's: a dropped
     element (or a comment) still has its tail rendered.
     """
-    stack: list[tuple[Iterator[_Element], _Exit | None, str | None]] = [(children, leave, None)]
+    stack: list[tuple[Iterator[Element], _Exit | None, str | None]] = [(children, leave, None)]
     while stack:
         children, leave, tail = stack[-1]
         for child in children:
@@ -1173,7 +956,7 @@ def _walk(r: _Renderer, children: Iterator[_Element], leave: _Exit | None = None
                 r.add_text(tail)
 
 
-def _render(r: _Renderer, root: _Element) -> None:
+def _render(r: _Renderer, root: Element) -> None:
     """Render `root` itself, its text and its descendants, but not its tail."""
     leave = r.enter(root)
     if root.text:
@@ -1181,223 +964,14 @@ def _render(r: _Renderer, root: _Element) -> None:
     _walk(r, iter(root), leave)
 
 
-def _child_tag(parent: _Element, name: str) -> _Element | None:
-    return next((child for child in parent if child.tag == name), None)
-
-
-def _title(document: list[_Element]) -> str | None:
-    root = next((top for top in document if top.tag == "html"), None)
-    head = _child_tag(root, "head") if root is not None else None
-    title = _child_tag(head, "title") if head is not None else None
-    if title is None:
-        return None
-    # <title> holds text only (RCDATA): markup inside it is text too.
-    return _collapse(title.text or "") or None
-
-
-def _inside_boilerplate(element: _Element) -> bool:
-    for ancestor in (element, *element.iterancestors()):
-        name = ancestor.tag
-        if name in _DROP_TAGS or name in _BOILERPLATE_TAGS:
-            return True
-        attrs = ancestor.attrib
-        if attrs and _has_boilerplate_attrs(attrs):
-            return True
-    return False
-
-
-def _content_root(document: list[_Element]) -> _Element | None:
-    """`main`, else the only top-level `article`, else `[role=main]`, else None: the document.
-
-    The fallback is the whole document rather than `body` because lxml may put
-    content in `head` (see `_DROP_TAGS`); `head`'s own elements are dropped anyway.
-    """
-    for top in document:
-        for main in top.iter("main"):
-            if not _inside_boilerplate(main):
-                return main
-    # Several articles side by side are a listing page: keep them all.
-    articles = [
-        article
-        for top in document
-        for article in top.iter("article")
-        if next(article.iterancestors("article"), None) is None and not _inside_boilerplate(article)
-    ]
-    if len(articles) == 1:
-        return articles[0]
-    role_main = _first_role_main(document)
-    if role_main is not None and not _inside_boilerplate(role_main):
-        return role_main
-    return None
-
-
-def _first_role_main(document: list[_Element]) -> _Element | None:
-    for top in document:
-        for element in top.iter():
-            # Most elements have no role: one lookup decides.
-            role = element.get("role")
-            if role and element.tag != "article" and role.strip().lower() == "main":
-                return element
-    return None
-
-
-# --- parsing --------------------------------------------------------------------
-
-_TREE_DEPTH_LIMIT: Final = 2048
-"""Nesting at which libxml2 (2.14) stops building its tree, even with `huge_tree`
-(XML_PARSE_HUGE): the rest of the page is dropped without an error."""
-
-_PARSER_OPTIONS: Final = {
-    "remove_comments": True,
-    "remove_pis": True,
-    "no_network": True,
-    "huge_tree": True,
-    "collect_ids": False,
-}
-"""No network, and no entities to resolve: libxml2's HTML parser never reads a DTD
-(an internal subset is text).  `huge_tree` lifts the 10 MB limit on a text node
-and raises the nesting limit (see `_TREE_DEPTH_LIMIT`)."""
-
-
-class _Node:
-    """An element of the tree `_NodeBuilder` builds, read through `_Element` like lxml's."""
-
-    __slots__ = ("attrib", "children", "parent", "tag", "tail", "text")
-
-    def __init__(self, tag: str, attrib: dict[str, str], parent: _Node | None) -> None:
-        self.tag = tag
-        self.attrib = attrib
-        self.parent = parent
-        self.children: list[_Node] = []
-        self.text: str | None = None
-        self.tail: str | None = None
-
-    def get(self, key: str) -> str | None:
-        return self.attrib.get(key)
-
-    def __len__(self) -> int:
-        return len(self.children)
-
-    def __iter__(self) -> Iterator[_Node]:
-        return iter(self.children)
-
-    def __getitem__(self, index: int) -> _Node:
-        return self.children[index]
-
-    def iter(self, tag: str | None = None) -> Iterator[_Node]:
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            if tag is None or node.tag == tag:
-                yield node
-            stack.extend(reversed(node.children))
-
-    def iterdescendants(self, tag: str) -> Iterator[_Node]:
-        return (node for node in self.iter(tag) if node is not self)
-
-    def iterancestors(self, tag: str | None = None) -> Iterator[_Node]:
-        node = self.parent
-        while node is not None:
-            if tag is None or node.tag == tag:
-                yield node
-            node = node.parent
-
-
-class _NodeBuilder:
-    """An lxml parser target that builds `_Node`s, for pages nested past `_TREE_DEPTH_LIMIT`.
-
-    Slower than lxml's own tree (every event is a Python call), so only used there.
-    """
-
-    def __init__(self) -> None:
-        self.document = _Node("", {}, None)
-        self.current = self.document
-        self.pending: list[str] = []
-
-    def flush(self) -> None:
-        """Give the text received since the last tag to its element, as `text` or `tail`."""
-        if not self.pending:
-            return
-        text = "".join(self.pending)
-        self.pending.clear()
-        node = self.current
-        if node.children:
-            last = node.children[-1]
-            last.tail = (last.tail or "") + text
-        else:
-            node.text = (node.text or "") + text
-
-    def start(self, tag: str, attrib: dict[str, str]) -> None:
-        self.flush()
-        node = _Node(tag, attrib, self.current)
-        self.current.children.append(node)
-        self.current = node
-
-    def end(self, tag: str) -> None:
-        self.flush()
-        if self.current.parent is not None:
-            self.current = self.current.parent
-
-    def data(self, data: str) -> None:
-        self.pending.append(data)
-
-    def close(self) -> list[_Element]:
-        self.flush()
-        # Text before the first element is whitespace (libxml2 opens an implied
-        # <html> for anything else), which renders as nothing.
-        return list(self.document.children)
-
-
-def _rightmost_depth(element: _Element) -> int:
-    depth = 1
-    while len(element):
-        element = element[-1]
-        depth += 1
-    return depth
-
-
-def _parse(html: str) -> list[_Element]:
-    """The document's top-level elements: `<html>`, and any opened after `</html>`."""
-    parser = etree.HTMLParser(**_PARSER_OPTIONS)
-    # feed() rather than fromstring(): it takes a str with an XML encoding declaration.
-    parser.feed(html)
-    root = parser.close()
-    if root is None:
-        # libxml2 opens an implied <html> for any text or tag: the page has neither.
-        return []
-    document = [root, *root.itersiblings()]
-    # A parse stopped at the limit leaves the elements then open as the tree's
-    # rightmost path; a shallower one means nothing was cut.
-    if _rightmost_depth(document[-1]) < _TREE_DEPTH_LIMIT:
-        return document
-    # libxml2's event interface has no depth limit (BeautifulSoup builds on it too).
-    parser = etree.HTMLParser(target=_NodeBuilder(), **_PARSER_OPTIONS)
-    parser.feed(html)
-    nodes: list[_Element] = parser.close()
-    return nodes
-
-
-def _sanitize(html: str, warnings: list[str]) -> str:
-    """Make the input something lxml accepts, saying what was repaired."""
-    if "\x00" in html:
-        warnings.append(f"removed {html.count(chr(0))} NUL characters")
-        html = html.replace("\x00", "")
-    try:
-        html.encode("utf-8")
-    except UnicodeEncodeError:
-        html, count = _SURROGATE.subn("\ufffd", html)
-        warnings.append(f"replaced {count} lone surrogates with U+FFFD")
-    return html
-
-
 def parse_html(html: str) -> Outline:
     """Parse HTML into an outline whose source is its markdown-like text rendering."""
     warnings: list[str] = []
-    document = _parse(_sanitize(html, warnings))
+    document = parse_tree(sanitize(html, warnings))
     renderer = _Renderer()
-    root = _content_root(document)
+    root = content_root(document)
     if root is None:
         _walk(renderer, iter(document))
     else:
         _render(renderer, root)
-    return renderer.finish(_title(document), warnings)
+    return renderer.finish(page_title(document), warnings)

@@ -4,7 +4,7 @@ pulldown-cmark is CommonMark-compliant and written in Rust; its event stream
 with byte ranges parses the corpus at ~75 MB/s where markdown-it-py's block
 parse alone runs at ~8.5.  Ranges are UTF-8 byte offsets; one table of the
 byte offsets where lines start turns them into line numbers, the currency of
-`markdown_blocks`.  No pyromark event leaves this module.
+`blocks`.  No pyromark event leaves this module.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyromark
 
-from chunking.markdown_blocks import (
+from chunking.formats.markdown.blocks import (
     LineBlock,
     LineRegion,
     ParsedMarkdown,

@@ -1,0 +1,223 @@
+"""The HTML tree the renderer walks: parsing with lxml (and past libxml2's depth
+limit), the element protocol, and the text normalization every reader of it shares."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Final, Protocol
+
+from lxml import etree  # type: ignore[import-untyped]
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+__all__ = ["Element", "attr", "attr_tokens", "collapse", "parse_tree", "sanitize"]
+
+
+class Element(Protocol):
+    """What the walk reads of an element: `lxml.etree.Element`, or `_Node` (see there)."""
+
+    @property
+    def tag(self) -> str:
+        """The lower-case name (lxml gives comments and PIs a function; the walk skips them)."""
+
+    @property
+    def attrib(self) -> Mapping[str, str]: ...
+
+    @property
+    def text(self) -> str | None:
+        """Text before the first child."""
+
+    @property
+    def tail(self) -> str | None:
+        """Text after the element's end, up to the next sibling."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Element]: ...
+
+    def __getitem__(self, index: int) -> Element: ...
+
+    def iter(self, tag: str | None = None) -> Iterator[Element]:
+        """This element and its descendants in document order (only `tag` ones if given)."""
+
+    def iterdescendants(self, tag: str) -> Iterator[Element]: ...
+
+    def iterancestors(self, tag: str | None = None) -> Iterator[Element]: ...
+
+
+# --- text normalization --------------------------------------------------------
+
+INVISIBLE: Final = "\u200b\u200c\u200d\u2060\ufeff\u00ad" + "".join(
+    chr(c) for c in (*range(0x00, 0x09), 0x0E, 0x0F, *range(0x10, 0x20), 0x7F)
+)
+"""Zero-width characters, the soft hyphen and C0 controls other than whitespace."""
+TRANSLATION: Final = str.maketrans({"\u00a0": " ", "\r": "\n", **dict.fromkeys(INVISIBLE)})
+TRANSLATED: Final = re.compile("[^\t\n\x0b\x0c\x20-\x7e]")
+"""A character `TRANSLATION` may change; most text nodes have none, and a regex
+search costs less than `str.translate`'s lookup per character."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def collapse(text: str) -> str:
+    return " ".join(text.translate(TRANSLATION).split())
+
+
+def attr_tokens(value: str | None) -> list[str]:
+    return value.split() if value else []
+
+
+def attr(element: Element, name: str) -> str:
+    return element.get(name) or ""
+
+
+# --- parsing --------------------------------------------------------------------
+
+_TREE_DEPTH_LIMIT: Final = 2048
+"""Nesting at which libxml2 (2.14) stops building its tree, even with `huge_tree`
+(XML_PARSE_HUGE): the rest of the page is dropped without an error."""
+
+_PARSER_OPTIONS: Final = {
+    "remove_comments": True,
+    "remove_pis": True,
+    "no_network": True,
+    "huge_tree": True,
+    "collect_ids": False,
+}
+"""No network, and no entities to resolve: libxml2's HTML parser never reads a DTD
+(an internal subset is text).  `huge_tree` lifts the 10 MB limit on a text node
+and raises the nesting limit (see `_TREE_DEPTH_LIMIT`)."""
+
+
+class _Node:
+    """An element of the tree `_NodeBuilder` builds, read through `Element` like lxml's."""
+
+    __slots__ = ("attrib", "children", "parent", "tag", "tail", "text")
+
+    def __init__(self, tag: str, attrib: dict[str, str], parent: _Node | None) -> None:
+        self.tag = tag
+        self.attrib = attrib
+        self.parent = parent
+        self.children: list[_Node] = []
+        self.text: str | None = None
+        self.tail: str | None = None
+
+    def get(self, key: str) -> str | None:
+        return self.attrib.get(key)
+
+    def __len__(self) -> int:
+        return len(self.children)
+
+    def __iter__(self) -> Iterator[_Node]:
+        return iter(self.children)
+
+    def __getitem__(self, index: int) -> _Node:
+        return self.children[index]
+
+    def iter(self, tag: str | None = None) -> Iterator[_Node]:
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if tag is None or node.tag == tag:
+                yield node
+            stack.extend(reversed(node.children))
+
+    def iterdescendants(self, tag: str) -> Iterator[_Node]:
+        return (node for node in self.iter(tag) if node is not self)
+
+    def iterancestors(self, tag: str | None = None) -> Iterator[_Node]:
+        node = self.parent
+        while node is not None:
+            if tag is None or node.tag == tag:
+                yield node
+            node = node.parent
+
+
+class _NodeBuilder:
+    """An lxml parser target that builds `_Node`s, for pages nested past `_TREE_DEPTH_LIMIT`.
+
+    Slower than lxml's own tree (every event is a Python call), so only used there.
+    """
+
+    def __init__(self) -> None:
+        self.document = _Node("", {}, None)
+        self.current = self.document
+        self.pending: list[str] = []
+
+    def flush(self) -> None:
+        """Give the text received since the last tag to its element, as `text` or `tail`."""
+        if not self.pending:
+            return
+        text = "".join(self.pending)
+        self.pending.clear()
+        node = self.current
+        if node.children:
+            last = node.children[-1]
+            last.tail = (last.tail or "") + text
+        else:
+            node.text = (node.text or "") + text
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        self.flush()
+        node = _Node(tag, attrib, self.current)
+        self.current.children.append(node)
+        self.current = node
+
+    def end(self, tag: str) -> None:
+        self.flush()
+        if self.current.parent is not None:
+            self.current = self.current.parent
+
+    def data(self, data: str) -> None:
+        self.pending.append(data)
+
+    def close(self) -> list[Element]:
+        self.flush()
+        # Text before the first element is whitespace (libxml2 opens an implied
+        # <html> for anything else), which renders as nothing.
+        return list(self.document.children)
+
+
+def _rightmost_depth(element: Element) -> int:
+    depth = 1
+    while len(element):
+        element = element[-1]
+        depth += 1
+    return depth
+
+
+def parse_tree(html: str) -> list[Element]:
+    """The document's top-level elements: `<html>`, and any opened after `</html>`."""
+    parser = etree.HTMLParser(**_PARSER_OPTIONS)
+    # feed() rather than fromstring(): it takes a str with an XML encoding declaration.
+    parser.feed(html)
+    root = parser.close()
+    if root is None:
+        # libxml2 opens an implied <html> for any text or tag: the page has neither.
+        return []
+    document = [root, *root.itersiblings()]
+    # A parse stopped at the limit leaves the elements then open as the tree's
+    # rightmost path; a shallower one means nothing was cut.
+    if _rightmost_depth(document[-1]) < _TREE_DEPTH_LIMIT:
+        return document
+    # libxml2's event interface has no depth limit (BeautifulSoup builds on it too).
+    parser = etree.HTMLParser(target=_NodeBuilder(), **_PARSER_OPTIONS)
+    parser.feed(html)
+    nodes: list[Element] = parser.close()
+    return nodes
+
+
+def sanitize(html: str, warnings: list[str]) -> str:
+    """Make the input something lxml accepts, saying what was repaired."""
+    if "\x00" in html:
+        warnings.append(f"removed {html.count(chr(0))} NUL characters")
+        html = html.replace("\x00", "")
+    try:
+        html.encode("utf-8")
+    except UnicodeEncodeError:
+        html, count = _SURROGATE.subn("\ufffd", html)
+        warnings.append(f"replaced {count} lone surrogates with U+FFFD")
+    return html

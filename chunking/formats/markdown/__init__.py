@@ -1,0 +1,3 @@
+"""Markdown: `outline` builds the outline from the blocks a parser finds (`pulldown_parser`,
+on pulldown-cmark; `markdown_it_parser`, on markdown-it-py, the reference and fallback),
+with `blocks` as the parsers' common result."""
