@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
     from azure.core.credentials import TokenCredential
 
+    from infra.search_definitions import ChunkSettings
+
 # Environment variables. The AZURE_*, SKILL_* and EMBEDDING_* ones are outputs of
 # infra/main.bicep (azd writes them to .azure/<env>/.env); tests check that they match.
 ENV_SEARCH_ENDPOINT = "AZURE_SEARCH_ENDPOINT"
@@ -155,6 +157,19 @@ def _integer(environ: Mapping[str, str], name: str, default: int | None) -> int 
         raise DeployError(f"{name} must be an integer (got {value!r})") from None
 
 
+def chunk_settings_from_environment(environ: Mapping[str, str]) -> ChunkSettings:
+    """The skillset's chunk settings from CHUNK_* (the same names as the Function's)."""
+    try:
+        return chunk_settings(
+            text_split_mode=environ.get(ENV_CHUNK_SETTINGS["text_split_mode"]) or None,
+            unit=environ.get(ENV_CHUNK_SETTINGS["unit"]) or None,
+            maximum_page_length=_integer(environ, ENV_CHUNK_SETTINGS["maximum_page_length"], None),
+            page_overlap_length=_integer(environ, ENV_CHUNK_SETTINGS["page_overlap_length"], None),
+        )
+    except ValueError as error:
+        raise DeployError(f"invalid chunk settings: {error}") from None
+
+
 def setup_from_environment(
     environ: Mapping[str, str], function_key: Callable[[], str] | None = None
 ) -> SearchSetup:
@@ -171,15 +186,7 @@ def setup_from_environment(
         auth = SkillAuth("functionKey", function_key=key)
     else:
         raise DeployError(f"{ENV_SKILL_AUTH} must be functionKey or entra (got {mode!r})")
-    try:
-        chunk = chunk_settings(
-            text_split_mode=environ.get(ENV_CHUNK_SETTINGS["text_split_mode"]) or None,
-            unit=environ.get(ENV_CHUNK_SETTINGS["unit"]) or None,
-            maximum_page_length=_integer(environ, ENV_CHUNK_SETTINGS["maximum_page_length"], None),
-            page_overlap_length=_integer(environ, ENV_CHUNK_SETTINGS["page_overlap_length"], None),
-        )
-    except ValueError as error:
-        raise DeployError(f"invalid chunk settings: {error}") from None
+    chunk = chunk_settings_from_environment(environ)
     schedule = _integer(environ, ENV_SCHEDULE_MINUTES, DEFAULT_SCHEDULE_MINUTES)
     return SearchSetup(
         skill_uri=_required(environ, ENV_SKILL_ENDPOINT),

@@ -202,8 +202,8 @@ def replay(
     for doc in documents:
         if names[doc.key] in report.failed:
             continue
-        report.documents += _project(doc.key, trees[doc.key], skillset, report)
-    _validate_documents(report, index, embedding_dimensions, require_vectors)
+        report.documents += project(doc.key, trees[doc.key], skillset, report)
+    validate_documents(report, index, embedding_dimensions, require_vectors)
     return report
 
 
@@ -308,7 +308,7 @@ def _read_response(
     return answers
 
 
-def _project(
+def project(
     parent_key: str, tree: dict[str, Any], skillset: WireJson, report: ReplayReport
 ) -> list[dict[str, Any]]:
     """The chunk documents the index projection makes from one document's tree."""
@@ -365,7 +365,7 @@ class _Member:
         return True
 
 
-def _validate_documents(
+def validate_documents(
     report: ReplayReport, index: WireJson, dimensions: int, require_vectors: bool
 ) -> None:
     """Check the projected documents against the index; replace _Member by plain values."""

@@ -7,6 +7,8 @@ a progress bar on stderr shows the embedding of long runs.
 Exit status: 0 when every record succeeded, 1 when some record has errors, 2 when the
 request itself was refused (4xx, or 503 when the embedding service gave nothing) or a
 file could not be read.
+
+`python -m skills push PATHS --index NAME` uploads chunk documents instead (skills.push).
 """
 
 from __future__ import annotations
@@ -103,6 +105,11 @@ def _print_json(document: object, indent: int | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["push"]:
+        from skills.push import main as push_main  # noqa: PLC0415
+
+        return push_main(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="python -m skills",
         description="Chunk files through the custom skill's request path and print the "
@@ -129,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="show the embedding progress bar on stderr (default: when stderr is a terminal)",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
 
     try:
         request = build_request(args.files, dict(args.input))
