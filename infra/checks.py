@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunking import Limits, OptionError, Unit
 from skills.record_inputs import KNOWN_INPUTS
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 WireJson = dict[str, Any]
 """A definition in REST JSON form."""
@@ -119,6 +122,57 @@ def check_definitions(
     problems += _check_skills(skillset, indexer, allow_http)
     problems += check_projection(skillset, index)
     problems += _check_indexer(indexer)
+    return problems
+
+
+def check_partitions(
+    partitions: Sequence[tuple[WireJson, WireJson, WireJson, WireJson]],
+) -> list[str]:
+    """What goes wrong between partitions (data source, index, skillset, indexer each):
+    shared names, indexers that write elsewhere, and folders that overlap or miss."""
+    problems: list[str] = []
+    if len(partitions) < 2:
+        return problems
+    for kind, names in (
+        ("data source", [ds.get("name") for ds, _, _, _ in partitions]),
+        ("indexer", [ix.get("name") for _, _, _, ix in partitions]),
+    ):
+        repeated = sorted({str(n) for n in names if names.count(n) > 1})
+        if repeated:
+            problems.append(f"partitions share the {kind} name(s) {', '.join(repeated)}")
+    for key in ("targetIndexName", "skillsetName"):
+        targets = {str(ix.get(key)) for _, _, _, ix in partitions}
+        if len(targets) > 1:
+            problems.append(f"partition indexers differ in {key}: {', '.join(sorted(targets))}")
+    used = [ix.get("dataSourceName") for _, _, _, ix in partitions]
+    if len(set(used)) != len(used):
+        problems.append("two partition indexers read the same data source")
+    places: list[tuple[str, str]] = []
+    for data_source, _, _, _ in partitions:
+        container = data_source.get("container") or {}
+        folder = str(container.get("query") or "").strip("/")
+        if not folder:
+            problems.append(
+                f"partition data source {data_source.get('name')!r} has no folder (container "
+                "query): it reads the whole container, which the other partitions also read"
+            )
+        places.append((str(container.get("name")), folder))
+    for number, (container, folder) in enumerate(places):
+        for other_container, other in places[number + 1 :]:
+            if (
+                container == other_container
+                and folder
+                and other
+                and (
+                    folder == other
+                    or other.startswith(f"{folder}/")
+                    or folder.startswith(f"{other}/")
+                )
+            ):
+                problems.append(
+                    f"partition folders {folder!r} and {other!r} overlap in container "
+                    f"{container!r}: their documents would be indexed twice"
+                )
     return problems
 
 

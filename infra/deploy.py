@@ -25,7 +25,7 @@ from azure.core.credentials import AzureKeyCredential
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
-from infra.checks import check_definitions, web_api_skills
+from infra.checks import check_definitions, check_partitions, web_api_skills
 from infra.search_definitions import (
     FUNCTION_KEY_HEADER,
     INDEXER_BATCH_SIZE,
@@ -36,10 +36,12 @@ from infra.search_definitions import (
     SkillAuth,
     build_definitions,
     chunk_settings,
+    partition_folders,
+    partition_setups,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from azure.core.credentials import TokenCredential
 
@@ -84,6 +86,10 @@ ENV_FUNCTION_KEY = "SKILL_FUNCTION_KEY"
 """The function key; without it the script reads it from Azure Resource Manager."""
 ENV_MANAGEMENT_ENDPOINT = "AZURE_RESOURCE_MANAGER_ENDPOINT"
 ENV_NAME_PREFIX = "SEARCH_NAME_PREFIX"
+ENV_PARTITIONS = "SEARCH_PARTITIONS"
+"""How many data source + indexer pairs share the index (`azd env set SEARCH_PARTITIONS 3`)."""
+ENV_PARTITION_FOLDERS = "SEARCH_PARTITION_FOLDERS"
+"""Their blob folders, comma-separated; default part-0, part-1, ..."""
 ENV_CHUNK_SETTINGS = {
     "text_split_mode": "CHUNK_TEXT_SPLIT_MODE",
     "unit": "CHUNK_UNIT",
@@ -212,6 +218,27 @@ def setup_from_environment(
     )
 
 
+def partitions_from_environment(
+    setup: SearchSetup, environ: Mapping[str, str]
+) -> list[Definitions]:
+    """The definitions of every partition SEARCH_PARTITIONS / SEARCH_PARTITION_FOLDERS ask
+    for (one, the unpartitioned setup, by default)."""
+    count = _integer(environ, ENV_PARTITIONS, 1) or 1
+    try:
+        folders = partition_folders(count, environ.get(ENV_PARTITION_FOLDERS, "").strip() or None)
+    except ValueError as error:
+        raise DeployError(f"{ENV_PARTITIONS}: {error}") from None
+    return [build_definitions(part) for part in partition_setups(setup, folders)]
+
+
+def indexer_names(prefix: str, environ: Mapping[str, str]) -> list[str]:
+    """The indexers `apply` made: `<prefix>-indexer`, or one per partition."""
+    count = _integer(environ, ENV_PARTITIONS, 1) or 1
+    if count <= 1:
+        return [f"{prefix}-indexer"]
+    return [f"{prefix}-indexer-{number}" for number in range(count)]
+
+
 def fetch_function_key(
     environ: Mapping[str, str],
     credential: TokenCredential,
@@ -267,7 +294,7 @@ def skill_signature(skillset: Any) -> str:
 
 
 def apply(
-    definitions: Definitions,
+    definitions: Definitions | Sequence[Definitions],
     target: Target,
     *,
     embedding_dimensions: int,
@@ -277,53 +304,66 @@ def apply(
     recreate_index: bool = False,
     log: Callable[[str], None] = print,
 ) -> None:
-    """Create or update the four definitions in order; reset and run when needed."""
-    problems = check_definitions(
-        definitions.data_source.as_dict(),
-        definitions.index.as_dict(),
-        definitions.skillset.as_dict(),
-        definitions.indexer.as_dict(),
-        embedding_dimensions=embedding_dimensions,
-        embedding_model=embedding_model,
-    )
+    """Create or update the definitions in order; reset and run when needed.
+
+    Partitions (a sequence, from `partition_setups`) share the index and the skillset and
+    have a data source and an indexer each; the index and skillset are written once.
+    """
+    partitions = [definitions] if isinstance(definitions, Definitions) else list(definitions)
+    wire = [
+        (d.data_source.as_dict(), d.index.as_dict(), d.skillset.as_dict(), d.indexer.as_dict())
+        for d in partitions
+    ]
+    problems = [
+        problem
+        for parts in wire
+        for problem in check_definitions(
+            *parts, embedding_dimensions=embedding_dimensions, embedding_model=embedding_model
+        )
+    ]
+    problems = list(dict.fromkeys(problems)) + check_partitions(wire)
     if problems:
         raise DeployError("the definitions are inconsistent:\n  " + "\n  ".join(problems))
+    first = partitions[0]
     index_client = SearchIndexClient(target.search_endpoint, target.credential)
     indexer_client = SearchIndexerClient(target.search_endpoint, target.credential)
-    indexer_name = definitions.indexer.name
 
     try:
-        previous = skill_signature(indexer_client.get_skillset(definitions.skillset.name))
+        previous = skill_signature(indexer_client.get_skillset(first.skillset.name))
     except ResourceNotFoundError:
         previous = None
-    changed = previous is not None and previous != skill_signature(definitions.skillset)
+    changed = previous is not None and previous != skill_signature(first.skillset)
 
-    log(f"data source {definitions.data_source.name}")
-    indexer_client.create_or_update_data_source_connection(definitions.data_source)
+    for partition in partitions:
+        log(f"data source {partition.data_source.name}")
+        indexer_client.create_or_update_data_source_connection(partition.data_source)
     if recreate_index:
-        log(f"deleting index {definitions.index.name} (--recreate-index)")
-        index_client.delete_index(definitions.index.name)
-    log(f"index {definitions.index.name}")
+        log(f"deleting index {first.index.name} (--recreate-index)")
+        index_client.delete_index(first.index.name)
+    log(f"index {first.index.name}")
     try:
-        index_client.create_or_update_index(definitions.index)
+        index_client.create_or_update_index(first.index)
     except HttpResponseError as error:
         raise DeployError(
             f"the index cannot be updated in place ({error.message}). A changed field, such "
             "as the vector dimensions, needs a new index: rerun with --recreate-index"
         ) from error
-    log(f"skillset {definitions.skillset.name}")
-    indexer_client.create_or_update_skillset(definitions.skillset)
-    log(f"indexer {indexer_name}")
-    indexer_client.create_or_update_indexer(definitions.indexer)
+    log(f"skillset {first.skillset.name}")
+    indexer_client.create_or_update_skillset(first.skillset)
+    for partition in partitions:
+        log(f"indexer {partition.indexer.name}")
+        indexer_client.create_or_update_indexer(partition.indexer)
 
     if changed and not reset:
-        log("the skill's inputs changed: resetting the indexer to re-chunk every document")
-    if reset or changed or recreate_index:
-        log(f"reset {indexer_name}")
-        indexer_client.reset_indexer(indexer_name)
-    if run or changed or recreate_index:
-        log(f"run {indexer_name}")
-        indexer_client.run_indexer(indexer_name)
+        log("the skill's inputs changed: resetting the indexers to re-chunk every document")
+    for partition in partitions:
+        name = partition.indexer.name
+        if reset or changed or recreate_index:
+            log(f"reset {name}")
+            indexer_client.reset_indexer(name)
+        if run or changed or recreate_index:
+            log(f"run {name}")
+            indexer_client.run_indexer(name)
 
 
 def run_indexer(target: Target, name: str, *, reset: bool, log: Callable[[str], None]) -> None:
@@ -375,7 +415,12 @@ def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
         "maximum_page_length": args.maximum_page_length,
         "page_overlap_length": args.page_overlap_length,
     }
-    return {ENV_CHUNK_SETTINGS[k]: str(v) for k, v in given.items() if v is not None}
+    overrides = {ENV_CHUNK_SETTINGS[k]: str(v) for k, v in given.items() if v is not None}
+    if getattr(args, "partitions", None) is not None:
+        overrides[ENV_PARTITIONS] = str(args.partitions)
+    if getattr(args, "partition_folders", None) is not None:
+        overrides[ENV_PARTITION_FOLDERS] = args.partition_folders
+    return overrides
 
 
 def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
@@ -386,8 +431,20 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     commands = parser.add_subparsers(dest="command", required=True)
     apply_parser = commands.add_parser("apply", help="create or update all definitions")
     show_parser = commands.add_parser("show", help="print the definitions (no Azure needed)")
-    run_parser = commands.add_parser("run", help="run the indexer now")
-    commands.add_parser("status", help="show the indexer's last run")
+    run_parser = commands.add_parser("run", help="run the indexer(s) now")
+    status_parser = commands.add_parser("status", help="show each indexer's last run")
+    for sub in (apply_parser, show_parser, run_parser, status_parser):
+        sub.add_argument(
+            "--partitions",
+            type=int,
+            help=f"data source + indexer pairs over blob folders (default ${ENV_PARTITIONS} or 1)",
+        )
+    for sub in (apply_parser, show_parser):
+        sub.add_argument(
+            "--partition-folders",
+            help=f"their folders, comma-separated (default ${ENV_PARTITION_FOLDERS} or "
+            "part-0,part-1,...)",
+        )
     for sub in (apply_parser, show_parser):
         sub.add_argument("--text-split-mode", choices=["pages", "sentences"])
         sub.add_argument("--unit", choices=["characters", "azureOpenAITokens"])
@@ -407,6 +464,8 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     else:
         env = dict(environ)
     env.update(_chunk_overrides(args) if args.command in {"apply", "show"} else {})
+    if args.command in {"run", "status"} and args.partitions is not None:
+        env[ENV_PARTITIONS] = str(args.partitions)
     try:
         if args.command == "show":
             # Placeholders stand in for what is not provisioned yet.
@@ -420,16 +479,22 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
             )
             placeholders[ENV_EMBEDDING_MODEL] = "text-embedding-3-small"
             placeholders[ENV_FUNCTION_KEY] = "<function key>"
-            setup = setup_from_environment({**placeholders, **env})
-            documents = redacted(build_definitions(setup))
+            environment = {**placeholders, **env}
+            partitions = partitions_from_environment(
+                setup_from_environment(environment), environment
+            )
+            shown = [redacted(partition) for partition in partitions]
             if args.out:
-                args.out.mkdir(parents=True, exist_ok=True)
-                for name, document in documents.items():
-                    (args.out / f"{name}.json").write_text(
-                        json.dumps(document, indent=2) + "\n", encoding="utf-8"
-                    )
+                # One folder per partition when partitioned, each loadable by the replay.
+                for number, documents in enumerate(shown):
+                    folder = args.out if len(shown) == 1 else args.out / f"partition-{number}"
+                    folder.mkdir(parents=True, exist_ok=True)
+                    for name, document in documents.items():
+                        (folder / f"{name}.json").write_text(
+                            json.dumps(document, indent=2) + "\n", encoding="utf-8"
+                        )
             else:
-                print(json.dumps(documents, indent=2))
+                print(json.dumps(shown[0] if len(shown) == 1 else shown, indent=2))
             return 0
         search_key = env.get(ENV_SEARCH_KEY, "").strip()
         token_credential: TokenCredential | None = None
@@ -446,14 +511,21 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         )
         prefix = env.get(ENV_NAME_PREFIX, "").strip() or "chunks"
         if args.command == "status":
-            print_status(target, f"{prefix}-indexer")
-            return 0
+            missing = 0
+            for name in indexer_names(prefix, env):
+                try:
+                    print_status(target, name)
+                except ResourceNotFoundError:
+                    print(f"indexer {name}: not found (python -m infra.deploy apply creates it)")
+                    missing += 1
+            return 1 if missing else 0
         if args.command == "run":
-            run_indexer(target, f"{prefix}-indexer", reset=args.reset, log=print)
+            for name in indexer_names(prefix, env):
+                run_indexer(target, name, reset=args.reset, log=print)
             return 0
         setup = setup_from_environment(env, lambda: fetch_function_key(env, credential()))
         apply(
-            build_definitions(setup),
+            partitions_from_environment(setup, env),
             target,
             embedding_dimensions=setup.embedding_dimensions,
             embedding_model=setup.embedding_model,

@@ -8,7 +8,7 @@ outputs are constants, because the cross-checks in `infra.checks` key on them.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from azure.search.documents.indexes.models import (
@@ -194,6 +194,10 @@ class SearchSetup:
     it the skill takes the title from front matter, <title>, the first heading or the name."""
     schedule_minutes: int | None = 60
     """How often the indexer looks for new, changed and deleted blobs; None: on demand."""
+    folder: str | None = None
+    """The blob virtual folder this data source reads (its container `query`); None: all."""
+    partition: int | None = None
+    """This setup's number among partitions (see `partition_setups`); None: not partitioned."""
 
     @property
     def index_name(self) -> str:
@@ -201,7 +205,11 @@ class SearchSetup:
 
     @property
     def data_source_name(self) -> str:
-        return f"{self.prefix}-blob"
+        return f"{self.prefix}-blob{self._suffix}"
+
+    @property
+    def _suffix(self) -> str:
+        return "" if self.partition is None else f"-{self.partition}"
 
     @property
     def skillset_name(self) -> str:
@@ -209,7 +217,48 @@ class SearchSetup:
 
     @property
     def indexer_name(self) -> str:
-        return f"{self.prefix}-indexer"
+        return f"{self.prefix}-indexer{self._suffix}"
+
+
+MAX_PARTITIONS = 200
+"""More indexers than any search tier runs at once (S3 has 200 indexers in all)."""
+
+
+def partition_folders(count: int, folders: str | None = None) -> list[str]:
+    """The blob folders of `count` partitions: `folders` (comma-separated) or part-0, part-1...
+
+    Raises ValueError for a count out of range, a folder list of another length, or folders
+    that overlap (one inside another would index its documents twice).
+    """
+    if not 1 <= count <= MAX_PARTITIONS:
+        raise ValueError(f"partitions must be 1 to {MAX_PARTITIONS} (got {count})")
+    names = (
+        [name.strip().strip("/") for name in folders.split(",")]
+        if folders
+        else [f"part-{number}" for number in range(count)]
+    )
+    if len(names) != count or not all(names):
+        raise ValueError(
+            f"{count} partitions need {count} non-empty folder names (got {folders!r})"
+        )
+    for number, first in enumerate(names):
+        for second in names[number + 1 :]:
+            if first == second or second.startswith(f"{first}/") or first.startswith(f"{second}/"):
+                raise ValueError(
+                    f"partition folders {first!r} and {second!r} overlap: documents in both "
+                    "would be indexed twice"
+                )
+    return names
+
+
+def partition_setups(setup: SearchSetup, folders: list[str]) -> list[SearchSetup]:
+    """One setup per blob folder: its own data source and indexer, the same index and
+    skillset. One folder keeps today's names and reads the whole container."""
+    if len(folders) <= 1:
+        return [setup]
+    return [
+        replace(setup, folder=folder, partition=number) for number, folder in enumerate(folders)
+    ]
 
 
 def build_data_source(setup: SearchSetup) -> SearchIndexerDataSourceConnection:
@@ -222,7 +271,9 @@ def build_data_source(setup: SearchSetup) -> SearchIndexerDataSourceConnection:
         credentials=DataSourceCredentials(
             connection_string=f"ResourceId={setup.storage_resource_id};"
         ),
-        container=SearchIndexerDataContainer(name=setup.container),
+        # A partition reads one virtual folder; keys stay unique across partitions
+        # because the document key is the blob's whole path, folder included.
+        container=SearchIndexerDataContainer(name=setup.container, query=setup.folder),
         # Blob change detection is built in (LastModified); deletions are seen through
         # native blob soft delete, which the Bicep turns on for the account.
         data_deletion_detection_policy=NativeBlobSoftDeleteDeletionDetectionPolicy(),
