@@ -136,3 +136,18 @@ def test_shapes_table_runs_every_row_at_tiny_sizes(tmp_path: Path) -> None:
     for row in rows:
         line = next(line for line in out.splitlines() if line.startswith(f"| {row.name} |"))
         assert line.endswith(("| met |", "| MISSED |")), line
+
+
+def test_library_benchmark_prints_throughput_per_core(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import library
+
+    corpus = Path(__file__).resolve().parent / "fixtures"
+    assert library.main(["--corpus", str(corpus), "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("| markdown", "| html"))]
+    assert len(rows) == 2
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert int(cells[1]) > 0
+        assert float(cells[2]) > 0
+        assert float(cells[5]) > 0
