@@ -206,8 +206,11 @@ _CONTENT_WORDS: Final = frozenset(
     }
 )  # fmt: skip
 _NOTES_WORDS: Final = frozenset(
-    {"footnote", "footnotes", "references", "reflist", "citation", "citations", "bibliography"}
-)
+    {
+        "footnote", "footnotes", "note", "notes", "references", "reflist", "citation",
+        "citations", "bibliography",
+    }
+)  # fmt: skip
 """Notes and references: content, and link-dense by nature (back links, cited pages)."""
 """A part that vetoes furniture: a token with one (`comment-content`, `entry-share`) or
 an element with such a token beside a furniture one keeps the element (Readability's
@@ -417,6 +420,9 @@ class _FurnitureWalk:
         stack: list[list[Any]] = []
         order = 0
         skipped = self.skipped
+        # Locals: this loop runs once per element of the page.
+        never, boilerplate, marked = DROP_TAGS, BOILERPLATE_TAGS, has_boilerplate_attrs
+        nameable, slow_leaves, running = _FURNITURE_TAGS, _NOT_LEAF_FAST, _RUNNING_TAGS
         for root in top:
             if type(root.tag) is not str or _skipped(root):
                 if type(root.tag) is str:
@@ -434,13 +440,13 @@ class _FurnitureWalk:
                         frame[2] += size
                         frame[5] += size
                     name = child.tag
-                    if type(name) is not str or name in DROP_TAGS:
+                    if name in never or type(name) is not str:
                         continue
-                    if name in BOILERPLATE_TAGS:
+                    if name in boilerplate:
                         skipped.add(child)
                         continue
                     attrs = child.attrib
-                    if attrs and has_boilerplate_attrs(attrs):
+                    if attrs and marked(attrs):
                         skipped.add(child)
                         continue
                     text = child.text
@@ -448,8 +454,8 @@ class _FurnitureWalk:
                     order += 1
                     if (
                         not len(child)
-                        and (not attrs or name not in _FURNITURE_TAGS)
-                        and name not in _NOT_LEAF_FAST
+                        and (not attrs or name not in nameable)
+                        and name not in slow_leaves
                     ):
                         # A leaf that cannot be furniture: its sizes go straight up.
                         frame[2] += size
@@ -457,7 +463,7 @@ class _FurnitureWalk:
                         if name == "a":
                             frame[3] += size
                             frame[4] += 1
-                        elif name in _RUNNING_TAGS:
+                        elif name in running:
                             frame[7] += size
                         continue
                     stack.append([child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1])
