@@ -155,3 +155,27 @@ def test_furniture_rules_run_on_pages_nested_past_libxml2s_limit() -> None:
     assert "Mind the tabs" in page  # a section named after its heading
     assert "Nice post" not in page
     assert "deep text" in page
+
+
+def test_a_status_post_made_of_link_lists_keeps_them() -> None:
+    """Release notes and status posts are lists whose items are mostly links (bug titles);
+    inside the article, between its headings and item prose, they are the article."""
+    items = "".join(
+        f'<li><a href="https://bugs.example/{n}">Bug {n} - Fix the thing number {n}</a></li>'
+        for n in range(6)
+    )
+    prose = "".join(
+        f"<li>We shipped part {n} of the new viewer and mentors are lined up.</li>"
+        for n in range(4)
+    )
+    page = (
+        "<html><body><div class='site'><div class='entry-content'>"
+        f"<h3>Viewer</h3><ul>{prose}</ul><p>Fixed this week:</p><ul>{items}</ul>"
+        f"<h3>Tabs</h3><ul>{prose}</ul><ul>{items}</ul>"
+        "</div><div><ul>"
+        + "".join(f'<li><a href="/p/{n}">Older post {n}</a></li>' for n in range(8))
+        + "</ul></div></div></body></html>"
+    )
+    text = parse_html(page).source
+    assert text.count("Fix the thing number 5") == 2
+    assert "Older post" not in text

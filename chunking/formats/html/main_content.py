@@ -481,6 +481,10 @@ class _FurnitureWalk:
             if name in _RUNNING_TAGS:
                 prose = max(prose, text - link)
             link = links = 0
+        elif name == "li":
+            # A list item's own words are running text too (status posts and release
+            # notes are lists); its links still count towards the list's link density.
+            prose = max(prose, text - link)
         kind = (
             _names_furniture(element)
             if parent is not None and name in _FURNITURE_TAGS and element.attrib
