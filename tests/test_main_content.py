@@ -47,10 +47,14 @@ def test_recall_and_leak_count_words_missing_on_either_side(tmp_path: Path) -> N
 
 
 @pytest.mark.skipif(not DEFAULT_PAGES.is_dir(), reason=f"no real pages at {DEFAULT_PAGES}")
-def test_real_pages_keep_the_article_and_leak_no_more_than_today() -> None:
-    """A ratchet until main-content selection lands (issue 14, item 8): measured on the 25
-    Readability pages, recall 0.995 and leak 0.187 on average when this was written."""
+def test_real_pages_keep_the_article_and_leave_the_furniture_out() -> None:
+    """Issue 14, item 8, on the 25 Readability pages: leak 0.187 -> 0.077 on average and
+    8 -> 2 pages over 0.20 (nytimes-5, a section front of teaser cards, 0.75; bbc-1 0.21),
+    recall 0.995 -> 0.990. The recall lost is firefox-nightly-blog's comment thread (0.888:
+    Readability keeps it, the issue counts comments as furniture) and nytimes-5's
+    `<span>Credit</span>Kevin`, one word in the rendering and two in the reference."""
     figures = measure(DEFAULT_PAGES)
     assert len(figures) >= 25
     assert sum(f.recall for f in figures) / len(figures) >= 0.99
-    assert sum(f.leak for f in figures) / len(figures) <= 0.19
+    assert sum(f.leak for f in figures) / len(figures) <= 0.08
+    assert sum(f.leak > 0.20 for f in figures) <= 2

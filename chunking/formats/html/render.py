@@ -21,7 +21,7 @@ from chunking.formats.html.main_content import (
     LANDMARK_TAGS,
     SECTIONING_TAGS,
     content_root,
-    has_boilerplate_attrs,
+    furniture,
     page_title,
 )
 from chunking.formats.html.tree import (
@@ -241,6 +241,8 @@ class _Renderer:
         self.pre: _Pre | None = None
         self.table: _Table | None = None
         self.dropped = 0
+        self.furniture: set[Element] = set()
+        """Subtrees `main_content.furniture` chose to leave out: hidden, navigation, furniture."""
         self.muted = 0
         """Open heading-debris elements: their text is not rendered (ids still count)."""
 
@@ -352,10 +354,12 @@ class _Renderer:
         name = element.tag
         if name in DROP_TAGS:
             return True
-        boilerplate = name in BOILERPLATE_TAGS or (name in LANDMARK_TAGS and self.sectioning == 0)
-        if not boilerplate:
-            attrs = element.attrib
-            boilerplate = bool(attrs) and has_boilerplate_attrs(attrs)
+        # `furniture` holds the elements marked boilerplate by their attributes too.
+        boilerplate = (
+            element in self.furniture
+            or name in BOILERPLATE_TAGS
+            or (name in LANDMARK_TAGS and self.sectioning == 0)
+        )
         if boilerplate:
             self.dropped += 1
         return boilerplate
@@ -970,6 +974,7 @@ def parse_html(html: str) -> Outline:
     document = parse_tree(sanitize(html, warnings))
     renderer = _Renderer()
     root = content_root(document)
+    renderer.furniture = furniture(document if root is None else [root])
     if root is None:
         _walk(renderer, iter(document))
     else:
