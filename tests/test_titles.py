@@ -78,6 +78,17 @@ def test_a_different_h1_is_a_level(heading: str, title: str) -> None:
     assert not same_title(heading, title)
 
 
+def test_an_h1_that_repeats_the_metadata_title_stays_out_of_paths_wherever_it_is() -> None:
+    furniture = "\n\n".join(f"[Menu entry {i}](/m{i})" for i in range(120))
+    body = f"{furniture}\n\n# The Guide\n\nIntro.\n\n## Part\n\nBody."
+    # Without the metadata title, so much before it makes the H1 a section.
+    assert chunk_document(body, options=CHARACTERS, format="markdown").title == ""
+    text = f"---\ntitle: The Guide - Site\n---\n{body}"
+    document = chunk_document(text, options=CHARACTERS, format="markdown")
+    assert document.title == "The Guide - Site"
+    assert document.chunks[-1].headings == ("Part",)
+
+
 def test_the_only_h1_stays_hidden_when_no_metadata_title() -> None:
     document = chunk_document("# The Doc\n\nIntro.\n\n## Part\n\nBody.", options=CHARACTERS)
     assert document.title == "The Doc"

@@ -31,8 +31,8 @@ _PUNCTUATION = re.compile(r"[\W_]+")
 
 
 def _body_before(outline: Outline, offset: int) -> int:
-    """Non-space characters of body text from the body start to `offset`, at most
-    `BODY_BEFORE_TITLE_MAX + 1` (counting stops there: the text may be megabytes)."""
+    """Non-space characters of body text from the body start to `offset`, capped at
+    `BODY_BEFORE_TITLE_MAX + 1`; markup is left out only when the raw count is over."""
     raw = outline.source[outline.body_start : offset]
     count = len(raw) - sum(raw.count(space) for space in " \t\r\n\f\v")
     if count <= BODY_BEFORE_TITLE_MAX or outline.format != "markdown":
@@ -42,6 +42,14 @@ def _body_before(outline: Outline, offset: int) -> int:
     return min(sum(1 for character in plain if not character.isspace()), BODY_BEFORE_TITLE_MAX + 1)
 
 
+def _first_and_only_h1(outline: Outline) -> int:
+    """Index of the document's only H1 if it is its first heading and has text, else -1."""
+    h1s = [i for i, h in enumerate(outline.headings) if h.depth == 1]
+    if len(h1s) == 1 and h1s[0] == 0 and outline.headings[0].text:
+        return 0
+    return -1
+
+
 def single_leading_h1(outline: Outline) -> int:
     """Index of the heading that names the document, else -1.
 
@@ -49,15 +57,15 @@ def single_leading_h1(outline: Outline) -> int:
     `TITLE_MAX_CHARACTERS` long, with at most `BODY_BEFORE_TITLE_MAX` characters
     of body text before it: a title opens a document, it does not come in its middle.
     """
-    h1s = [i for i, h in enumerate(outline.headings) if h.depth == 1]
-    if len(h1s) != 1 or h1s[0] != 0:
+    index = _first_and_only_h1(outline)
+    if index < 0:
         return -1
-    heading = outline.headings[0]
-    if not heading.text or len(heading.text) > TITLE_MAX_CHARACTERS:
+    heading = outline.headings[index]
+    if len(heading.text) > TITLE_MAX_CHARACTERS:
         return -1
     if _body_before(outline, heading.start) > BODY_BEFORE_TITLE_MAX:
         return -1
-    return 0
+    return index
 
 
 def _words(text: str) -> list[str]:
@@ -88,13 +96,17 @@ def resolve_title(outline: Outline, *, given: str | None, file_name: str | None)
     """The title and the index of the heading that stands for it (-1 if none).
 
     Order: front matter or HTML `<title>`, a single leading H1, the caller's title,
-    the file name.  When the metadata title wins, the single leading H1 stays out of
-    heading paths only if it says the same (`same_title`); otherwise it is a level.
+    the file name.  When the metadata title wins, the only H1 (if it is the first
+    heading) stays out of heading paths only if it says the same (`same_title`);
+    otherwise it is a level.
     """
-    h1 = single_leading_h1(outline)
     if outline.title:
+        # Where it stands does not matter here: a heading that repeats the title is
+        # left out of paths, one that says something else is a level.
+        h1 = _first_and_only_h1(outline)
         hidden = h1 if h1 >= 0 and same_title(outline.headings[h1].text, outline.title) else -1
         return outline.title, hidden
+    h1 = single_leading_h1(outline)
     if h1 >= 0:
         return outline.headings[h1].text, h1
     if given and given.strip():
