@@ -52,6 +52,8 @@ def test_front_matter_title_and_a_different_h1() -> None:
         ("git-add(1) Manual Page", "git-add(1)"),
         ("Trusted Launch for Azure Kubernetes (AKS)", "Trusted Launch with Azure Kubernetes (AKS)"),
         ("Ünïcode Title", "ÜNÏCODE TITLE"),
+        ("{{title}}", "ASF Project Security for Committers"),
+        ("{{ page.title }}", "Anything"),
         # A headline under its SEO title, one word apart:
         ("Apple’s Vision Pro is the Retina display moment for headsets",
          "Apple’s Vision Pro hands-on: the Retina display moment for headsets - The Verge"),

@@ -28,6 +28,9 @@ title: one changed preposition or article in five words (`with` / `for`, `in` /
 `on`): 103 of the 239 corpus markdown pages whose H1 adds a word to the front
 matter title add no more than that."""
 _PUNCTUATION = re.compile(r"[\W_]+")
+_PLACEHOLDER = re.compile(r"\s*(?:\{\{[^{}]*\}\}|\{%[^{}]*%\})\s*")
+"""A heading that is only a template tag (`{{title}}`, `{{ page.title }}`, `{% title %}`)
+is where a site generator puts the metadata title: the same title, not a level."""
 
 
 def _body_before(outline: Outline, offset: int) -> int:
@@ -81,9 +84,12 @@ def same_title(heading: str, title: str) -> bool:
     `Foo - Site`, `Foo | Site`, `Site: Foo`: a page's `<title>` usually adds the
     site's name; `Trusted Launch with AKS` and `Trusted Launch for AKS`), or when it
     is the title with words after it (`git-add(1)` and `git-add(1) Manual Page`):
-    in a path it would only repeat the title in every prefix.  Otherwise it names
+    in a path it would only repeat the title in every prefix; so would a template
+    tag that stands for it (`{{title}}`, see `_PLACEHOLDER`).  Otherwise it names
     the document differently (a news headline under an SEO title) and is a level.
     """
+    if _PLACEHOLDER.fullmatch(heading):
+        return True
     words, title_words = _words(heading), _words(title)
     if not words or not title_words:
         return False
