@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
             print("   fill of limit: no chunks (the documents are empty)")
         kinds = [
             "oversize", "content_not_slice", "text_not_ending_in_content",
-            "starts_not_increasing", "wrong_heading_path", "path_missing_from_text",
+            "starts_not_increasing", "wrong_heading_path", "path_not_common_parent",
+            "path_missing_from_text",
             "cut_inside_table_row", "cut_inside_code_line", "heading_in_code",
             "heading_in_front_matter", "lost_text", "heading_path_debris",
         ]  # fmt: skip

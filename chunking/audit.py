@@ -6,6 +6,7 @@ the whole corpus.  Every check recomputes from the source; nothing is trusted.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -112,9 +113,11 @@ def audit_document(
         if chunk.start <= previous_start:
             audit.flag("starts_not_increasing", where)
         previous_start = chunk.start
-        names = tree.names(tree.chain_of_chunk(source, chunk.start, chunk.end))
+        chain = tree.chain_of_chunk(source, chunk.start, chunk.end)
+        names = tree.names(chain)
         if chunk.headings != names:
             audit.flag("wrong_heading_path", f"{where}: {chunk.headings} != {names}")
+        _check_common_parent(audit, tree, chain, chunk.start, chunk.end, where)
         prefix = chunk.text[: len(chunk.text) - len(embedded)]
         if options.title_prefix and names and names[-1] not in prefix and ELLIPSIS not in prefix:
             audit.flag("path_missing_from_text", f"{where}: {names[-1]!r}")
@@ -124,6 +127,24 @@ def audit_document(
     if not options.limits.maximum_pages_to_take:
         _check_coverage(audit, name, outline, document)
     return audit
+
+
+def _check_common_parent(
+    audit: Audit, tree: SectionTree, chain: list[int], start: int, end: int, where: str
+) -> None:
+    """Every heading a chunk holds is under its path, or one of the path's own headings.
+
+    A heading beside the path (an empty sibling section packed with the next one)
+    means the path names less than the chunk holds.
+    """
+    first = bisect.bisect_left(tree.starts, start)
+    last = bisect.bisect_left(tree.starts, end)
+    for index in range(first, last):
+        own = tree.chain_at(tree.starts[index])
+        common = min(len(own), len(chain))
+        if own[:common] != chain[:common]:
+            audit.flag("path_not_common_parent", f"{where}: {tree.headings[index].text!r}")
+            return
 
 
 def _check_region_cut(

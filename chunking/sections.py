@@ -98,8 +98,23 @@ class SectionTree:
         return found
 
     def chain_of_chunk(self, source: str, start: int, end: int) -> list[int]:
-        """The heading chain of a chunk: the smallest section holding its content."""
-        return self.chain_of_span(self.content_start(source, start, end), end)
+        """The heading chain of a chunk: the smallest section holding all it holds.
+
+        Headings a chunk begins with are glued to the content after them when they
+        enclose it (`# A` `## B` text is about A › B).  A leading heading whose
+        section ends before that content is an empty section: it is part of what
+        the chunk holds, so the path is the common parent of it and the content
+        (`# A` `## B` `# C` text is about none of them), and A and B stay in the
+        chunk's text only.
+        """
+        content = self.content_start(source, start, end)
+        index = bisect.bisect_left(self.starts, start)
+        # The leading headings that enclose the content nest, so at most six are passed.
+        while index < len(self.starts) and self.starts[index] < content:
+            if self.ends[index] <= content:
+                return self.chain_of_span(self.starts[index], end)
+            index += 1
+        return self.chain_of_span(content, end)
 
     def names(self, chain: list[int]) -> tuple[str, ...]:
         """The heading texts of a chain, without the title heading or empty headings."""

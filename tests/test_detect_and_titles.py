@@ -31,10 +31,16 @@ def test_detect_format(
     assert detect_format(text, content_type=content_type, file_name=file_name) == expected
 
 
-def test_title_from_front_matter_wins_and_the_single_h1_leaves_the_path() -> None:
+def test_title_from_front_matter_wins_and_the_same_h1_leaves_the_path() -> None:
+    document = chunk_document("---\ntitle: Meta - Site\n---\n# Meta\n\n## Sub\n\nBody.")
+    assert document.title == "Meta - Site"
+    assert document.chunks[0].headings == ("Sub",)
+
+
+def test_title_from_front_matter_wins_and_a_different_h1_stays_in_the_path() -> None:
     document = chunk_document("---\ntitle: Meta\n---\n# Heading One\n\n## Sub\n\nBody.")
     assert document.title == "Meta"
-    assert document.chunks[0].headings == ("Sub",)
+    assert document.chunks[0].headings == ("Heading One", "Sub")
 
 
 def test_title_from_html_title_element() -> None:
