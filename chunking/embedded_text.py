@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from chunking.outline import RegionKind
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
     from chunking.outline import Outline, Region
 
 _MARKUP = re.compile(
@@ -47,8 +49,21 @@ def code_regions(outline: Outline) -> tuple[Region, ...]:
     return tuple(region for region in outline.regions if region.kind is RegionKind.CODE)
 
 
-def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) -> str:
-    """`source[start:end]` with markup noise removed outside code blocks and inline code."""
+def plain_markdown(
+    source: str,
+    start: int,
+    end: int,
+    code: tuple[Region, ...],
+    hidden: Sequence[tuple[int, int]] = (),
+) -> str:
+    """`source[start:end]` with markup noise removed outside code blocks and inline code.
+
+    `hidden` spans (MDX tags and statements, never inside code) are left out whole.
+    """
+    if hidden:
+        return "".join(
+            plain_markdown(source, low, high, code) for low, high in _shown(start, end, hidden)
+        )
     pieces: list[str] = []
     position = start
     # Regions are sorted and disjoint, so their ends ascend: skip those before the span.
@@ -64,6 +79,20 @@ def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) 
     if position < end:
         pieces.append(_plain_prose(source[position:end]))
     return "".join(pieces)
+
+
+def _shown(start: int, end: int, hidden: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The parts of [start, end) outside the sorted, disjoint `hidden` spans."""
+    position = start
+    first = bisect.bisect_right(hidden, start, key=lambda span: span[1])
+    for low, high in hidden[first:]:
+        if low >= end:
+            break
+        if low > position:
+            yield position, low
+        position = max(position, high)
+    if position < end:
+        yield position, end
 
 
 def _plain_prose(text: str) -> str:
