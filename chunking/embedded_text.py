@@ -1,10 +1,10 @@
 """What gets embedded: markdown markup that carries no meaning taken out of a chunk's text.
 
 A chunk's `content` stays the exact source span; only the embedded `text` changes.
-Link targets, image paths, HTML tags and comments, docfx include lines and directive
-fences are noise to an embedding model: they spend its window on paths and URLs, and
-make chunks of one site look alike. Code blocks and inline code are kept verbatim
-(a command or a URL in code is content).
+Link targets, image paths, HTML tags and comments, docfx include lines, directive
+fences and MDX markup (`Outline.hidden`) are noise to an embedding model: they spend
+its window on paths and URLs, and make chunks of one site look alike. Code blocks and
+inline code are kept verbatim (a command or a URL in code is content).
 """
 
 from __future__ import annotations
@@ -61,9 +61,10 @@ def plain_markdown(
     `hidden` spans (MDX tags and statements, never inside code) are left out whole.
     """
     if hidden:
-        return "".join(
-            plain_markdown(source, low, high, code) for low, high in _shown(start, end, hidden)
-        )
+        shown = list(_shown(start, end, hidden))
+        text = "".join(plain_markdown(source, low, high, code) for low, high in shown)
+        # A span that ends on markup (`</Note>`) would end on the blank lines before it.
+        return text.rstrip() if not shown or shown[-1][1] < end else text
     pieces: list[str] = []
     position = start
     # Regions are sorted and disjoint, so their ends ascend: skip those before the span.

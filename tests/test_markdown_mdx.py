@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
+from chunking.formats.markdown.blocks import LineRegion, ParsedMarkdown
+from chunking.formats.markdown.mdx import parse_mdx
 from chunking.formats.markdown.outline import parse_markdown
 from chunking.outline import BlockKind, RegionKind
 from tests.helpers import chunk_and_audit
@@ -303,3 +305,18 @@ def test_mdx_pages_embed_no_tags_and_lose_no_words(page: str, maximum: int) -> N
     for word in ("words", "bold", "link", "const", "export"):
         if word in page:
             assert word in text
+
+
+def test_a_markup_line_the_parser_reads_as_code_is_given_back() -> None:
+    page = "<Note>\n\ntext\n\n</Note>\n\n<Tip>\n\nmore\n\n</Tip>\n"
+    seen: list[str] = []
+
+    def parse(text: str) -> tuple[ParsedMarkdown, list[str]]:
+        # A parser that reads the first five lines as one code block, whatever they hold.
+        seen.append(text)
+        return ParsedMarkdown([], [LineRegion(RegionKind.CODE, 0, 5, 1)], None), []
+
+    _, _, markup = parse_mdx(page, None, parse)
+    assert markup is not None
+    assert seen[-1].startswith("<Note>\n\ntext\n\n</Note>\n")
+    assert [page[b.start : b.end] for b in markup.blocks] == ["<Tip>", "</Tip>"]
