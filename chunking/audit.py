@@ -107,7 +107,9 @@ def audit_document(
             audit.flag("content_not_slice", where)
         embedded = chunk.content
         if options.strip_markup and outline.format == "markdown":
-            embedded = plain_markdown(source, chunk.start, chunk.end, code_regions(outline))
+            embedded = plain_markdown(
+                source, chunk.start, chunk.end, code_regions(outline), outline.hidden
+            )
         if not (chunk.text.endswith(embedded) or chunk.text.endswith(chunk.content)):
             audit.flag("text_not_ending_in_content", where)
         if chunk.start <= previous_start:

@@ -1,10 +1,10 @@
 """What gets embedded: markdown markup that carries no meaning taken out of a chunk's text.
 
 A chunk's `content` stays the exact source span; only the embedded `text` changes.
-Link targets, image paths, HTML tags and comments, docfx include lines and directive
-fences are noise to an embedding model: they spend its window on paths and URLs, and
-make chunks of one site look alike. Code blocks and inline code are kept verbatim
-(a command or a URL in code is content).
+Link targets, image paths, HTML tags and comments, docfx include lines, directive
+fences and MDX markup (`Outline.hidden`) are noise to an embedding model: they spend
+its window on paths and URLs, and make chunks of one site look alike. Code blocks and
+inline code are kept verbatim (a command or a URL in code is content).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from chunking.outline import RegionKind
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
     from chunking.outline import Outline, Region
 
 _MARKUP = re.compile(
@@ -47,8 +49,22 @@ def code_regions(outline: Outline) -> tuple[Region, ...]:
     return tuple(region for region in outline.regions if region.kind is RegionKind.CODE)
 
 
-def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) -> str:
-    """`source[start:end]` with markup noise removed outside code blocks and inline code."""
+def plain_markdown(
+    source: str,
+    start: int,
+    end: int,
+    code: tuple[Region, ...],
+    hidden: Sequence[tuple[int, int]] = (),
+) -> str:
+    """`source[start:end]` with markup noise removed outside code blocks and inline code.
+
+    `hidden` spans (MDX tags and statements, never inside code) are left out whole.
+    """
+    if hidden:
+        shown = list(_shown(start, end, hidden))
+        text = "".join(plain_markdown(source, low, high, code) for low, high in shown)
+        # A span that ends on markup (`</Note>`) would end on the blank lines before it.
+        return text.rstrip() if not shown or shown[-1][1] < end else text
     pieces: list[str] = []
     position = start
     # Regions are sorted and disjoint, so their ends ascend: skip those before the span.
@@ -64,6 +80,20 @@ def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) 
     if position < end:
         pieces.append(_plain_prose(source[position:end]))
     return "".join(pieces)
+
+
+def _shown(start: int, end: int, hidden: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The parts of [start, end) outside the sorted, disjoint `hidden` spans."""
+    position = start
+    first = bisect.bisect_right(hidden, start, key=lambda span: span[1])
+    for low, high in hidden[first:]:
+        if low >= end:
+            break
+        if low > position:
+            yield position, low
+        position = max(position, high)
+    if position < end:
+        yield position, end
 
 
 def _plain_prose(text: str) -> str:

@@ -143,8 +143,8 @@ class ChunkOptions:
     """A share of the room (0..1): a chunk ends at the first heading past that fill, so
     sections stay apart. None: small neighbouring sections are packed into one chunk."""
     strip_markup: bool = True
-    """Embed markdown without link targets, image paths, HTML tags, comments and
-    docfx include/directive lines (`content` stays the exact source span)."""
+    """Embed markdown without link targets, image paths, HTML tags, comments, docfx
+    include/directive lines and MDX markup lines (`content` stays the exact source span)."""
     heading_separator: str = DEFAULT_HEADING_SEPARATOR
     prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
     strategy: str = "structure"

@@ -49,6 +49,12 @@ class BlockKind(Enum):
     HTML = "html"
     RULE = "rule"
     OTHER = "other"
+    MARKUP = "markup"
+    """Lines of markup, not text (MDX: an opening component tag, `import`, a JSX
+    comment): they go with what follows them, so no chunk ends right after them."""
+    MARKUP_END = "markup_end"
+    """Markup that goes with what precedes it (a closing or self-closing tag, or
+    markup right before a heading), so no chunk starts with it."""
 
 
 class RegionKind(Enum):
@@ -142,6 +148,9 @@ class Outline:
     anchors: tuple[Anchor, ...] = ()
     warnings: tuple[str, ...] = ()
     """Things the parser dropped or repaired, said plainly."""
+    hidden: tuple[tuple[int, int], ...] = ()
+    """Sorted, disjoint spans of markup a reader never sees (MDX tags, `import` lines,
+    JSX comments): inside chunks' `content`, left out of their embedded text."""
     _anchor_offsets: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:

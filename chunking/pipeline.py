@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk import Chunk, ChunkedDocument
@@ -29,12 +30,13 @@ ID_DIGEST_BYTES = 16
 """128-bit ids: collisions are not a concern at index scale."""
 
 
-def _parser(format: Format) -> Callable[[str], Outline]:
+def _parser(format: Format, file_name: str | None) -> Callable[[str], Outline]:
     # Imported on use: a markdown-only Function never pays for loading lxml.
     if format == "markdown":
         from chunking.formats.markdown.outline import parse_markdown  # noqa: PLC0415
 
-        return parse_markdown
+        # The name tells an MDX page (`.mdx`) whose text may not.
+        return partial(parse_markdown, file_name=file_name)
     if format == "html":
         from chunking.formats.html.render import parse_html  # noqa: PLC0415
 
@@ -57,7 +59,7 @@ def parse(
         if format == "auto"
         else format
     )
-    return _parser(chosen)(text)
+    return _parser(chosen, file_name)(text)
 
 
 def chunk_document(
@@ -146,7 +148,7 @@ def _without_markup(span: Span, outline: Outline, code: tuple[Region, ...], size
     holds; the size is measured again, and the planned text is kept in the rare case the
     new one is not smaller (a token join can add one).
     """
-    content = plain_markdown(outline.source, span.start, span.end, code)
+    content = plain_markdown(outline.source, span.start, span.end, code, outline.hidden)
     text = span.text[: len(span.text) - (span.end - span.start)] + content
     if text == span.text:
         return span

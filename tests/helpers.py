@@ -61,7 +61,7 @@ def embedded_content(text: str, format: FormatName, start: int, end: int) -> str
     outline = parse(text, format)
     if outline.format != "markdown":
         return outline.source[start:end]
-    return plain_markdown(outline.source, start, end, code_regions(outline))
+    return plain_markdown(outline.source, start, end, code_regions(outline), outline.hidden)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.options import ChunkOptions, SplitMode, Unit
-from chunking.outline import BlockKind, Level, Outline
+from chunking.outline import Block, BlockKind, Level, Outline
 from chunking.split.next_match import NextMatch
 from chunking.split.sentences import (
     LazySentenceStarts,
@@ -113,21 +113,31 @@ class _Document:
         heading_starts = {h.start: h.depth for h in outline.headings}
         previous_kind: BlockKind | None = None
         content_end = outline.content_end
-        heading = BlockKind.HEADING
+        heading, markup, markup_end = BlockKind.HEADING, BlockKind.MARKUP, BlockKind.MARKUP_END
         block_level = Level.BLOCK
         last = -1
-        for block in outline.blocks:
+        blocks = outline.blocks
+        for index, block in enumerate(blocks):
             start = block.start
             if start >= content_end:
                 break
-            # A heading never ends a chunk: no boundary between it and what follows.
-            if previous_kind is not heading and last != start:
-                depth = heading_starts.get(start)
+            kind = block.kind
+            if kind is markup_end:
+                # Markup that closes what precedes never starts a chunk (and a chunk
+                # never ends right before it).
+                forbidden.append((_skip_space_back(source, start) - 1, block.end - 1))
+                continue
+            # A heading (or opening markup) never ends a chunk: no boundary between it
+            # and what follows.
+            if previous_kind is not heading and previous_kind is not markup and last != start:
+                depth = heading_starts.get(
+                    _heading_after_markup(blocks, index) if kind is markup else start
+                )
                 positions.append(start)
                 levels.append(Level(depth) if depth else block_level)
                 last = start
-            previous_kind = block.kind
-            if previous_kind is heading:
+            previous_kind = kind
+            if kind is heading or kind is markup:
                 forbidden.append((start, _skip_space(source, block.end)))
         if positions and positions[0] <= outline.body_start:
             del positions[0], levels[0]
@@ -137,6 +147,8 @@ class _Document:
             # Ending a chunk right after a fence line or a table header leaves it meaningless.
             forbidden.append((region.start, _skip_space(source, region.lead_end)))
         forbidden.sort()
+        if outline.hidden:
+            forbidden = _merged(forbidden)
         return cls(
             outline=outline,
             coarse_positions=positions,
@@ -227,6 +239,32 @@ def _furthest_of_each_level(levels: list[Level], first: int) -> list[int]:
             if unmet <= Level.H1:
                 break
     return furthest
+
+
+def _heading_after_markup(blocks: tuple[Block, ...], index: int) -> int:
+    """The start of the block after the opening markup at `index` (and any right after
+    it): a cut before markup that opens a section counts as a cut before its heading."""
+    while index + 1 < len(blocks) and blocks[index].kind is BlockKind.MARKUP:
+        index += 1
+    return blocks[index].start
+
+
+def _merged(zones: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted zones with the overlapping ones joined (markup zones meet heading zones)."""
+    merged: list[tuple[int, int]] = []
+    for low, high in zones:
+        if merged and low < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
+
+
+def _skip_space_back(source: str, position: int) -> int:
+    """Just past the last non-whitespace character before `position` (or 0)."""
+    while position > 0 and source[position - 1].isspace():
+        position -= 1
+    return position
 
 
 def _skip_space(source: str, position: int) -> int:

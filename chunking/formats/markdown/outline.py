@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunking.formats.front_matter import front_matter_title, metadata_block
-from chunking.formats.markdown import markdown_it_parser, pulldown_parser
+from chunking.formats.markdown import markdown_it_parser, mdx, pulldown_parser
 from chunking.formats.markdown.blocks import line_starts
 from chunking.gc_pause import paused_gc
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
@@ -72,22 +72,31 @@ def parse_markdown(
     text: str,
     parser: BlockParser = pulldown_parser.parse_blocks,
     fallback: BlockParser = markdown_it_parser.parse_blocks,
+    *,
+    file_name: str | None = None,
 ) -> Outline:
     """Parse markdown `text` into an outline whose offsets index `text` itself.
 
     `parser` reads the blocks; should it fail, `fallback` does, with a warning.
+    `file_name` tells an MDX page (`.mdx`) when its text does not.
     """
     # Blocks, headings and anchors by the million, none in a cycle: the collector's
     # rescans of the growing heap took a quarter of the time to chunk a million
     # heading lines (10.3 s, 7.9 s with it paused here).
     with paused_gc():
-        return _outline(text, parser, fallback)
+        return _outline(text, parser, fallback, file_name)
 
 
-def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
+def _outline(
+    text: str, parser: BlockParser, fallback: BlockParser, file_name: str | None
+) -> Outline:
     has_bom = text.startswith(_BOM)
     lines = _line_table(text, skip=len(_BOM) if has_bom else 0)
-    parsed, warnings = _parse_blocks(text[len(_BOM) :] if has_bom else text, parser, fallback)
+    parsed, warnings, markup = mdx.parse_mdx(
+        text[len(_BOM) :] if has_bom else text,
+        file_name,
+        lambda body: _parse_blocks(body, parser, fallback),
+    )
 
     title: str | None = None
     body_start = lines.start(0)
@@ -102,6 +111,8 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
         # front matter, not body text, and its title is the document's.
         body_start, title = metadata
 
+    # A block ends before the markup lines that trail it (the parser saw them blank).
+    seen = text if markup is None else _BOM * has_bom + markup.masked
     spans: list[Block] = []
     heading_texts: dict[int, tuple[int, str, str | None]] = {}
     # `_Lines.start` and `_Lines.end` inlined: this loop meets every block.
@@ -119,7 +130,7 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
         end = starts[block.stop] if block.stop < line_count else text_end
         if start < body_start:
             continue  # the metadata block, read above
-        while end > start and text[end - 1].isspace():
+        while end > start and seen[end - 1].isspace():
             end -= 1
         if kind is html and _HTML_HEADING_HINT.search(text, start, end):
             spans.extend(_html_headings(text, start, end, heading_texts))
@@ -133,6 +144,8 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
         if region.end > region.start:
             regions.append(region)
 
+    if markup is not None:
+        spans = mdx.with_markup_blocks(spans, markup.blocks_after(body_start, len(_BOM) * has_bom))
     blocks = _cover_gaps(text, body_start, _without_overlaps(spans))
     body_end = _trailing_references_start(text, blocks)
     headings = _headings(blocks, heading_texts)
@@ -147,6 +160,7 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
         regions=tuple(sorted(regions, key=lambda region: region.start)),
         anchors=tuple(Anchor(h.start, h.anchor) for h in headings if h.anchor is not None),
         warnings=tuple(warnings),
+        hidden=() if markup is None else markup.hidden_after(body_start, len(_BOM) * has_bom),
     )
 
 
