@@ -421,6 +421,7 @@ td, th {{ border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; text-al
 tr.complete td:nth-child(4) {{ background: #d8f0d8; }}
 tr.hit td:nth-child(4) {{ background: #fdf1cf; }}
 tr.miss td:nth-child(4) {{ background: #f6d5d5; }}
+tr:target {{ outline: 3px solid #d00; }}
 .recommendation {{ font-size: 1.1em; background: #eef4fb; padding: .8em; border-radius: 6px; }}
 </style></head><body>
 <h1>Chunk settings evaluation</h1>

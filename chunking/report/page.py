@@ -27,7 +27,8 @@ body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #
 header, .banner { padding: .8em 2em; }
 header { background: #f3f5f8; border-bottom: 1px solid #dde; }
 h1 { font-size: 1.3em; margin: .2em 0; }
-.banner { background: #fff6e0; border-bottom: 1px solid #ecd9a6; }
+.banner { background: #fff6e0; border-bottom: 1px solid #ecd9a6; position: sticky; top: 0;
+  z-index: 1; max-height: 40vh; overflow: auto; }
 .banner h2 { font-size: 1.1em; margin: .2em 0; }
 .warnings li { color: #8a4b00; }
 .key span { padding: 0 .4em; margin-right: .6em; border-radius: 3px; }
@@ -38,6 +39,7 @@ main { padding: 1em 2em; }
 .seg.ov { box-shadow: inset 0 -3px 0 #555; }
 .seg.code, .seg.table { color: #123c69; }
 .seg.mark { outline: 2px solid #d00; outline-offset: 0; text-decoration: underline #d00 2px; }
+#mark { scroll-margin-top: 45vh; }
 .seg.em { font-weight: 700; }
 .seg[data-begins]::before { content: "\\25B8" attr(data-begins); font: 700 11px system-ui;
   color: #fff; background: #445; border-radius: 3px; padding: 0 3px; margin-right: 2px; }
