@@ -231,6 +231,23 @@ def test_the_command_reads_stdin_and_writes_stdout() -> None:
     assert done.stdout.startswith("<!DOCTYPE html>")
 
 
+def test_bytes_that_are_not_utf8_go_back_out_as_they_came_in(tmp_path: Path) -> None:
+    document = tmp_path / "latin1.txt"
+    document.write_bytes(b"# Caf\xe9\n\nA line with a Latin-1 \xe9 in it.\n")
+    for output in (str(tmp_path / "map.html"), "-"):
+        done = subprocess.run(
+            [sys.executable, "-m", "chunking.report", str(document), "-o", output],
+            cwd=ROOT,
+            capture_output=True,
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        page = done.stdout if output == "-" else Path(output).read_bytes()
+        assert page.count(b"Latin-1 \xe9 in it") == 2  # the text, and the embedded text
+        assert b"Caf\xe9" in page
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_text
 from chunking.options import OptionError
+from chunking.pipes import run_piped
 from chunking.report.chunk_map import map_document
 from chunking.report.page import render_chunk_map
 
@@ -54,13 +55,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except OptionError as error:
         parser.error(str(error))
-    page = render_chunk_map(chunk_map)
+    # surrogateescape: bytes that were not UTF-8 go back out as they came in.
+    page = render_chunk_map(chunk_map).encode("utf-8", errors="surrogateescape")
     if args.output == "-":
-        sys.stdout.write(page)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(page)
         return 0
     try:
-        # surrogateescape: bytes that were not UTF-8 go back out as they came in.
-        Path(args.output).write_text(page, encoding="utf-8", errors="surrogateescape")
+        Path(args.output).write_bytes(page)
     except OSError as error:
         parser.exit(2, f"{parser.prog}: cannot write {args.output}: {error.strerror}\n")
     document = chunk_map.document
@@ -73,4 +75,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_piped(main))
