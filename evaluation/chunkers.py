@@ -52,8 +52,9 @@ def chunk_all(setting: Setting, documents: Iterable[EvalDocument]) -> ChunkRun:
     return ChunkRun(tuple(chunks), tuple(warnings))
 
 
-def _ours(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
-    options = ChunkOptions(
+def chunk_options(setting: Setting) -> ChunkOptions:
+    """Our chunker's options at `setting` (the chunk map of a question uses them too)."""
+    return ChunkOptions(
         limits=setting.limits,
         mode=setting.mode,
         title_prefix=setting.title_prefix,
@@ -61,6 +62,10 @@ def _ours(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], li
         strip_markup=setting.strip_markup,
         section_fill=setting.section_fill,
     )
+
+
+def _ours(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+    options = chunk_options(setting)
     # The file name goes in as the skill gets it from metadata_storage_name.
     result = chunk_document(
         document.text, options=options, format=document.format, file_name=document.name

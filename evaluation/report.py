@@ -7,6 +7,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
+from evaluation.maps import cuts, map_path, question_maps
 from evaluation.metrics import K
 
 if TYPE_CHECKING:
@@ -192,6 +193,13 @@ def write_outputs(
     )
     html_path = folder / "report.html"
     html_path.write_text(render_html(sweep, questions, documents, model), encoding="utf-8")
+    recommended = _recommended(sweep)
+    if recommended is not None:
+        # The per-question links of report.html point at these.
+        for name, page in question_maps(recommended, questions, documents).items():
+            path = folder / name
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(page, encoding="utf-8")
     # The plots on their own too, for a README or a pull request.
     for name, plot in zip(PLOT_FILES, _plots(sweep), strict=True):
         if plot:
@@ -334,18 +342,14 @@ def _question_rows(
         )
         source = documents[question.document].source
         reference = source[question.start : question.end]
-        same = top.document == question.document
-        cut = (
-            same
-            and top.start < question.end
-            and top.end > question.start
-            and not (top.start <= question.start and top.end >= question.end)
-        )
+        cut = cuts(top, question)
         rank1 = f"{top.document} [{top.start}:{top.end}]" + (" cuts the answer" if cut else "")
         excerpt = documents[top.document].source[top.start : top.start + EXCERPT]
         rows.append(
-            f'<tr class="{verdict.split(",", maxsplit=1)[0]}"><td>{question.line}</td>'
-            f"<td>{html.escape(question.question)}</td>"
+            f'<tr id="q{question.line}" class="{verdict.split(",", maxsplit=1)[0]}">'
+            f"<td>{question.line}</td>"
+            f"<td>{html.escape(question.question)}<br>"
+            f'<a href="{html.escape(map_path(question))}#mark">chunk map</a></td>'
             f"<td>{html.escape(question.document)} [{question.start}:{question.end}]<br>"
             f"<small>{html.escape(reference[:EXCERPT])}</small></td>"
             f"<td>{verdict}</td><td>{html.escape(rank1)}<br><small>{html.escape(excerpt)}</small></td></tr>"
@@ -372,6 +376,17 @@ def _breakdown_table(
     return f"<table><thead><tr><th>setting</th>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
+def _recommended(sweep: Sweep) -> SettingResult | None:
+    return next(
+        (
+            r
+            for r in sweep.results
+            if sweep.recommendation and r.setting.label == sweep.recommendation.label
+        ),
+        None,
+    )
+
+
 def render_html(
     sweep: Sweep, questions: Sequence[Question], documents: dict[str, EvalDocument], model: str
 ) -> str:
@@ -382,18 +397,13 @@ def render_html(
     for row in rows[1:]:
         table += "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
     table += "</tbody></table>"
-    recommended = next(
-        (
-            r
-            for r in sweep.results
-            if sweep.recommendation and r.setting.label == sweep.recommendation.label
-        ),
-        None,
-    )
+    recommended = _recommended(sweep)
     per_question = ""
     if recommended is not None:
         per_question = (
             f"<h2>Questions at {html.escape(recommended.setting.label)}</h2>"
+            "<p>Each question links to the chunk map of its document at this setting: the "
+            "reference marked, the top chunks labelled with their ranks.</p>"
             "<table><thead><tr><th>line</th><th>question</th><th>reference</th><th>top 5</th>"
             "<th>rank 1</th></tr></thead><tbody>"
             + _question_rows(recommended, questions, documents)
@@ -411,6 +421,7 @@ td, th {{ border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; text-al
 tr.complete td:nth-child(4) {{ background: #d8f0d8; }}
 tr.hit td:nth-child(4) {{ background: #fdf1cf; }}
 tr.miss td:nth-child(4) {{ background: #f6d5d5; }}
+tr:target {{ outline: 3px solid #d00; }}
 .recommendation {{ font-size: 1.1em; background: #eef4fb; padding: .8em; border-radius: 6px; }}
 </style></head><body>
 <h1>Chunk settings evaluation</h1>

@@ -14,6 +14,7 @@ from evaluation.metrics import (
     METRICS,
     MRR_DEPTH,
     Interval,
+    K,
     bootstrap_mean,
     paired_difference,
     rank,
@@ -59,6 +60,8 @@ class QuestionTrace:
     top: EvalChunk
     first_hit: int | None
     complete_rank: int | None
+    ranked: tuple[EvalChunk, ...] = ()
+    """The top K chunks, best first (the chunk map labels them with their ranks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +142,9 @@ def run_sweep(
             scores = score_question(question, ranked)
             for name in METRICS:
                 per_question[name].append(scores.values[name])
-            traces.append(QuestionTrace(ranked[0], scores.first_hit, scores.complete_rank))
+            traces.append(
+                QuestionTrace(ranked[0], scores.first_hit, scores.complete_rank, tuple(ranked[:K]))
+            )
         arrays = {name: np.array(values) for name, values in per_question.items()}
         tokens = sum(counter.size(text) for text in texts)
         cost = Cost(

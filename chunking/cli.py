@@ -1,0 +1,86 @@
+"""Chunk options on a command line: `python -m chunking` and `python -m chunking.report`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import get_args
+
+from chunking.options import ChunkOptions, Limits, Sections, SplitMode, Unit
+from chunking.pipeline import FormatName
+
+TOKEN_OVERLAP_SHARE = 0.125
+"""Without --overlap, tokens overlap by an eighth of --max (64 of 512, the default)."""
+CHARACTER_OVERLAP_SHARE = 0.25
+"""Without --overlap, characters overlap by a quarter (500 of 2000, Microsoft's advice)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that exits with status 2 and one line, as the issue asks."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
+    """The chunk options (--format, --unit, --max, --overlap, ...) on `parser`."""
+    parser.add_argument("--format", choices=get_args(FormatName), default="auto")
+    parser.add_argument("--unit", choices=[u.value for u in Unit], default=Unit.TOKENS.value)
+    parser.add_argument(
+        "--max", type=int, default=None, help="maximumPageLength (512 tokens / 2000 characters)"
+    )
+    parser.add_argument(
+        "--overlap",
+        type=int,
+        default=None,
+        help="pageOverlapLength (an eighth of --max for tokens, a quarter for characters)",
+    )
+    parser.add_argument("--pages", type=int, default=0, help="maximumPagesToTake (0 = all)")
+    parser.add_argument("--mode", choices=[m.value for m in SplitMode], default="pages")
+    parser.add_argument("--language", default="en", help="defaultLanguageCode")
+    parser.add_argument("--encoder", default="cl100k_base", help="encoderModelName")
+    parser.add_argument("--title", default=None, help="title when the document has none")
+    parser.add_argument("--no-title-prefix", action="store_true")
+    parser.add_argument(
+        "--sections",
+        choices=[s.value for s in Sections],
+        default=Sections.APART.value,
+        help="apart: a heading ends a chunk (default); packed: small sections share chunks",
+    )
+    parser.add_argument(
+        "--keep-markup",
+        action="store_true",
+        help="embed markdown as written (default: without link targets, tags, directives)",
+    )
+
+
+def chunk_options(args: argparse.Namespace) -> ChunkOptions:
+    """The options `add_chunk_arguments` parsed; `OptionError` names a bad one."""
+    unit = Unit(args.unit)
+    default_max, overlap_share = (
+        (2000, CHARACTER_OVERLAP_SHARE) if unit is Unit.CHARACTERS else (512, TOKEN_OVERLAP_SHARE)
+    )
+    maximum = default_max if args.max is None else args.max
+    limits = Limits(
+        unit=unit,
+        maximum_page_length=maximum,
+        page_overlap_length=int(maximum * overlap_share) if args.overlap is None else args.overlap,
+        maximum_pages_to_take=args.pages,
+    )
+    return ChunkOptions(
+        limits=limits,
+        mode=SplitMode(args.mode),
+        encoder_model_name=args.encoder,
+        language=args.language,
+        title_prefix=not args.no_title_prefix,
+        section_fill=Sections(args.sections).fill,
+        strip_markup=not args.keep_markup,
+    )
+
+
+def read_text(name: str) -> str:
+    """A file's text (`-`: stdin); bytes that are not UTF-8 survive as lone surrogates."""
+    if name == "-":
+        return sys.stdin.read()
+    with open(name, encoding="utf-8", errors="surrogateescape") as handle:
+        return handle.read()
