@@ -164,6 +164,11 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the sweep; exit 2 with one message on bad options, documents or questions."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["generate"]:  # `python -m evaluation generate DOCS --questions N`
+        from evaluation.generate import main as generate  # noqa: PLC0415
+
+        return generate(argv[1:])
     arguments = build_parser().parse_args(argv)
     try:
         grid = grid_from(arguments)
