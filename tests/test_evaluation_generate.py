@@ -349,3 +349,31 @@ def test_a_generated_file_loads_as_the_evaluation_question_file(tmp_path: Path) 
         (q.document, q.start, q.end) for q in outcome.questions
     ]
     assert {q.document.rsplit(".", 1)[1] for q in outcome.questions} >= {"md", "html"}
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "answer"),
+    [
+        ("See the [upgrade guide](https://x.test/a_(b)) before you start the upgrade.",
+         "See the upgrade guide before you start the upgrade.",
+         "See the [upgrade guide](https://x.test/a_(b)) before you start the upgrade."),
+        ("Read the [manual][man] and then the ![logo](l.png) caption text here.",
+         "the manual and then the logo caption text",
+         "the [manual][man] and then the ![logo](l.png) caption text"),
+        ("Run `git gc --aggressive` on   a **large**\nrepository only.",
+         "Run git gc --aggressive on a large repository only.",
+         "Run `git gc --aggressive` on   a **large**\nrepository only."),
+        ("Options in [brackets] stay text: git hook run [--ignore-missing] name.",
+         "git hook run [--ignore-missing] name",
+         "git hook run [--ignore-missing] name"),
+    ],
+)  # fmt: skip
+def test_quotes_match_across_markup_and_map_back_to_the_source(
+    source: str, quote: str, answer: str
+) -> None:
+    (span,) = occurrences(normalize(source), quote)
+    assert source[span[0] : span[1]] == answer
+    # The model's quote with its markup kept matches the same span.
+    (same,) = occurrences(normalize(source), answer)
+    assert same == span
+    assert occurrences(normalize(source), quote + " Then more.") == []
