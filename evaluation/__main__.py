@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m evaluation",
         description="Chunk DOCS at every setting of the grid, embed, retrieve the answers to "
         "QUESTIONS (JSONL) and report which settings hold whole answers in their top chunks.",
+        epilog="No questions yet? python -m evaluation generate DOCS --questions N (--help).",
     )
     parser.add_argument("docs", type=Path, help="folder of .md, .html and .txt documents")
     parser.add_argument("questions", type=Path, help="JSONL: question, document, answer")

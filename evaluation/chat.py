@@ -106,7 +106,10 @@ def load_chat_settings(
     deployment = deployment or given.get(ENV_AZURE_OPENAI_CHAT_DEPLOYMENT)
     model = model or given.get(ENV_OPENAI_CHAT_MODEL)
     if provider is None:
-        has_azure = ENV_AZURE_OPENAI_ENDPOINT in given and deployment is not None
+        # An Azure endpoint set for the embeddings means Azure, unless a chat deployment is
+        # missing and an OpenAI-compatible server is configured instead.
+        has_openai = ENV_OPENAI_BASE_URL in given or ENV_OPENAI_API_KEY in given
+        has_azure = ENV_AZURE_OPENAI_ENDPOINT in given and (deployment or not has_openai)
         provider = "azure_openai" if has_azure else "openai"
     problems: list[str] = []
     if provider == "azure_openai":
@@ -165,9 +168,20 @@ def entra_token_provider(credential: Any | None = None) -> Callable[[], str]:
     # Imported at first use: only needed without an API key.
     from azure.identity import DefaultAzureCredential, get_bearer_token_provider  # noqa: PLC0415
 
-    provider: Callable[[], str] = get_bearer_token_provider(
+    get_token: Callable[[], str] = get_bearer_token_provider(
         credential or DefaultAzureCredential(), COGNITIVE_SERVICES_SCOPE
     )
+
+    def provider() -> str:
+        try:
+            return get_token()
+        except Exception as error:  # azure-identity raises several unrelated types
+            logger.info("no Microsoft Entra ID token: %s: %s", type(error).__name__, error)
+            raise ChatError(
+                f"no Microsoft Entra ID token for Azure OpenAI: sign in (az login) or set "
+                f"{ENV_AZURE_OPENAI_API_KEY}"
+            ) from error
+
     return provider
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.chat import ChatError, ChatRequestFailed
+from evaluation.chat import ChatError, ChatRequestFailed, ChatSettingsError, load_chat_settings
 from evaluation.documents import EvalDocument, load_documents
 from evaluation.generate import (
     MAX_SECTION_CHARACTERS,
@@ -377,3 +377,21 @@ def test_quotes_match_across_markup_and_map_back_to_the_source(
     (same,) = occurrences(normalize(source), answer)
     assert same == span
     assert occurrences(normalize(source), quote + " Then more.") == []
+
+
+def test_the_chat_provider_follows_what_is_configured() -> None:
+    azure = {"AZURE_OPENAI_ENDPOINT": "https://r.openai.azure.com", "AZURE_OPENAI_API_KEY": "k"}
+    server = {"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}
+    chosen = load_chat_settings({**azure, "AZURE_OPENAI_CHAT_DEPLOYMENT": "chat"})
+    assert (chosen.provider, chosen.model) == ("azure_openai", "chat")
+    assert "k" not in repr(chosen)
+    # An endpoint kept for the embeddings does not hide a configured chat server.
+    chosen = load_chat_settings({**azure, **server}, model="llama")
+    assert (chosen.provider, chosen.model) == ("openai", "llama")
+    assert load_chat_settings({**azure, **server}, deployment="chat").provider == "azure_openai"
+    with pytest.raises(ChatSettingsError, match="set AZURE_OPENAI_CHAT_DEPLOYMENT"):
+        load_chat_settings(azure)
+    with pytest.raises(ChatSettingsError, match="OPENAI_BASE_URL must start with https://"):
+        load_chat_settings({"OPENAI_BASE_URL": "ftp://x"}, model="m")
+    with pytest.raises(ChatSettingsError, match="--deployment must be a deployment name"):
+        load_chat_settings(azure, deployment="a/b")

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evaluation.__main__ import main
+from evaluation.chat import build_chat_model, load_chat_settings
 from evaluation.documents import load_documents
+from evaluation.generate import Request, generate
 from evaluation.questions import load_questions
 from tests.chat_stub import ChatStub, asked_count, shown_section
 from tests.leaks import leaks
@@ -318,3 +321,58 @@ def test_generated_questions_run_through_the_evaluation_end_to_end(
     results = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
     (setting,) = results["settings"]
     assert len(setting["perQuestion"]["complete@5"]) == 12
+
+
+class StaticCredential:
+    """A credential that hands out a fixed token."""
+
+    def __init__(self) -> None:
+        self.scopes: list[tuple[str, ...]] = []
+
+    def get_token(self, *scopes: str, **options: object) -> object:
+        from azure.core.credentials import AccessToken
+
+        self.scopes.append(scopes)
+        return AccessToken(KEY, int(time.time()) + 3600)
+
+
+class NoCredential:
+    """A credential as azure-identity's fails when nobody is signed in."""
+
+    def get_token(self, *scopes: str, **options: object) -> object:
+        from azure.core.exceptions import ClientAuthenticationError
+
+        raise ClientAuthenticationError("DefaultAzureCredential failed to retrieve a token")
+
+
+def test_without_a_key_azure_openai_is_called_with_an_entra_id_token(docs: Path) -> None:
+    documents = load_documents(docs)
+    with ChatStub(api_key=KEY) as stub:
+        settings = load_chat_settings(
+            {"AZURE_OPENAI_ENDPOINT": stub.azure_endpoint}, deployment="chat"
+        )
+        assert settings.provider == "azure_openai"
+        assert settings.description.endswith("(Microsoft Entra ID)")
+        credential = StaticCredential()
+        model = build_chat_model(settings, credential)
+        try:
+            outcome = generate(documents, model, Request(questions=1))
+        finally:
+            model.close()
+        assert stub.exchanges[0].headers["authorization"] == f"Bearer {KEY}"
+    assert len(outcome.questions) == 1
+    assert credential.scopes[0] == ("https://cognitiveservices.azure.com/.default",)
+    with ChatStub() as stub:
+        settings = load_chat_settings(
+            {"AZURE_OPENAI_ENDPOINT": stub.azure_endpoint}, deployment="chat"
+        )
+        model = build_chat_model(settings, NoCredential())
+        try:
+            outcome = generate(documents, model, Request(questions=1))
+        finally:
+            model.close()
+        assert stub.exchanges == []
+    assert outcome.questions == []
+    assert outcome.failure is not None
+    assert outcome.failure.startswith("no Microsoft Entra ID token for Azure OpenAI")
+    assert leaks(outcome.failure) == []
