@@ -53,7 +53,10 @@ MAX_SECTION_CHARACTERS = 12_000
 """Longer sections are shown in windows cut at line breaks: what the model sees is
 bounded, and a quote must come from what it saw."""
 DEFAULT_PER_SECTION = 2
+"""Two questions per section: a hundred questions come from fifty sections, spread over
+the documents, in fifty requests."""
 DEFAULT_DEADLINE_SECONDS = 1800.0
+"""Half an hour: a few hundred questions at a few seconds per request."""
 REQUEST_TIMEOUT_SECONDS = 120.0
 """One attempt's timeout; a long section on a busy deployment can take a minute."""
 MAX_FAILED_IN_A_ROW = 3
@@ -119,12 +122,16 @@ class GeneratedQuestion:
 
     question: str
     document: str
+    """The document's name in the folder."""
     start: int
+    """Code-point offset of the quote's first character in the document's source."""
     end: int
     answer: str
-    """`source[start:end]`."""
+    """`source[start:end]`: the passage as the document has it, not as the model quoted it."""
     kind: str
+    """One of `KINDS`, or '' when the model gave none of them."""
     section: tuple[str, ...]
+    """The heading path of the section it was asked about (for reading the file)."""
 
     def line(self) -> str:
         """The question file's JSON line (`load_questions` reads it)."""
@@ -148,10 +155,13 @@ class Request:
     questions: int
     """How many questions to keep in all."""
     per_section: int = DEFAULT_PER_SECTION
+    """Questions asked of one section (fewer for the last, to keep exactly `questions`)."""
     seed: int = 0
+    """Picks the order of the documents and of each one's sections."""
     language: str | None = None
     """None: each question in its section's language."""
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
+    """No request is sent after this many seconds (one in flight may still finish)."""
 
 
 @dataclass(slots=True)
@@ -161,6 +171,7 @@ class Outcome:
     questions: list[GeneratedQuestion] = field(default_factory=list)
     rejected: Counter[Rejection] = field(default_factory=Counter)
     requests: int = 0
+    """Requests sent (the client's retries of one count once)."""
     sections: int = 0
     """Sections eligible for questions, over all documents."""
     stopped: str | None = None
@@ -262,6 +273,20 @@ class _Ledger:
     spans: set[tuple[str, int, int]] = field(default_factory=set)
     questions: set[str] = field(default_factory=set)
 
+    def holds(self, question: GeneratedQuestion) -> bool:
+        """Whether its span or its question (normalized, any case) was kept already."""
+        span = (question.document, question.start, question.end)
+        return span in self.spans or _asked(question.question) in self.questions
+
+    def add(self, question: GeneratedQuestion) -> None:
+        """Remember a kept question."""
+        self.spans.add((question.document, question.start, question.end))
+        self.questions.add(_asked(question.question))
+
+
+def _asked(question: str) -> str:
+    return normal_form(question).casefold()
+
 
 def review(
     item: Mapping[str, object],
@@ -270,7 +295,7 @@ def review(
     normal: NormalText,
     kept: _Ledger,
 ) -> GeneratedQuestion | Rejection:
-    """Keep one question the model wrote, or say why not."""
+    """Keep one question the model wrote, or say why not (`kept` is only read)."""
     question, quote, kind = item.get("question"), item.get("quote"), item.get("kind")
     if not isinstance(question, str) or not question.strip():
         return Rejection.EMPTY_QUESTION
@@ -287,15 +312,10 @@ def review(
     start, end = inside[0]
     if end <= section.heading_end:
         return Rejection.HEADING
-    asked = normal_form(question).casefold()
-    if normal_form(quote).casefold() in asked:
+    if normal_form(quote).casefold() in _asked(question):
         return Rejection.TRIVIAL
-    if (document.name, start, end) in kept.spans or asked in kept.questions:
-        return Rejection.DUPLICATE
-    kept.spans.add((document.name, start, end))
-    kept.questions.add(asked)
     label = kind.strip().lower() if isinstance(kind, str) else ""
-    return GeneratedQuestion(
+    candidate = GeneratedQuestion(
         question.strip(),
         document.name,
         start,
@@ -304,6 +324,7 @@ def review(
         label if label in KINDS else "",
         section.path,
     )
+    return Rejection.DUPLICATE if kept.holds(candidate) else candidate
 
 
 def generate(
@@ -362,6 +383,7 @@ def generate(
             if isinstance(verdict, Rejection):
                 outcome.rejected[verdict] += 1
             else:
+                kept.add(verdict)
                 outcome.questions.append(verdict)
                 taken += 1
     else:

@@ -180,7 +180,10 @@ def test_repeats_of_a_kept_span_or_question_are_duplicates(
         "question": "How long is a restore?",
         "quote": "Large disks take longer, up to an hour.",
     }
-    assert isinstance(check(documents, restore, first, kept), GeneratedQuestion)
+    verdict = check(documents, restore, first, kept)
+    assert isinstance(verdict, GeneratedQuestion)
+    assert check(documents, restore, first, kept) == verdict  # review only reads `kept`
+    kept.add(verdict)
     again = {"question": "And big disks?", "quote": "Large disks take longer,  up to an hour."}
     assert check(documents, restore, again, kept) is Rejection.DUPLICATE
     same = {"question": "how long is a  restore?", "quote": "To restore a file, open the console"}
