@@ -4,7 +4,10 @@ client: scripted good and bad answers are counted, the file is the evaluation's.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -376,3 +379,19 @@ def test_without_a_key_azure_openai_is_called_with_an_entra_id_token(docs: Path)
     assert outcome.failure is not None
     assert outcome.failure.startswith("no Microsoft Entra ID token for Azure OpenAI")
     assert leaks(outcome.failure) == []
+
+
+def test_the_real_command_line_dispatches_generate(docs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "generated.jsonl"
+    with ChatStub() as stub:
+        environment = {name: value for name, value in os.environ.items()
+                       if name not in ENVIRONMENT}  # fmt: skip
+        environment |= {"PYTHONPATH": str(ROOT), "OPENAI_BASE_URL": stub.base_url}
+        done = subprocess.run(
+            [sys.executable, "-m", "evaluation", "generate", str(docs), "--questions", "2",
+             "--model", "m", "--out", str(out)],
+            cwd=ROOT, env=environment, capture_output=True, text=True, check=False, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "2 of 2 questions kept" in done.stderr
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2
