@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m evaluation",
         description="Chunk DOCS at every setting of the grid, embed, retrieve the answers to "
         "QUESTIONS (JSONL) and report which settings hold whole answers in their top chunks.",
+        epilog="No questions yet? python -m evaluation generate DOCS --questions N (--help).",
     )
     parser.add_argument("docs", type=Path, help="folder of .md, .html and .txt documents")
     parser.add_argument("questions", type=Path, help="JSONL: question, document, answer")
@@ -164,6 +165,11 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the sweep; exit 2 with one message on bad options, documents or questions."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["generate"]:  # `python -m evaluation generate DOCS --questions N`
+        from evaluation.generate import main as generate  # noqa: PLC0415
+
+        return generate(argv[1:])
     arguments = build_parser().parse_args(argv)
     try:
         grid = grid_from(arguments)
