@@ -444,10 +444,9 @@ class _Renderer:
                 self.need_space = True
             return
         if not self.line_open:
-            first_line = self.block_kind is None
+            if words[0][0] in _MARKER_START and self.heading is None:
+                words[0] = _escape_marker(words[0], first_line=self.block_kind is None)
             self.start_line()
-            if self.heading is None and words[0][0] in _MARKER_START:
-                words[0] = _escape_marker(words[0], first_line=first_line)
         elif self.need_space or text[0].isspace():
             self.write(" ")
         if self.pending_ids:
