@@ -4,7 +4,10 @@ A chunk's `content` stays the exact source span; only the embedded `text` change
 Link targets, image paths, HTML tags and comments, docfx include lines, directive
 fences and MDX markup (`Outline.hidden`) are noise to an embedding model: they spend
 its window on paths and URLs, and make chunks of one site look alike. Code blocks and
-inline code are kept verbatim (a command or a URL in code is content).
+inline code are kept verbatim (a command or a URL in code is content). A backslash
+escape of the punctuation that would read as markup (`\\#`, `\\|`, `1\\.`, which the
+HTML renderer writes for text that only looks like structure) is the character itself,
+as CommonMark reads it.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ if TYPE_CHECKING:
 
 _MARKUP = re.compile(
     r"""
-    (?=[`<\[!:*_])                                       # one test per position, then the kinds
+    (?=[`<\[!:*_\\])                                     # one test per position, then the kinds
     (?:
     (?P<code>(`+)(?:(?!\2).)+?\2)                       # inline code: kept as it is
+    | \\(?P<escape>[#>|`~+\-*_=.)<])                     # an escape: the character
     | (?P<comment><!--.*?-->)
     | (?P<include>\[!INCLUDE\s*\[[^\]]*\]\([^)]*\)\])      # docfx: pulls in another file
     | \[!(?P<alert>NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]  # docfx alert: > [!NOTE] -> > NOTE:
@@ -108,6 +112,8 @@ def _replacement(match: re.Match[str]) -> str:
         return match.group(0)
     if kind in _DROPPED:
         return ""
+    if kind == "escape":
+        return match.group("escape")
     if kind == "alert":
         return match.group("alert") + ":"
     if kind == "alt":

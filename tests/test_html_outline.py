@@ -27,6 +27,7 @@ _KINDS_OF_REGIONS = {RegionKind.CODE: BlockKind.CODE, RegionKind.TABLE: BlockKin
 _TAGS = re.compile(r"<[^>]*>")
 _HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.DOTALL)
 """Sphinx's `¶` permalink, which is not heading text (issue 14, item 7)."""
+_ESCAPE = re.compile(r"\\([#>|`~+\-*_=.)<])")
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 
 
@@ -749,9 +750,11 @@ def test_random_trees_keep_invariants_and_every_kept_word(trees: list[Node]) -> 
     markup = "".join(to_html(tree) for tree in trees)
     outline = parse_html(markup)
     assert_invariants(outline)
+    # Text that starts like markdown structure (`1.`, `#`) is escaped (`1\\.`).
+    text = _ESCAPE.sub(r"\1", outline.source)
     for tree in trees:
         for word in kept_words(tree):
-            assert word in outline.source, (word, markup, outline.source)
+            assert word in text, (word, markup, outline.source)
 
 
 @settings(max_examples=50, deadline=None)

@@ -22,6 +22,7 @@ from chunking.formats.html.main_content import (
     SECTIONING_TAGS,
     content_root,
     furniture,
+    has_boilerplate_attrs,
     page_title,
 )
 from chunking.formats.html.tree import (
@@ -47,6 +48,145 @@ _MAX_ORDINAL: Final = 999_999_999
 _FENCE: Final = "```"
 _REGION_KINDS: Final = {BlockKind.CODE: RegionKind.CODE, BlockKind.TABLE: RegionKind.TABLE}
 _HEADING_DEPTH: Final = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+# --- text that would read as markup ---------------------------------------------
+
+_MARKER_START: Final = frozenset("#>|`~-+*_=0123456789")
+"""First characters of a line's first word that may make it read as markdown structure."""
+_ORDINAL: Final = re.compile(r"[0-9]{1,9}[.)]")
+
+
+def _escape_marker(word: str, *, first_line: bool) -> str:
+    """The first word of a line, escaped (CommonMark's `\\`) if it reads as structure.
+
+    Structure in the rendering comes from elements; text that happens to begin like a
+    heading (`# of users`), quote, list marker (`-`, `+`, `*`, `1.`, `1)`), rule or
+    setext underline (`---`, `===`, `***`), fence (```` ``` ````, `~~~`) or table row
+    (`|`) must not read as one.  `embedded_text.plain_markdown` drops the backslash.
+    A word the next element's text goes on (`-<em>n</em>`) is escaped all the same:
+    the walk does not know yet, and an escape too many costs only a backslash.
+    """
+    first = word[0]
+    if first in "#>|":
+        return "\\" + word
+    if first in "`~":
+        return "\\" + word if word.startswith(first * 3) else word
+    if first.isdigit():
+        return f"{word[:-1]}\\{word[-1]}" if _ORDINAL.fullmatch(word) else word
+    if word.strip(first):
+        return word
+    # A run of one of - + * _ =: a list marker, a rule (three or more), or a setext
+    # underline (- or =, only below a line of the same paragraph).
+    if len(word) == 1:
+        marker = first in "-+*" or (first == "=" and not first_line)
+    else:
+        marker = (len(word) >= 3 and first in "-*_") or (first in "-=" and not first_line)
+    return "\\" + word if marker else word
+
+
+# --- math -------------------------------------------------------------------------
+
+_TEX_ENCODINGS: Final = frozenset(
+    {"application/x-tex", "application/x-latex", "text/x-tex", "text/latex", "tex", "latex"}
+)
+_MATH_SKIPPED: Final = frozenset({"annotation", "annotation-xml"})
+_TEX_STYLE: Final = re.compile(r"\{\\(?:display|text|script)style\b\s*(.*)\}", re.DOTALL)
+"""Wikipedia wraps every formula's TeX in `{\\displaystyle ...}`."""
+_MATHJAX_OUTPUT: Final = frozenset(
+    {"MathJax", "MathJax_Display", "MathJax_SVG", "MathJax_SVG_Display", "MathJax_CHTML",
+     "MathJax_MathML", "MathJax_MathContainer"}
+)  # fmt: skip
+"""Classes of MathJax v2's typeset output, which comes just before its `math/tex` script."""
+
+
+def _tex(text: str) -> str:
+    text = " ".join(text.translate(TRANSLATION).split())
+    match = _TEX_STYLE.fullmatch(text)
+    return match.group(1).strip() if match else text
+
+
+def _math_text(element: Element) -> str:
+    """A `<math>` element as text: its `alttext`, else its TeX annotation, else its text."""
+    alt = _tex(attr(element, "alttext"))
+    if alt:
+        return alt
+    for annotation in element.iter("annotation"):
+        if attr(annotation, "encoding").strip().lower() in _TEX_ENCODINGS:
+            tex = _tex(annotation.text or "")
+            if tex:
+                return tex
+    # The presentation markup's tokens (mi, mo, mn, mtext), annotations left out.
+    words: list[str] = [element.text] if element.text else []
+    stack: list[tuple[Iterator[Element], str | None]] = [(iter(element), None)]
+    while stack:
+        children, tail = stack[-1]
+        for child in children:
+            if type(child.tag) is str and child.tag not in _MATH_SKIPPED:
+                if child.text:
+                    words.append(child.text)
+                if len(child):
+                    stack.append((iter(child), child.tail))
+                    break
+            if child.tail:
+                words.append(child.tail)
+        else:
+            stack.pop()
+            if tail:
+                words.append(tail)
+    return " ".join(" ".join(words).translate(TRANSLATION).split())
+
+
+def _math_script_text(script: Element) -> str | None:
+    """A MathJax `<script type="math/tex">` (or `math/asciimath`, `math/mml`) as text,
+    or None when it is not math or MathJax's output or preview already shows it."""
+    kind = attr(script, "type").strip().lower()
+    if not kind.startswith("math/"):
+        return None
+    previous = script.getprevious()
+    if previous is not None and _is_mathjax_output(previous):
+        if _has_text(previous):
+            return None
+        previous = previous.getprevious()
+    if (
+        previous is not None
+        and "MathJax_Preview" in attr_tokens(previous.get("class"))
+        and _has_text(previous)
+    ):
+        return None
+    if kind.startswith("math/mml"):
+        # MathML source as the script's text: its tags are not worth parsing here.
+        return " ".join(re.sub(r"<[^>]*>", " ", script.text or "").split()) or None
+    return _tex(script.text or "") or None
+
+
+def _is_mathjax_output(element: Element) -> bool:
+    if element.tag == "mjx-container":
+        return True
+    return any(token in _MATHJAX_OUTPUT for token in attr_tokens(element.get("class")))
+
+
+def _has_text(element: Element) -> bool:
+    """Whether `element` renders text or a formula (its `<math>`, an image's alt)."""
+    for node in element.iter():
+        tag = node.tag
+        if tag == "math" or (tag == "img" and attr(node, "alt").strip()):
+            return True
+        if type(tag) is str and tag not in DROP_TAGS and (node.text or "").strip():
+            return True
+        if (node.tail or "").strip() and node is not element:
+            return True
+    return False
+
+
+def _is_math_fallback_image(element: Element) -> bool:
+    """Wikipedia's formula image: aria-hidden, for its MathML copy is in a hidden span;
+    Readability keeps it too (`fallback-image` in its visibility test)."""
+    classes = attr(element, "class")
+    if "fallback-image" not in classes:
+        return False
+    attrs = {key: value for key, value in element.attrib.items() if key != "aria-hidden"}
+    return not has_boilerplate_attrs(attrs)
 
 
 def _bounded_int(text: str, low: int, high: int) -> int:
@@ -307,6 +447,8 @@ class _Renderer:
                 self.need_space = True
             return
         if not self.line_open:
+            if words[0][0] in _MARKER_START and self.heading is None:
+                words[0] = _escape_marker(words[0], first_line=self.block_kind is None)
             self.start_line()
         elif self.need_space or text[0].isspace():
             self.write(" ")
@@ -351,8 +493,27 @@ class _Renderer:
     # --- element bookkeeping ----------------------------------------------
 
     def is_dropped(self, element: Element) -> bool:
+        """Whether the walk skips the element's content (its tail is still rendered).
+
+        `<math>` and MathJax's `math/tex` scripts are skipped too, once rendered here
+        as text of their own: their markup is not walked.
+        """
         name = element.tag
-        if name in DROP_TAGS:
+        if name in _SKIPPED_TAGS:
+            if name == "script":
+                if element.attrib:
+                    formula = _math_script_text(element)
+                    if formula is not None:
+                        block = "mode=display" in attr(element, "type").replace(" ", "")
+                        self.math(formula, block=block)
+            elif name == "math":
+                if element.attrib and has_boilerplate_attrs(element.attrib):
+                    self.dropped += 1
+                    return True
+                if element.attrib:
+                    self.register_ids(element)
+                block = attr(element, "display").strip().lower() == "block"
+                self.math(_math_text(element), block=block)
             return True
         # `furniture` holds the elements marked boilerplate by their attributes too.
         boilerplate = (
@@ -360,9 +521,30 @@ class _Renderer:
             or name in BOILERPLATE_TAGS
             or (name in LANDMARK_TAGS and self.sectioning == 0)
         )
+        if boilerplate and name == "img" and element.attrib and _is_math_fallback_image(element):
+            self.math(_tex(attr(element, "alt")), block=False)
+            return True
         if boilerplate:
             self.dropped += 1
         return boilerplate
+
+    def math(self, formula: str, *, block: bool) -> None:
+        """A formula's text, in the flow; a display formula as a line of its own."""
+        if not formula or self.muted:
+            return
+        mode = self.mode
+        if mode is _Mode.PRE:
+            if self.pre is not None:
+                self.pre.parts.append(formula)
+        elif mode is _Mode.TABLE:
+            if self.table is not None:
+                self.table.add(formula)
+        elif block and mode is _Mode.NORMAL:
+            _boundary(self)
+            self.text(formula)
+            self.end_line()
+        else:
+            self.text(formula)
 
     def register_ids(self, element: Element) -> None:
         element_id = element.get("id")
@@ -681,7 +863,12 @@ def _render_table(r: _Renderer, table: _Table) -> None:
 def _emit_table(r: _Renderer, table: _Table) -> None:
     if table.caption is not None and table.caption.parts:
         r.pending_ids.extend(table.caption.ids)
-        r.emit_block(BlockKind.PARAGRAPH, "".join(table.caption.parts))
+        caption = "".join(table.caption.parts)
+        if caption[0] in _MARKER_START:
+            first, _, rest = caption.partition(" ")
+            first = _escape_marker(first, first_line=True)
+            caption = f"{first} {rest}" if rest else first
+        r.emit_block(BlockKind.PARAGRAPH, caption)
     rows = [row for row in table.rows if row.cells]
     if not any(cell.parts for row in rows for cell in row.cells):
         for row in rows:
@@ -866,6 +1053,9 @@ _BLOCK_TAGS: Final = frozenset(
     }
 )  # fmt: skip
 """Plain block containers: they end the paragraph before and after them."""
+
+_SKIPPED_TAGS: Final = DROP_TAGS | {"math"}
+"""What `_Renderer.is_dropped` skips by name (math after rendering it as text)."""
 
 _PRE_TAGS: Final = ("pre", "listing", "xmp", "plaintext")
 _LIST_TAGS: Final = ("ul", "ol", "menu", "dir")
