@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python="${PYTHON:-python3}"
-# Debian packages some tests need (Java for PySpark's local mode): installed when missing
+# Debian packages some tests need (Java for PySpark's local mode, Chromium for the chunk
+# map's browser tests): installed when missing
 # and possible (root with apt-get); without them those tests skip and say why.
 debian_package() {  # command package
   if ! command -v "$1" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [[ $(id -u) == 0 ]]; then
@@ -13,6 +14,7 @@ debian_package() {  # command package
   fi
 }
 debian_package java openjdk-17-jre-headless
+debian_package chromium chromium
 if [[ ! -x .venv/bin/python ]]; then
   "$python" -m venv .venv
 fi
