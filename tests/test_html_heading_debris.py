@@ -145,3 +145,24 @@ def test_the_sphinx_fixture_has_clean_headings() -> None:
     assert "¶" not in outline.source
     assert outline.headings[0].text == "Plotting"
     assert outline.headings[0].anchor == "plotting"
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        '<h2>Components[<a href="/w/index.php?title=X&amp;action=edit">edit</a>]</h2>',
+        "<h2>Components [edit]</h2>",
+        '<h2>Components<span>[<a href="/e">edit</a> | <a href="/s">edit source</a>]</span></h2>',
+    ],
+)
+def test_a_stripped_mediawiki_edit_link_leaves_the_path(heading: str) -> None:
+    """Copies of wiki pages (and Readability's output) keep `[edit]` as bare text."""
+    outline = parse_html(f"<html><body>{heading}<p>Text.</p></body></html>")
+    assert [h.text for h in outline.headings] == ["Components"]
+
+
+def test_a_heading_that_is_only_the_edit_link_puts_nothing_in_the_path() -> None:
+    page = "<html><body><h1>T</h1><h2>A</h2><p>One.</p><h2>[edit]</h2><p>Two.</p></body></html>"
+    document = chunk_document(page, format="html")
+    assert all("edit" not in entry for chunk in document.chunks for entry in chunk.headings)
+    assert "Two." in "".join(chunk.content for chunk in document.chunks)

@@ -664,6 +664,11 @@ def _push_id_frame(r: _Renderer, element: Element) -> bool:
     return False
 
 
+_EDIT_SUFFIX = re.compile(
+    r"\s*\[\s*edit(?:\s+source)?(?:\s*\|\s*edit(?:\s+source)?)*\s*\]\s*$", re.IGNORECASE
+)
+
+
 def _heading(r: _Renderer, element: Element) -> _Exit | None:
     r.close_block()
     own = element.get("id")
@@ -677,7 +682,10 @@ def _heading(r: _Renderer, element: Element) -> _Exit | None:
 
     def leave() -> None:
         if r.block_kind is BlockKind.HEADING:
-            text = "".join(r.out[state.text_index :])
+            # MediaWiki's edit link, when its markup was stripped on the way (a copy of a
+            # page, Readability's output), is left as a bracketed word after the title.
+            # A heading that was only the edit link (its title lost too) has no text.
+            text = _EDIT_SUFFIX.sub("", "".join(r.out[state.text_index :]))
             r.headings.append(
                 Heading(r.block_start, r.pos, state.depth, text, state.anchor or state.inner_anchor)
             )
