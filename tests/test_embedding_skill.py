@@ -435,7 +435,7 @@ def test_health_says_which_provider_is_active(
 
 
 def test_health_says_none_without_endpoint_or_local_model(call_function: FunctionCaller) -> None:
-    app = function_app_with(load_settings({}, local_installed=lambda: False))
+    app = function_app_with(load_settings({}, local_installed=lambda _model: False))
     health = json.loads(call_function(app, "GET", "/api/health").get_body())
     assert health["embedding"]["provider"] == "none"
     assert "no local model installed" in health["embedding"]["reason"]

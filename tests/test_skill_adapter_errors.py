@@ -33,7 +33,7 @@ UNPARSEABLE_URL = "http://[::1"
 def settings_from(environ: dict[str, str]) -> Settings | SettingsError:
     """What the app reads from these app settings (a SettingsError when they cannot work)."""
     try:
-        return load_settings(environ, local_installed=lambda: False)
+        return load_settings(environ, local_installed=lambda _model: False)
     except SettingsError as error:
         return error
 

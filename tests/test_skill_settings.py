@@ -21,7 +21,7 @@ from skills.settings import (
 )
 
 
-def not_installed() -> bool:
+def not_installed(model: str) -> bool:
     return False
 
 
