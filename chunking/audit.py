@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
-from chunking.embedded_text import code_regions, plain_markdown
+from chunking.embedded_text import code_regions, marker_blocks, plain_markdown
 from chunking.formats.titles import resolve_title
 from chunking.outline import Outline, RegionKind
 from chunking.sections import SectionTree
@@ -106,7 +106,9 @@ def audit_document(
             audit.flag("content_not_slice", where)
         embedded = chunk.content
         if options.strip_markup and outline.format == "markdown":
-            embedded = plain_markdown(source, chunk.start, chunk.end, code_regions(outline))
+            embedded = plain_markdown(
+                source, chunk.start, chunk.end, code_regions(outline), marker_blocks(outline)
+            )
         if not (chunk.text.endswith(embedded) or chunk.text.endswith(chunk.content)):
             audit.flag("text_not_ending_in_content", where)
         if chunk.start <= previous_start:

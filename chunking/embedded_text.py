@@ -13,10 +13,10 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
-from chunking.outline import RegionKind
+from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:
-    from chunking.outline import Outline, Region
+    from chunking.outline import Block, Outline, Region
 
 _MARKUP = re.compile(
     r"""
@@ -47,8 +47,34 @@ def code_regions(outline: Outline) -> tuple[Region, ...]:
     return tuple(region for region in outline.regions if region.kind is RegionKind.CODE)
 
 
-def plain_markdown(source: str, start: int, end: int, code: tuple[Region, ...]) -> str:
-    """`source[start:end]` with markup noise removed outside code blocks and inline code."""
+def marker_blocks(outline: Outline) -> tuple[Block, ...]:
+    """The container markers of an outline (a docfx tab group's `---`): `plain_markdown`
+    leaves them out."""
+    return tuple(block for block in outline.blocks if block.kind is BlockKind.MARKER)
+
+
+def plain_markdown(
+    source: str, start: int, end: int, code: tuple[Region, ...], markers: tuple[Block, ...] = ()
+) -> str:
+    """`source[start:end]` with markup noise removed outside code blocks and inline code,
+    and without `markers`."""
+    if not markers:
+        return _without_noise(source, start, end, code)
+    pieces: list[str] = []
+    position = start
+    first = bisect.bisect_right(markers, start, key=lambda block: block.end)
+    for marker in markers[first:]:
+        if marker.start >= end:
+            break
+        if marker.start > position:
+            pieces.append(_without_noise(source, position, marker.start, code))
+        position = max(position, min(marker.end, end))
+    if position < end:
+        pieces.append(_without_noise(source, position, end, code))
+    return "".join(pieces)
+
+
+def _without_noise(source: str, start: int, end: int, code: tuple[Region, ...]) -> str:
     pieces: list[str] = []
     position = start
     # Regions are sorted and disjoint, so their ends ascend: skip those before the span.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
-from chunking.embedded_text import code_regions, plain_markdown
+from chunking.embedded_text import code_regions, marker_blocks, plain_markdown
 from chunking.formats.detect import detect_format
 from chunking.formats.titles import resolve_title
 from chunking.options import ChunkOptions, OptionError
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from chunking.options import Unit
-    from chunking.outline import Format, Outline, Region
+    from chunking.outline import Block, Format, Outline, Region
     from chunking.sizing import Sizer
     from chunking.split.splitter import Span
 
@@ -87,8 +87,8 @@ def chunk_document(
     context = Contextualizer.for_options(sizer, title_text, options)
     spans = strategy(outline, tree, sizer, context, options)
     if options.strip_markup and outline.format == "markdown":
-        code = code_regions(outline)
-        spans = [_without_markup(span, outline, code, sizer) for span in spans]
+        code, markers = code_regions(outline), marker_blocks(outline)
+        spans = [_without_markup(span, outline, code, markers, sizer) for span in spans]
     digest = _document_digest(outline.source, options)
     chunks = tuple(
         Chunk(
@@ -139,14 +139,20 @@ def _prefix_warnings(context: Contextualizer, unit: Unit) -> list[str]:
     ]
 
 
-def _without_markup(span: Span, outline: Outline, code: tuple[Region, ...], sizer: Sizer) -> Span:
+def _without_markup(
+    span: Span,
+    outline: Outline,
+    code: tuple[Region, ...],
+    markers: tuple[Block, ...],
+    sizer: Sizer,
+) -> Span:
     """The span with markup noise left out of its embedded text (`content` is untouched).
 
     Leaving markup out only shortens the text the splitter measured, so the limit still
     holds; the size is measured again, and the planned text is kept in the rare case the
     new one is not smaller (a token join can add one).
     """
-    content = plain_markdown(outline.source, span.start, span.end, code)
+    content = plain_markdown(outline.source, span.start, span.end, code, markers)
     text = span.text[: len(span.text) - (span.end - span.start)] + content
     if text == span.text:
         return span

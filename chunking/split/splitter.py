@@ -110,10 +110,11 @@ class _Document:
         positions: list[int] = []
         levels: list[Level] = []
         forbidden: list[tuple[int, int]] = []
-        heading_starts = {h.start: h.depth for h in outline.headings}
+        # Container headings nest past h6; a boundary is at most as weak as an h6.
+        heading_starts = {h.start: min(h.depth, Level.H6) for h in outline.headings}
         previous_kind: BlockKind | None = None
         content_end = outline.content_end
-        heading = BlockKind.HEADING
+        heading, marker = BlockKind.HEADING, BlockKind.MARKER
         block_level = Level.BLOCK
         last = -1
         for block in outline.blocks:
@@ -121,14 +122,17 @@ class _Document:
             if start >= content_end:
                 break
             # A heading never ends a chunk: no boundary between it and what follows.
-            if previous_kind is not heading and last != start:
+            # A container's end marker (docfx `---`, `::: zone-end`) does not begin one
+            # either: it stays with the container it ends.
+            if previous_kind is not heading and last != start and block.kind is not marker:
                 depth = heading_starts.get(start)
                 positions.append(start)
-                levels.append(Level(depth) if depth else block_level)
+                levels.append(_LEVELS[depth] if depth else block_level)
                 last = start
             previous_kind = block.kind
             if previous_kind is heading:
                 forbidden.append((start, _skip_space(source, block.end)))
+
         if positions and positions[0] <= outline.body_start:
             del positions[0], levels[0]
         positions.append(content_end)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from chunking.formats.front_matter import front_matter_title, metadata_block
 from chunking.formats.markdown import markdown_it_parser, pulldown_parser
 from chunking.formats.markdown.blocks import line_starts
+from chunking.formats.markdown.docfx import docfx_containers
 from chunking.gc_pause import paused_gc
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
 
@@ -136,6 +137,8 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
     blocks = _cover_gaps(text, body_start, _without_overlaps(spans))
     body_end = _trailing_references_start(text, blocks)
     headings = _headings(blocks, heading_texts)
+    regions.sort(key=lambda region: region.start)
+    blocks, headings = docfx_containers(text, blocks, headings, regions)
     return Outline(
         source=text,
         format="markdown",
@@ -144,7 +147,7 @@ def _outline(text: str, parser: BlockParser, fallback: BlockParser) -> Outline:
         body_end=body_end,
         headings=headings,
         blocks=tuple(blocks),
-        regions=tuple(sorted(regions, key=lambda region: region.start)),
+        regions=tuple(regions),
         anchors=tuple(Anchor(h.start, h.anchor) for h in headings if h.anchor is not None),
         warnings=tuple(warnings),
     )
