@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
 from chunking.formats.markdown import markdown_it_parser
@@ -12,6 +16,7 @@ from chunking.formats.markdown.outline import parse_markdown
 from chunking.outline import BlockKind
 from chunking.sections import SectionTree
 from tests.helpers import chunk_and_audit, embedded_content, paths_and_anchors
+from tests.strategies import HEADING_WORDS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
@@ -134,6 +139,33 @@ def test_a_setext_underline_does_not_end_a_tab_group() -> None:
         ("Title here", ("S", "A", "Title here")),
     ]
     assert chunk_paths(text) == {"P: inside": ("S", "A", "Title here"), "P: after": ("S",)}
+
+
+def test_a_heading_at_the_tabs_level_is_tab_content_when_the_group_goes_on() -> None:
+    # docfx: everything up to the `---` is tab content (azure-cli-endpoints.md has
+    # `### Endpoint suffixes` in each `### [Public Cloud](#tab/...)` tab).
+    text = (
+        "## S\n\n### [A](#tab/a)\n\n### Sub\n\nP: a sub\n\n### [B](#tab/b)\n\n### Sub\n\n"
+        "P: b sub\n\n---\n\n### T\n\nP: t\n"
+    )
+    assert [path for _, path in tree_paths(text)] == [
+        ("S",),
+        ("S", "A"),
+        ("S", "A", "Sub"),
+        ("S", "B"),
+        ("S", "B", "Sub"),
+        ("S", "T"),
+    ]
+    assert chunk_paths(text) == {
+        "P: a sub": ("S", "A", "Sub"),
+        "P: b sub": ("S", "B", "Sub"),
+        "P: t": ("S", "T"),
+    }
+
+
+def test_a_heading_above_the_tabs_ends_a_group_without_its_rule() -> None:
+    text = "## S\n\n### [A](#tab/a)\n\nP: a\n\n## T\n\nP: t\n\n---\n"
+    assert [path for _, path in tree_paths(text)] == [("S",), ("S", "A"), ("T",)]
 
 
 def test_a_heading_as_high_as_the_tabs_ends_a_group_without_its_rule() -> None:
@@ -397,3 +429,168 @@ def test_fixture_tab_pages_keep_their_sections() -> None:
         if line.lstrip().startswith((":::zone", "::: zone"))
     ]
     assert not zone_lines
+
+
+# ---------------------------------------------------------------- properties
+
+PIVOTS = [
+    ("programming-language-csharp", "C#"),
+    ("azure-cli", "Azure CLI"),
+    ("python", "Python"),
+    ("cluster-scope", "Cluster scope"),
+]
+
+
+@dataclass(frozen=True)
+class Element:
+    """A generated block: its span, the heading path a reference parse gives it."""
+
+    start: int
+    end: int
+    path: tuple[tuple[str, int], ...]
+    """Names with a number each: two zones of one pivot are two sections."""
+    glued: bool
+    """A heading or container end marker: a chunk that begins with it is about what follows."""
+
+
+class _Writer:
+    """Builds a document and, block by block, the path each block has by docfx's rules."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.elements: list[Element] = []
+        self.count = 0
+
+    def add(self, block: str, path: tuple[tuple[str, int], ...], *, glued: bool = False) -> None:
+        if self.text:
+            self.text += "\n\n"
+        self.elements.append(Element(len(self.text), len(self.text) + len(block), path, glued))
+        self.text += block
+
+    def name(self, words: list[str]) -> tuple[str, int]:
+        """A section's name and number."""
+        self.count += 1
+        return f"{' '.join(words)} n{self.count}", self.count
+
+    def heading(self, depth: int, name: tuple[str, int], form: str) -> str:
+        text, number = name
+        if form == "raw":
+            return f'<h{depth} id="raw{number}">{text}</h{depth}>'
+        return f"{'#' * depth} {text}{form % number if form else ''}"
+
+
+SectionPath = tuple[tuple[str, int], ...]
+
+
+def _nest(
+    stack: list[tuple[int, tuple[str, int]]], depth: int, name: tuple[str, int]
+) -> SectionPath:
+    """Open a heading in a plain markdown section stack; its path."""
+    while stack and stack[-1][0] >= depth:
+        stack.pop()
+    stack.append((depth, name))
+    return tuple(entry for _, entry in stack)
+
+
+HEADING_FORM = st.sampled_from(["", "", " {#id%d}", " {: #attr%d}", "raw"])
+INNER = st.lists(
+    st.one_of(
+        st.tuples(st.just("heading"), st.integers(2, 6), HEADING_WORDS, HEADING_FORM),
+        st.tuples(st.just("para"), st.integers(1, 30)),
+    ),
+    max_size=4,
+)
+TOP = st.lists(
+    st.one_of(
+        st.tuples(st.just("heading"), st.integers(2, 6), HEADING_WORDS, HEADING_FORM),
+        st.tuples(st.just("para"), st.integers(1, 30)),
+        st.tuples(
+            st.just("tabs"),
+            st.integers(1, 6),
+            st.lists(st.tuples(HEADING_WORDS, INNER), min_size=1, max_size=3),
+        ),
+        st.tuples(st.just("zone"), st.sampled_from(PIVOTS), st.booleans(), INNER),
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+def _inner(writer: _Writer, items: list[Any], base: SectionPath, floor: int) -> SectionPath:
+    """Blocks inside a tab or zone: headings nest below the label; the path at the end."""
+    stack: list[tuple[int, tuple[str, int]]] = []
+    path = base
+    for item in items:
+        if item[0] == "heading":
+            _, depth, words, form = item
+            if depth < floor:
+                continue  # above the tabs: it would end the group
+            name = writer.name(words)
+            path = base + _nest(stack, depth, name)
+            writer.add(writer.heading(depth, name, form), path, glued=True)
+        else:
+            writer.add("Words here. " * item[1], path)
+    return path
+
+
+@st.composite
+def docfx_documents(draw: st.DrawFn) -> tuple[str, list[Element]]:
+    """A docfx page of sections, tab groups and zone pivots, and each block's path."""
+    writer = _Writer()
+    writer.add("# Title", (), glued=True)
+    writer.add("Intro words.", ())
+    stack: list[tuple[int, tuple[str, int]]] = []
+    items: list[Any] = draw(TOP)
+    for item in items:
+        here = tuple(entry for _, entry in stack)
+        if item[0] == "heading":
+            _, depth, words, form = item
+            name = writer.name(words)
+            writer.add(writer.heading(depth, name, form), _nest(stack, depth, name), glued=True)
+        elif item[0] == "para":
+            writer.add("Some words. " * item[1], here)
+        elif item[0] == "tabs":
+            _, level, tabs = item
+            path = here
+            for words, inner in tabs:
+                label = writer.name(words)
+                tab = f"{'#' * level} [{label[0]}](#tab/t{label[1]})"
+                writer.add(tab, (*here, label), glued=True)
+                path = _inner(writer, inner, (*here, label), level)
+            writer.add("---", path, glued=True)
+        else:
+            _, (pivot, words), spaced, inner = item
+            writer.count += 1
+            label = (words, writer.count)
+            space = " " if spaced else ""
+            writer.add(f':::{space}zone pivot="{pivot}"', (*here, label), glued=True)
+            path = _inner(writer, inner, (*here, label), 1)
+            writer.add(f":::{space}zone-end", path, glued=True)
+    return writer.text + "\n", writer.elements
+
+
+def _common(paths: list[SectionPath]) -> tuple[str, ...]:
+    """The names of the longest path all of `paths` begin with."""
+    common = paths[0]
+    for path in paths[1:]:
+        size = 0
+        while size < min(len(common), len(path)) and common[size] == path[size]:
+            size += 1
+        common = common[:size]
+    return tuple(name for name, _ in common)
+
+
+@settings(max_examples=150, deadline=None)
+@given(docfx_documents(), st.integers(300, 900))
+def test_chunk_paths_match_a_reference_parse(
+    document: tuple[str, list[Element]], limit: int
+) -> None:
+    text, elements = document
+    chunked, audit = chunk_and_audit(text, ChunkOptions(limits=Limits(Unit.CHARACTERS, limit, 0)))
+    assert not audit.violations, audit.examples
+    for chunk in chunked.chunks:
+        inside = [e for e in elements if e.start < chunk.end and e.end > chunk.start]
+        # Leading headings and markers are skipped when content follows them.
+        while len(inside) > 1 and inside[0].glued and inside[0].start >= chunk.start:
+            inside.pop(0)
+        assert chunk.headings == _common([e.path for e in inside]), (chunk.start, chunk.end)

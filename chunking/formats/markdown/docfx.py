@@ -3,7 +3,9 @@
 Microsoft Learn (docfx) writes alternatives as containers:
 
 - a tab group, headings whose only content is a link `[Label](#tab/id)` (or
-  `#tab/id/condition`), closed by a thematic break (`---`);
+  `#tab/id/condition`), closed by a thematic break (`---`; here also by a
+  heading above the tabs, or at their level when no tab and no `---` follows:
+  the `---` was forgotten);
 - a zone pivot, `::: zone pivot="programming-language-csharp"` ... `::: zone-end`.
 
 Read as plain CommonMark, each tab label is a heading of whatever level the
@@ -81,6 +83,8 @@ class _Container:
     """How many sections were open when the container began; it closes them."""
     labels: list[int] = field(default_factory=list)
     """Indices of its labels (the tab headings, or the zone's one) in the output."""
+    goes_on_to: int = -1
+    """Index of a block the group is known to reach (a tab heading or its `---`)."""
 
 
 def docfx_containers(
@@ -137,7 +141,7 @@ class _Scopes:
             elif block.kind is BlockKind.HEADING:
                 heading = self.by_start.get(block.start)
                 if heading is not None:
-                    self._heading(heading)
+                    self._heading(index, heading)
             elif block.kind is BlockKind.RULE and self._top_is_tab_group():
                 # The group's end: docfx renders no rule there.
                 self.blocks[index] = Block(BlockKind.MARKER, block.start, block.end)
@@ -205,21 +209,48 @@ class _Scopes:
         if zones:  # else a stray marker, nothing to close
             self._close(zones[-1], end)
 
-    def _heading(self, heading: Heading) -> None:
+    def _heading(self, index: int, heading: Heading) -> None:
         tab = _is_tab(self.text, heading)
         if tab is not None:
             self._tab(heading, tab)
             return
-        # The brief's safety net over docfx, where only `---` ends a group: a
-        # heading as high as the tabs ends it too, so a forgotten `---` does
-        # not pull the rest of the page into the last tab.
-        while self._top_is_tab_group() and heading.depth <= self.containers[-1].tab_level:
+        while self._top_is_tab_group() and self._ends_group(index, heading):
             self._close(len(self.containers) - 1, heading.start)
         if self.containers:
             container = self.containers[-1]
             depth = container.depth + 1 + max(heading.depth - container.inner_base, 0)
             heading = replace(heading, depth=depth)
         self._push(heading)
+
+    def _ends_group(self, index: int, heading: Heading) -> bool:
+        """Whether a heading that is no tab ends the open tab group.
+
+        In docfx only the `---` does: every heading before it is tab content.  A
+        heading above the tabs' level still ends the group here, and one at their
+        level does unless a tab or the `---` follows: either way the author forgot
+        the `---`, and the rest of the page is not the last tab's.
+        """
+        group = self.containers[-1]
+        if heading.depth < group.tab_level:
+            return True
+        if heading.depth > group.tab_level or index < group.goes_on_to:
+            return False
+        for ahead in range(index + 1, len(self.blocks)):
+            block = self.blocks[ahead]
+            if block.kind is BlockKind.RULE:
+                group.goes_on_to = ahead
+                return False
+            if block.start in self.zone_labels or block.start in self.zone_ends:
+                return True
+            later = self.by_start.get(block.start) if block.kind is BlockKind.HEADING else None
+            if later is None:
+                continue
+            if _is_tab(self.text, later):
+                group.goes_on_to = ahead
+                return False
+            if later.depth < group.tab_level:
+                return True
+        return True
 
     def _tab(self, heading: Heading, tab: re.Match[str]) -> None:
         if self._top_is_tab_group():
