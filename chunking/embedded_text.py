@@ -37,8 +37,10 @@ _MARKUP = re.compile(
     re.VERBOSE | re.MULTILINE | re.DOTALL,
 )
 """Every kind of markup noise in one pattern, so prose is scanned once."""
-_DIRECTIVE = re.compile(r"^[ \t>]*:::[^\n]*$", re.MULTILINE)
-"""docfx `:::` lines other than images (zone, row, column, moniker) are fences, not text."""
+_DIRECTIVE = re.compile(r"(?<![^\r\n])[ \t>]*:::[^\r\n]*(?![^\r\n])")
+"""docfx `:::` lines other than images (zone, row, column, moniker) are fences, not text.
+Lines end at CR too: `^` and `$` see only LF, so in a file of CR line endings a directive
+stayed, or took the rest of the text with it."""
 _DROPPED = frozenset({"comment", "include", "tag", "bold"})
 
 

@@ -101,7 +101,9 @@ def test_headings_inside_a_tab_nest_below_its_label() -> None:
 def test_a_tab_group_under_an_h6_nests_past_h6() -> None:
     text = "###### Six\n\n# [A](#tab/a)\n\n## Inner\n\nP: inner\n\n---\n\nP: six\n"
     outline = parse_markdown(text)
-    assert [h.depth for h in outline.headings] == [6, 7, 8]
+    six, tab, inner = (h.depth for h in outline.headings)
+    assert (six, tab) == (6, 7)
+    assert inner > tab
     assert chunk_paths(text) == {"P: inner": ("Six", "A", "Inner"), "P: six": ("Six",)}
 
 
@@ -161,6 +163,18 @@ def test_a_heading_at_the_tabs_level_is_tab_content_when_the_group_goes_on() -> 
         "P: b sub": ("S", "B", "Sub"),
         "P: t": ("S", "T"),
     }
+
+
+def test_headings_at_and_below_the_tabs_level_keep_their_nesting_in_a_tab() -> None:
+    """Regression (found by `test_chunk_paths_match_a_reference_parse`): `## n3` and
+    `### n4` inside a `##` tab were siblings."""
+    text = "## n1\n\n## [n2](#tab/t2)\n\n## n3\n\n### n4\n\n---\n"
+    assert [path for _, path in tree_paths(text)] == [
+        ("n1",),
+        ("n1", "n2"),
+        ("n1", "n2", "n3"),
+        ("n1", "n2", "n3", "n4"),
+    ]
 
 
 def test_a_heading_above_the_tabs_ends_a_group_without_its_rule() -> None:
@@ -371,6 +385,18 @@ def test_rows_and_columns_are_markers_only() -> None:
     assert ":::" not in plain
     assert "P: left" in plain
     assert "P: right" in plain
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_markers_are_left_out_whatever_the_line_endings(newline: str) -> None:
+    text = (ZONES + ROWS).replace("\n", newline)
+    document = chunk_document(text, options=SMALL)
+    assert [c.headings for c in document.chunks] == [
+        c.headings for c in chunk_document(ZONES + ROWS, options=SMALL).chunks
+    ]
+    embedded = "".join(c.text for c in document.chunks)
+    assert ":::" not in embedded
+    assert embedded.count("P: ") == (ZONES + ROWS).count("P: ")
 
 
 def test_alerts_in_tabs_keep_their_label() -> None:

@@ -73,12 +73,13 @@ class _Container:
     """An open tab group or zone, and the headings it labels."""
 
     tab_level: int
-    """The tab headings' own `#` level (a heading at it or above ends the group);
-    0 for a zone."""
+    """The tab headings' own `#` level (a heading above it ends the group, one at
+    it may: see `_ends_group`); 0 for a zone."""
     depth: int
     """The labels' depth in the section tree."""
     inner_base: int
-    """A heading of this `#` level inside the container goes right below the label."""
+    """A heading of this `#` level inside the container goes right below the label,
+    deeper ones as much deeper: the tabs' level, or a zone's highest heading level."""
     stack_base: int
     """How many sections were open when the container began; it closes them."""
     labels: list[int] = field(default_factory=list)
@@ -164,7 +165,8 @@ class _Scopes:
         """Where a container closed by block `index` ends: at the next block with
         content, so the closing marker and the comments after it (`<!-- End tab
         selectors -->`) stay with the container; None if nothing follows."""
-        for block in self.blocks[index + 1 :]:
+        for ahead in range(index + 1, len(self.blocks)):
+            block = self.blocks[ahead]
             if block.kind is BlockKind.MARKER or (
                 block.kind is BlockKind.HTML
                 and self.text.startswith("<!--", block.start)
@@ -196,7 +198,8 @@ class _Scopes:
     def _zone_base(self, index: int) -> int:
         """The highest `#` level among the zone's own headings (6 if none)."""
         levels = [6]
-        for block in self.blocks[index + 1 :]:
+        for ahead in range(index + 1, len(self.blocks)):
+            block = self.blocks[ahead]
             if block.start in self.zone_ends or block.start in self.zone_labels:
                 break
             heading = self.by_start.get(block.start) if block.kind is BlockKind.HEADING else None
@@ -260,7 +263,8 @@ class _Scopes:
         else:
             group = _Container(heading.depth, self._label_depth(), 0, len(self.open))
             self.containers.append(group)
-        group.inner_base = heading.depth + 1
+        # A heading at the tabs' own level may be tab content (see `_ends_group`).
+        group.inner_base = heading.depth
         label = heading.text
         tab_id, condition = tab.group("id"), tab.group("condition")
         self.tab_labels.setdefault(tab_id, label)
@@ -284,7 +288,7 @@ def _split_zone_markers(
     ends: set[int] = set()
     result: list[Block] = []
     for block in blocks:
-        if block.kind in _NOT_MARKERS or "zone" not in text[block.start : block.end]:
+        if block.kind in _NOT_MARKERS or text.find("zone", block.start, block.end) < 0:
             result.append(block)
             continue
         position = block.start
@@ -298,7 +302,9 @@ def _split_zone_markers(
                 label = _pivot_label(found.group("marker"))
                 if label is None and "target" not in found.group("marker"):
                     continue  # not a zone docfx knows
-            before_end = len(text[:start].rstrip())
+            before_end = start
+            while before_end > position and text[before_end - 1].isspace():
+                before_end -= 1
             if before_end > position:
                 result.append(Block(block.kind, position, before_end))
             if found.group("end") is not None:
