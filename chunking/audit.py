@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
-from chunking.embedded_text import code_regions, plain_markdown
+from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.formats.titles import resolve_title
 from chunking.outline import Outline, RegionKind
 from chunking.sections import SectionTree
@@ -108,7 +108,7 @@ def audit_document(
         embedded = chunk.content
         if options.strip_markup and outline.format == "markdown":
             embedded = plain_markdown(
-                source, chunk.start, chunk.end, code_regions(outline), outline.hidden
+                source, chunk.start, chunk.end, code_regions(outline), left_out(outline)
             )
         if not (chunk.text.endswith(embedded) or chunk.text.endswith(chunk.content)):
             audit.flag("text_not_ending_in_content", where)

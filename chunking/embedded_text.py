@@ -16,7 +16,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
-from chunking.outline import RegionKind
+from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -43,14 +43,31 @@ _MARKUP = re.compile(
     re.VERBOSE | re.MULTILINE | re.DOTALL,
 )
 """Every kind of markup noise in one pattern, so prose is scanned once."""
-_DIRECTIVE = re.compile(r"^[ \t>]*:::[^\n]*$", re.MULTILINE)
-"""docfx `:::` lines other than images (zone, row, column, moniker) are fences, not text."""
+_DIRECTIVE = re.compile(r"(?<![^\r\n])[ \t>]*:::[^\r\n]*(?![^\r\n])")
+"""docfx `:::` lines other than images (zone, row, column, moniker) are fences, not text.
+Lines end at CR too: `^` and `$` see only LF, so in a file of CR line endings a directive
+stayed, or took the rest of the text with it."""
 _DROPPED = frozenset({"comment", "include", "tag", "bold"})
 
 
 def code_regions(outline: Outline) -> tuple[Region, ...]:
     """The code blocks of an outline: what `plain_markdown` keeps verbatim."""
     return tuple(region for region in outline.regions if region.kind is RegionKind.CODE)
+
+
+def left_out(outline: Outline) -> tuple[tuple[int, int], ...]:
+    """The spans `plain_markdown` leaves out whole, sorted and disjoint: MDX markup
+    (`Outline.hidden`) and container markers (a docfx tab group's `---`, `::: zone-end`)."""
+    markers = [(b.start, b.end) for b in outline.blocks if b.kind is BlockKind.MARKER]
+    if not markers:
+        return outline.hidden
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted((*outline.hidden, *markers)):
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(high, merged[-1][1]))
+        else:
+            merged.append((low, high))
+    return tuple(merged)
 
 
 def plain_markdown(
@@ -62,7 +79,8 @@ def plain_markdown(
 ) -> str:
     """`source[start:end]` with markup noise removed outside code blocks and inline code.
 
-    `hidden` spans (MDX tags and statements, never inside code) are left out whole.
+    `hidden` spans (`left_out`: MDX tags and statements, container markers; never inside
+    code) are left out whole.
     """
     if hidden:
         shown = list(_shown(start, end, hidden))

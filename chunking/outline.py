@@ -48,6 +48,8 @@ class BlockKind(Enum):
     TABLE = "table"
     HTML = "html"
     RULE = "rule"
+    MARKER = "marker"
+    """Container markup, not content: a docfx tab group's closing `---`, `::: zone-end`."""
     OTHER = "other"
     MARKUP = "markup"
     """Lines of markup, not text (MDX: an opening component tag, `import`, a JSX
@@ -73,11 +75,18 @@ class Heading:
     end: int
     """Offset just past the heading block, excluding the final newline."""
     depth: int
-    """1..6, as h1..h6 or the number of `#`."""
+    """Depth in the section tree, from 1: h1..h6 or the number of `#`, except in a
+    container (a docfx tab or zone pivot), whose label is one below the section it
+    is in, and whose headings nest below the label, so it may exceed 6."""
     text: str
     """The heading's plain text, inline markup removed, whitespace collapsed."""
     anchor: str | None = None
     """Fragment id a link can point at (HTML `id`, or a GitHub-style slug)."""
+    section_end: int | None = None
+    """Where the section ends at the latest: the end of the container whose label
+    this heading is (a docfx tab group's `---`, a `::: zone-end`), after which the
+    enclosing section goes on.  None: only the next heading of equal or lower depth
+    ends it.  The headings inside a container end with it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +135,7 @@ class Outline:
     Invariants every parser keeps:
     - `headings`, `blocks`, `regions` and `anchors` are sorted by start offset;
     - blocks do not overlap and every heading is also a block of kind HEADING;
+    - a heading's `section_end`, if set, lies in `end..content_end`;
     - every offset lies in `body_start..len(source)`;
     - every non-whitespace character from `body_start` on lies in some block;
     - chunks cover `body_start..content_end`.

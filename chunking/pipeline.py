@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
-from chunking.embedded_text import code_regions, plain_markdown
+from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.formats.detect import detect_format
 from chunking.formats.titles import resolve_title
 from chunking.options import ChunkOptions, OptionError
@@ -89,8 +89,8 @@ def chunk_document(
     context = Contextualizer.for_options(sizer, title_text, options)
     spans = strategy(outline, tree, sizer, context, options)
     if options.strip_markup and outline.format == "markdown":
-        code = code_regions(outline)
-        spans = [_without_markup(span, outline, code, sizer) for span in spans]
+        code, hidden = code_regions(outline), left_out(outline)
+        spans = [_without_markup(span, outline, code, hidden, sizer) for span in spans]
     digest = _document_digest(outline.source, options)
     chunks = tuple(
         Chunk(
@@ -141,14 +141,20 @@ def _prefix_warnings(context: Contextualizer, unit: Unit) -> list[str]:
     ]
 
 
-def _without_markup(span: Span, outline: Outline, code: tuple[Region, ...], sizer: Sizer) -> Span:
+def _without_markup(
+    span: Span,
+    outline: Outline,
+    code: tuple[Region, ...],
+    left_out: tuple[tuple[int, int], ...],
+    sizer: Sizer,
+) -> Span:
     """The span with markup noise left out of its embedded text (`content` is untouched).
 
     Leaving markup out only shortens the text the splitter measured, so the limit still
     holds; the size is measured again, and the planned text is kept in the rare case the
     new one is not smaller (a token join can add one).
     """
-    content = plain_markdown(outline.source, span.start, span.end, code, outline.hidden)
+    content = plain_markdown(outline.source, span.start, span.end, code, left_out)
     text = span.text[: len(span.text) - (span.end - span.start)] + content
     if text == span.text:
         return span

@@ -6,6 +6,8 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chunking.outline import BlockKind
+
 if TYPE_CHECKING:
     from chunking.outline import Heading, Outline
 
@@ -17,11 +19,15 @@ class SectionTree:
     headings: tuple[Heading, ...]
     starts: tuple[int, ...]
     ends: tuple[int, ...]
-    """Where each heading's section ends: the next heading of equal or lower depth."""
+    """Where each heading's section ends: the next heading of equal or lower depth,
+    or the end of the container (docfx tab, zone) it is in, whichever comes first."""
     parents: tuple[int, ...]
     """Index of the enclosing heading, or -1."""
     hidden: int
     """Index of the heading used as the document title (kept out of paths), or -1."""
+    markers: dict[int, int]
+    """End of each container end marker (docfx `---`, `::: zone-end`) by its start:
+    like a heading, a marker a chunk begins with is skipped for its path."""
 
     @classmethod
     def build(cls, outline: Outline, hidden: int = -1) -> SectionTree:
@@ -30,17 +36,30 @@ class SectionTree:
         ends = [len(outline.source)] * len(headings)
         parents = [-1] * len(headings)
         open_stack: list[int] = []
+        closes: list[int] = []
+        """Where each open section ends at the latest: its container's end, or its parent's."""
         for index, heading in enumerate(headings):
+            # A container's sections end with it, whatever comes next.
+            while closes and closes[-1] <= heading.start:
+                ends[open_stack.pop()] = closes.pop()
             while open_stack and headings[open_stack[-1]].depth >= heading.depth:
                 ends[open_stack.pop()] = heading.start
+                closes.pop()
             parents[index] = open_stack[-1] if open_stack else -1
+            close = closes[-1] if closes else len(outline.source)
+            if heading.section_end is not None:
+                close = min(close, heading.section_end)
             open_stack.append(index)
+            closes.append(close)
+        for index, close in zip(open_stack, closes, strict=True):
+            ends[index] = close
         return cls(
             headings=headings,
             starts=tuple(h.start for h in headings),
             ends=tuple(ends),
             parents=tuple(parents),
             hidden=hidden,
+            markers={b.start: b.end for b in outline.blocks if b.kind is BlockKind.MARKER},
         )
 
     def chain_at(self, offset: int) -> list[int]:
@@ -66,14 +85,19 @@ class SectionTree:
         """
         position = start
         index = bisect.bisect_left(self.starts, position)
-        while index < len(self.starts) and self.starts[index] == position:
-            after = self.headings[index].end
+        while True:
+            if index < len(self.starts) and self.starts[index] == position:
+                after = self.headings[index].end
+                index += 1
+            elif position in self.markers:
+                after = self.markers[position]
+            else:
+                break
             while after < end and source[after].isspace():
                 after += 1
             if after >= end:
                 break
             position = after
-            index += 1
         return position
 
     def content_starts(self, source: str, end: int) -> list[int]:

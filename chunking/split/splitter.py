@@ -110,10 +110,12 @@ class _Document:
         positions: list[int] = []
         levels: list[Level] = []
         forbidden: list[tuple[int, int]] = []
-        heading_starts = {h.start: h.depth for h in outline.headings}
+        # Container headings nest past h6; a boundary is at most as weak as an h6.
+        heading_starts = {h.start: min(h.depth, Level.H6) for h in outline.headings}
         previous_kind: BlockKind | None = None
         content_end = outline.content_end
         heading, markup, markup_end = BlockKind.HEADING, BlockKind.MARKUP, BlockKind.MARKUP_END
+        marker = BlockKind.MARKER
         block_level = Level.BLOCK
         last = -1
         blocks = outline.blocks
@@ -128,17 +130,24 @@ class _Document:
                 forbidden.append((_skip_space_back(source, start) - 1, block.end - 1))
                 continue
             # A heading (or opening markup) never ends a chunk: no boundary between it
-            # and what follows.
-            if previous_kind is not heading and previous_kind is not markup and last != start:
+            # and what follows. A container's end marker (docfx `---`, `::: zone-end`)
+            # does not begin one either: it stays with the container it ends.
+            if (
+                previous_kind is not heading
+                and previous_kind is not markup
+                and last != start
+                and kind is not marker
+            ):
                 depth = heading_starts.get(
                     _heading_after_markup(blocks, index) if kind is markup else start
                 )
                 positions.append(start)
-                levels.append(Level(depth) if depth else block_level)
+                levels.append(_LEVELS[depth] if depth else block_level)
                 last = start
             previous_kind = kind
             if kind is heading or kind is markup:
                 forbidden.append((start, _skip_space(source, block.end)))
+
         if positions and positions[0] <= outline.body_start:
             del positions[0], levels[0]
         positions.append(content_end)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from chunking.formats.front_matter import front_matter_title, metadata_block
 from chunking.formats.markdown import markdown_it_parser, mdx, pulldown_parser
 from chunking.formats.markdown.blocks import line_starts
+from chunking.formats.markdown.docfx import docfx_containers
 from chunking.gc_pause import paused_gc
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
 
@@ -149,6 +150,8 @@ def _outline(
     blocks = _cover_gaps(text, body_start, _without_overlaps(spans))
     body_end = _trailing_references_start(text, blocks)
     headings = _headings(blocks, heading_texts)
+    regions.sort(key=lambda region: region.start)
+    blocks, headings = docfx_containers(text, blocks, headings, regions)
     return Outline(
         source=text,
         format="markdown",
@@ -157,7 +160,7 @@ def _outline(
         body_end=body_end,
         headings=headings,
         blocks=tuple(blocks),
-        regions=tuple(sorted(regions, key=lambda region: region.start)),
+        regions=tuple(regions),
         anchors=tuple(Anchor(h.start, h.anchor) for h in headings if h.anchor is not None),
         warnings=tuple(warnings),
         hidden=() if markup is None else markup.hidden_after(body_start, len(_BOM) * has_bom),
