@@ -606,6 +606,10 @@ def _common(paths: list[SectionPath]) -> tuple[str, ...]:
     return tuple(name for name, _ in common)
 
 
+def _is_marker(block: str) -> bool:
+    return block == "---" or block.endswith("zone-end")
+
+
 @settings(max_examples=150, deadline=None)
 @given(docfx_documents(), st.integers(300, 900))
 def test_chunk_paths_match_a_reference_parse(
@@ -616,7 +620,25 @@ def test_chunk_paths_match_a_reference_parse(
     assert not audit.violations, audit.examples
     for chunk in chunked.chunks:
         inside = [e for e in elements if e.start < chunk.end and e.end > chunk.start]
-        # Leading headings and markers are skipped when content follows them.
+        # Leading markers are skipped when content follows them, and so is a leading
+        # heading whose section holds what follows; an empty section's heading stays, so
+        # the path is the common parent (issue 14, item 10).
         while len(inside) > 1 and inside[0].glued and inside[0].start >= chunk.start:
+            first = inside[0]
+            if not _is_marker(text[first.start : first.end]):
+                following = next(
+                    (e for e in inside[1:] if not _is_marker(text[e.start : e.end])), None
+                )
+                if following is None or following.path[: len(first.path)] != first.path:
+                    break
             inside.pop(0)
         assert chunk.headings == _common([e.path for e in inside]), (chunk.start, chunk.end)
+
+
+def test_two_empty_sections_packed_together_take_their_common_parent() -> None:
+    """Found by the reference-parse property once the empty-sections rule (issue 14,
+    item 10) met the docfx reference: a chunk of two empty sections is under neither."""
+    text = "# Title\n\nIntro words.\n\n## 0 n1\n\n## 0 n2\n"
+    chunked, audit = chunk_and_audit(text, ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0)))
+    assert not audit.violations
+    assert [chunk.headings for chunk in chunked.chunks if "## 0 n1" in chunk.content] == [()]
