@@ -150,3 +150,11 @@ def test_an_index_without_offsets_is_merged_by_ordinal(stub: SearchStub) -> None
 def test_k_must_be_positive() -> None:
     with pytest.raises(ValueError, match="k must be at least 1"):
         search_and_merge(object(), "q", 0)
+
+
+def test_the_selected_fields_are_retrievable_fields_of_the_chunk_index() -> None:
+    index, _ = _wire()
+    fields = {f["name"]: f for f in index["fields"]}
+    for name in (*INDEX_FIELDS, *OFFSET_FIELDS):
+        assert fields[name].get("retrievable", True), name
+    assert fields["offset"]["type"] == fields["length"]["type"] == "Edm.Int32"
