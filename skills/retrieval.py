@@ -91,7 +91,7 @@ class Citation:
     headings: tuple[str, ...]
     """Heading path at the passage's start."""
     chunk_ids: tuple[str, ...]
-    """The merged chunks, in document order."""
+    """The merged chunks, in document order, each once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +118,9 @@ class Passage:
             document=self.document,
             url=_anchored_url(first.url, first.anchor),
             headings=first.headings,
-            chunk_ids=tuple(chunk.chunk_id for chunk in self.chunks),
+            # A result list can hold one chunk twice (two queries of a hybrid search
+            # agree, or the caller joined result lists): it is cited once.
+            chunk_ids=tuple(dict.fromkeys(chunk.chunk_id for chunk in self.chunks)),
         )
 
 

@@ -83,6 +83,7 @@ def test_a_chunk_inside_another_adds_no_text() -> None:
     (passage,) = merge_neighbours([_chunk(10, 20), _chunk(0, 50), _chunk(10, 20)])
     assert passage.text == SOURCE[0:50]
     assert len(passage.chunks) == 3
+    assert passage.citation.chunk_ids == ("a-0-0", "a-0-10")  # the repeated one once
 
 
 def test_documents_are_never_mixed_even_at_the_same_offsets() -> None:
