@@ -44,6 +44,9 @@ SKILL_CHUNK_FIELDS: dict[str, str] = {
 tests/test_infra_definitions.py compares this with the real skill's output, so a field
 renamed in skills/ fails there before it fails in Azure."""
 
+MEASURE_UNITS = frozenset({"utf8", "utf16", "codePoint"})
+"""Members of a chunk's `offset` and `length` (each an Edm.Int32)."""
+
 DOCUMENT_FIELDS: dict[str, str] = {
     "content": "Edm.String",
     "metadata_storage_name": "Edm.String",
@@ -330,7 +333,12 @@ def source_type(source: str, source_context: str, skillset: WireJson) -> str | N
         if collection not in skill_output_paths(skillset):
             return None
         member = source[len(source_context) + 1 :]
-        return SKILL_CHUNK_FIELDS.get(member.split("/")[0]) if "/" not in member else None
+        if "/" not in member:
+            return SKILL_CHUNK_FIELDS.get(member)
+        # Only the measures nest: `offset/codePoint` and the like.
+        outer, _, unit = member.partition("/")
+        known = SKILL_CHUNK_FIELDS.get(outer) == "Edm.ComplexType" and unit in MEASURE_UNITS
+        return "Edm.Int32" if known else None
     if source.startswith("/document/") and "*" not in source:
         return DOCUMENT_FIELDS.get(source.removeprefix("/document/"), "Edm.String")
     return None

@@ -5,8 +5,9 @@ in that order (the index must exist before a skillset projects into it). azd run
 `apply` after provisioning; it also runs alone, reading the azd environment
 (`.azure/<env>/.env`) or plain environment variables.
 
-When the skill's inputs (the chunk settings, its URI or key) changed, `apply` resets
-the indexer and runs it, so every document is chunked again with the new settings.
+When the skill's inputs (the chunk settings, its URI or key) or the projection's
+mappings changed, `apply` resets the indexer and runs it, so every document is chunked
+again with the new settings and gets every mapped field.
 """
 
 from __future__ import annotations
@@ -282,12 +283,19 @@ def default_credential() -> TokenCredential:
 
 
 def skill_signature(skillset: Any) -> str:
-    """What decides the chunks a document gets: the Web API skills' inputs and URI."""
+    """What decides the chunk documents a document gets: the Web API skills' inputs and
+    URI, and the projection's mappings (a newly mapped field, such as `offset`, is empty
+    in every chunk indexed before it until the documents are indexed again)."""
     wire = skillset.as_dict() if hasattr(skillset, "as_dict") else skillset
+    selectors = (wire.get("indexProjections") or {}).get("selectors") or []
     return json.dumps(
         [
             {"uri": s.get("uri"), "inputs": s.get("inputs"), "headers": s.get("httpHeaders")}
             for s in web_api_skills(wire)
+        ]
+        + [
+            sorted((m.get("name"), m.get("source")) for m in selector.get("mappings") or [])
+            for selector in selectors
         ],
         sort_keys=True,
     )

@@ -93,6 +93,10 @@ VECTOR_FIELD = "embedding"
 HNSW_NAME = "hnsw"
 VECTOR_PROFILE_NAME = "hnsw-aoai"
 VECTORIZER_NAME = "aoai"
+OFFSET_FIELD = "offset"
+"""Where the chunk starts in its document's source, in code points."""
+LENGTH_FIELD = "length"
+"""The chunk's length in code points (`content` has exactly this many)."""
 
 CHUNK_FIELD_SOURCES: dict[str, str] = {
     # The searchable `chunk` is the chunk's `text`: the title and heading path, then the
@@ -109,6 +113,10 @@ CHUNK_FIELD_SOURCES: dict[str, str] = {
     "chunk_hash": f"{CHUNKS_CONTEXT}/id",
     "file_name": "/document/metadata_storage_name",
     VECTOR_FIELD: f"{CHUNKS_CONTEXT}/embedding",
+    # The span in code points, so query-time merging (skills.retrieval) can join the
+    # overlapping neighbours among the top k without the source document.
+    OFFSET_FIELD: f"{CHUNKS_CONTEXT}/offset/codePoint",
+    LENGTH_FIELD: f"{CHUNKS_CONTEXT}/length/codePoint",
 }
 """Index field <- enrichment path, for every projected field (the key and parent id are
 filled by the service and must not be mapped)."""
@@ -319,6 +327,8 @@ def build_index(setup: SearchSetup) -> SearchIndex:
             vector_search_dimensions=setup.embedding_dimensions,
             vector_search_profile_name=VECTOR_PROFILE_NAME,
         ),
+        SearchField(name=OFFSET_FIELD, type="Edm.Int32", filterable=True, sortable=True),
+        SearchField(name=LENGTH_FIELD, type="Edm.Int32"),
     ]
     vector_search = VectorSearch(
         algorithms=[

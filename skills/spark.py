@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 CHUNK_SCHEMA = (
     "chunk_id string, parent_id string, chunk string, content string, title string, "
     "headings array<string>, url string, anchor string, ordinal int, chunk_hash string, "
-    "file_name string, embedding array<float>, error string"
+    "file_name string, embedding array<float>, offset int, length int, error string"
 )
 """The rows' Spark schema: the chunk index's fields (as `infra.search_definitions`
 projects them), and `error`, set on the one row of a document that could not be chunked
@@ -140,6 +140,9 @@ def _rows(
     for chunk in chunks:
         row = {column: chunk.get(member) for column, member in _MEMBERS.items()}
         row["headings"] = list(row["headings"] or [])
+        # The index's span fields are the code-point members of the skill's measures.
+        row["offset"] = chunk["offset"]["codePoint"]
+        row["length"] = chunk["length"]["codePoint"]
         row["chunk_id"] = chunk_key(parent, int(chunk["ordinal"]))
         row["parent_id"] = parent
         row["file_name"] = file_name

@@ -5,7 +5,9 @@ definition (`GET /indexes('NAME')`), a search that understands the one filter th
 path sends (`search.in(field, 'a,b', ',')`), and document indexing with the service's
 limits (1,000 documents and 16 MB per request, 413/400 past them) and its answers: 200
 when every document succeeded, 207 with per-document status codes when some did not.
-Faults are scripted: whole requests answered 503, and documents refused by key.
+Faults are scripted: whole requests answered 503, and documents refused by key. A
+ranked search is scripted too: `ranking` is the answer (best first, with scores) to any
+search, and `searches` keeps every search request's body for the test to check.
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ class SearchStub:
         """Indexing requests still to be answered 503 as a whole."""
         self.refusals: dict[str, deque[int]] = {}
         """Key -> status codes to answer for that document, one per attempt."""
+        self.ranking: list[dict[str, Any]] | None = None
+        """The documents (each with `@search.score`) every search answers, best first,
+        cut to `top` and `select`; None: the filtered search over the indexed documents."""
+        self.searches: list[dict[str, Any]] = []
+        """The body of each search request, as the SDK sent it."""
         self.log: list[Exchange] = []
         self.lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -102,12 +109,20 @@ class SearchStub:
         if method == "GET" and operation is None:
             return 200, self.index
         if method == "POST" and operation == "search.post.search":
-            return 200, self._search(json.loads(body))
+            try:
+                return 200, self._search(json.loads(body))
+            except _Refused as refused:
+                return refused.status, {"error": {"code": "", "message": refused.message}}
         if method == "POST" and operation == "search.index":
             return self._index(body)
         return 405, {"error": {"code": "", "message": f"{method} {path} is not served"}}
 
     def _search(self, query: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            self.searches.append(query)
+            ranking = None if self.ranking is None else list(self.ranking)
+        if ranking is not None:
+            return self._ranked(query, ranking)
         found = list(self.documents.values())
         text = query.get("filter") or ""
         if text:
@@ -121,6 +136,25 @@ class SearchStub:
         rows = [
             {"@search.score": 1.0, **({k: d.get(k) for k in select} if select else d)}
             for d in found[:top]
+        ]
+        return {"value": rows}
+
+    def _ranked(self, query: dict[str, Any], ranking: list[dict[str, Any]]) -> dict[str, Any]:
+        """The scripted ranking as the service answers it: `top` rows, `select`ed fields
+        (a field the index lacks is the service's 400), the score kept."""
+        select = [name for name in (query.get("select") or "").split(",") if name]
+        known = {f["name"] for f in self.index["fields"]}
+        unknown = [name for name in select if name not in known]
+        if unknown:
+            message = f"Could not find a property named '{unknown[0]}' on type 'search.document'."
+            raise _Refused(400, message)
+        top = int(query.get("top") or 50)
+        rows = [
+            {
+                "@search.score": row.get("@search.score", 1.0),
+                **{k: v for k, v in row.items() if k[0] != "@" and (not select or k in select)},
+            }
+            for row in ranking[:top]
         ]
         return {"value": rows}
 
@@ -154,6 +188,15 @@ class SearchStub:
             results.append({"key": key, "status": True, "errorMessage": None, "statusCode": 200})
         failed = any(not r["status"] for r in results)
         return (207 if failed else 200), {"value": results}
+
+
+class _Refused(Exception):
+    """A request the service would answer with an error status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
 
 
 def _handler_for(stub: SearchStub) -> type[BaseHTTPRequestHandler]:

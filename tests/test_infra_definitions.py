@@ -243,6 +243,15 @@ def _undefined_profile(defs: list[Wire]) -> None:
     _field(defs[1], "embedding")["vectorSearchProfile"] = "nope"
 
 
+def _misspelled_measure(defs: list[Wire]) -> None:
+    _mapping(defs[2], "offset")["source"] = "/document/chunks/*/offset/codepoint"
+
+
+def _whole_measure(defs: list[Wire]) -> None:
+    # The whole {utf8, utf16, codePoint} object cannot land in an Edm.Int32 field.
+    _mapping(defs[2], "length")["source"] = "/document/chunks/*/length"
+
+
 MUTATIONS: dict[str, tuple[Callable[[list[Wire]], None], str]] = {
     "renamed skill output": (_rename_output, "not produced"),
     "renamed chunk member": (_rename_chunk_member, "/document/chunks/*/txt"),
@@ -261,6 +270,8 @@ MUTATIONS: dict[str, tuple[Callable[[list[Wire]], None], str]] = {
     "index renamed": (_renamed_index, "targetIndexName"),
     "no deletion detection": (_no_deletion_detection, "dataDeletionDetectionPolicy"),
     "undefined vector profile": (_undefined_profile, "'nope'"),
+    "misspelled offset unit": (_misspelled_measure, "offset/codepoint"),
+    "whole measure into an integer": (_whole_measure, "Edm.ComplexType"),
 }
 
 
@@ -288,7 +299,11 @@ def test_every_projected_member_is_one_the_real_skill_outputs() -> None:
         for source in CHUNK_FIELD_SOURCES.values()
         if source.startswith("/document/chunks/*/")
     }
-    assert members - {"embedding"} <= set(chunk)
+    assert {member.split("/")[0] for member in members} - {"embedding"} <= set(chunk)
+    # A nested member (`offset/codePoint`) is one the skill's object really has.
+    for member in members:
+        outer, _, inner = member.partition("/")
+        assert not inner or inner in chunk[outer], member
 
 
 def test_the_deploy_script_reads_only_what_the_bicep_outputs() -> None:

@@ -111,6 +111,20 @@ def test_new_chunk_settings_reset_and_rerun_the_indexer(service: RecordingServic
     assert inputs["pageOverlapLength"] == "=128"
 
 
+def test_a_newly_projected_field_resets_and_reruns_the_indexer(service: RecordingService) -> None:
+    """A skillset deployed before `offset` and `length` were mapped: its chunk documents
+    have no span until they are indexed again, so `apply` re-runs the indexer."""
+    assert deploy.main(["apply"], environ=environment(service)) == 0
+    path = next(path for path in service.stored if path.startswith("/skillsets"))
+    (selector,) = service.stored[path]["indexProjections"]["selectors"]
+    selector["mappings"] = [
+        m for m in selector["mappings"] if m["name"] not in {"offset", "length"}
+    ]
+    service.calls.clear()
+    assert deploy.main(["apply"], environ=environment(service)) == 0
+    assert writes(service)[-2:] == ["POST indexers/search.reset", "POST indexers/search.run"]
+
+
 def test_recreate_index_deletes_it_first_then_reindexes(service: RecordingService) -> None:
     env = environment(service, EMBEDDING_DIMENSIONS="512")
     assert deploy.main(["apply", "--recreate-index"], environ=env) == 0

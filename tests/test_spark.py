@@ -111,6 +111,9 @@ def test_rows_equal_the_skills_chunks_for_the_same_documents(spark: Any) -> None
         assert [list(row.headings) for row in got] == [c["headings"] for c in answer.chunks]
         assert [row.chunk_hash for row in got] == [c["id"] for c in answer.chunks]
         assert [row.url for row in got] == [c["url"] for c in answer.chunks]
+        assert [(row.offset, row.length) for row in got] == [
+            (c["offset"]["codePoint"], c["length"]["codePoint"]) for c in answer.chunks
+        ]
         assert [row.chunk_id for row in got] == [
             chunk_key(key, c["ordinal"]) for c in answer.chunks
         ]
