@@ -88,3 +88,17 @@ def test_a_heading_path_with_debris_is_counted() -> None:
 )
 def test_what_counts_as_path_debris(name: str, debris: bool) -> None:
     assert (PATH_DEBRIS.search(name) is not None) is debris
+
+
+def test_the_audit_runs_a_strategy_given_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "Some words of text here, and some more words. " * 40
+    (tmp_path / "doc.md").write_text(f"# Title\n\n{body}\n\n## Part\n\n{body}\n")
+    assert main([str(tmp_path), "--strategy", "words", "--words-per-chunk", "50",
+                 "--word-overlap", "5"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "== 512 tokens / 64, strategy words 50/5 section: 1 documents" in out
+    assert "lost_text: 0" in out
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--word-overlap", "5"])
