@@ -32,6 +32,16 @@ def test_corpus_has_no_invariant_violations(kind: str, setting: str) -> None:
     assert sum(audit.fill) / len(audit.fill) > 0.45, "chunks should not be mostly tiny"
 
 
+@needs_corpus
+@pytest.mark.parametrize("kind", ["md", "html"])
+def test_word_windows_keep_every_invariant_on_the_corpus(kind: str) -> None:
+    """Issue 16, item 1: the words strategy (200/40, in sections) at 512 tokens."""
+    files = corpus_files(Path(DEFAULT_CORPUS) / kind)
+    audit, _ = audit_corpus(files, SETTINGS["512 tokens / 64"], ChunkOptions(strategy="words"))
+    assert audit.chunks > len(files)
+    assert not audit.violations, audit.examples
+
+
 @pytest.mark.parametrize("folder", ["missing", "empty"])
 def test_a_missing_or_empty_folder_is_reported_not_a_crash(
     folder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
