@@ -21,7 +21,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
-from chunking.options import WordScope
+from chunking.options import Unit, WordScope
 from chunking.split.splitter import Span
 
 if TYPE_CHECKING:
@@ -39,6 +39,11 @@ _CJK_PUNCTUATION = "\u3001-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\
 """CJK and fullwidth punctuation, which stays with the character before it."""
 WORD = re.compile(f"[{_CJK}][{_CJK_PUNCTUATION}]*|[^\\s{_CJK}]+")
 """One word: a CJK character (and its punctuation), or a run of other non-whitespace."""
+
+REACH_CHARACTERS_PER_TOKEN = 8
+"""A window cut to fit is cut within this many characters per token of the limit, as
+the structure splitter's last resort is: twice English's ~4, and it keeps a giant word
+(a megabyte of base64) from being measured whole for every piece cut from it."""
 
 
 def word_spans(
@@ -79,6 +84,10 @@ class _WordWindows:
         self.words = words_of(self.source, outline.body_start, outline.content_end)
         self.starts = [start for start, _ in self.words]
         self.region_starts = [region.start for region in outline.regions]
+        self._reach = self.maximum * (
+            1 if options.limits.unit is Unit.CHARACTERS else REACH_CHARACTERS_PER_TOKEN
+        )
+        """How many characters from its start a chunk can reach at most, or nearly."""
         self.cut_windows = 0
         """Windows over the limit, cut into several chunks."""
         self.cut_rows = 0
@@ -153,14 +162,19 @@ class _WordWindows:
             return self.outline.regions[index]
         return None
 
-    def _line_start(self, position: int) -> int:
+    def _line_start(self, position: int, low: int) -> int:
+        """The start of the line holding `position`, looked for back to `low` at most
+        (a region's start: an unbounded search is quadratic over a long document)."""
         source = self.source
-        return max(source.rfind("\n", 0, position), source.rfind("\r", 0, position)) + 1
+        return (
+            max(source.rfind("\n", low, position), source.rfind("\r", low, position), low - 1) + 1
+        )
 
-    def _line_end(self, position: int) -> int:
+    def _line_end(self, position: int, high: int) -> int:
+        """The end of the line holding `position`, or `high` if that comes first."""
         source = self.source
-        ends = [e for e in (source.find("\n", position), source.find("\r", position)) if e >= 0]
-        return min(ends, default=len(source))
+        ends = (source.find("\n", position, high), source.find("\r", position, high))
+        return min((e for e in ends if e >= 0), default=high)
 
     def _row_start(self, word: int) -> int:
         """The start of the first word of the row or code line holding `word`."""
@@ -168,7 +182,7 @@ class _WordWindows:
         region = self._region_at(start)
         if region is None:
             return start
-        line_start = max(self._line_start(start), region.start)
+        line_start = self._line_start(start, region.start)
         return self.words[bisect.bisect_left(self.starts, line_start)][0]
 
     def _row_end(self, word: int) -> int:
@@ -177,7 +191,7 @@ class _WordWindows:
         region = self._region_at(self.words[word][0])
         if region is None:
             return end
-        line_end = min(self._line_end(end), region.end, self.outline.content_end)
+        line_end = self._line_end(end, min(region.end, self.outline.content_end))
         return self.words[bisect.bisect_left(self.starts, line_end) - 1][1]
 
     def _whole_rows(
@@ -196,7 +210,8 @@ class _WordWindows:
         if start <= previous_start:
             # Past the row the previous chunk starts in, or, after a window cut in
             # pieces, past the last piece: what lies before is in the previous chunks.
-            row_end = self._line_end(self.words[first][1]) if self._region_at(start) else 0
+            region = self._region_at(start)
+            row_end = 0 if region is None else self._line_end(self.words[first][1], region.end)
             start = self._next_start(max(row_end, previous_end))
         return (start, end) if start < end else (0, 0)
 
@@ -246,21 +261,24 @@ class _WordWindows:
         a word end, else (one giant word) at a character."""
         first = max(bisect.bisect_right(self.starts, start) - 1, 0)
         last = bisect.bisect_left(self.starts, end)
-        word_ends = [self.words[i][1] for i in range(first, last)]
+        horizon = start + self._reach
+        word_ends = [e for e in (self.words[i][1] for i in range(first, last)) if e <= horizon]
         row_ends = [e for e in word_ends if self._region_at(e - 1) is None or self._at_row_end(e)]
         for candidates, row_cut in ((row_ends, False), (word_ends, True)):
             span = self._bisect(start, candidates)
             if span is not None:
-                if row_cut and not self._at_row_end(span.end):
+                if row_cut and self._region_at(span.end - 1) and not self._at_row_end(span.end):
                     self.cut_rows += 1
                 return span
-        characters = list(range(start + 1, min(end, start + self.maximum * 8) + 1))
+        characters = list(range(start + 1, min(end, horizon) + 1))
         span = self._bisect(start, characters)
         return span if span is not None else self._span(start, start + 1)
 
     def _at_row_end(self, position: int) -> bool:
-        """Whether only whitespace follows `position` on its line."""
-        return not self.source[position : self._line_end(position)].strip()
+        """Whether only whitespace follows `position` on its line (of its region)."""
+        region = self._region_at(position - 1)
+        high = self.outline.content_end if region is None else region.end
+        return not self.source[position : self._line_end(position, high)].strip()
 
     def _bisect(self, start: int, ends: list[int]) -> Span | None:
         """The chunk from `start` to the furthest of `ends` (ascending) that fits, if any.
