@@ -186,3 +186,14 @@ def test_word_windows_keep_every_invariant(
     assert not audit.violations, audit.examples
     again = chunk_document(text, options=options, format="markdown")
     assert again == document
+
+
+def test_the_window_after_one_cut_in_pieces_starts_past_the_last_piece() -> None:
+    """Regression (corpus audit, 558 chunks at 512 tokens): the window after a window cut
+    to fit started inside it, before its last piece, so starts did not increase."""
+    text = " ".join(f"{i:02d}" + "w" * 37 for i in range(30))  # 40-character words
+    options = words_options(10, 5, Limits(Unit.CHARACTERS, 300, 0))
+    document, audit = chunk_and_audit(text, options, format="text")
+    assert not audit.violations, audit.examples
+    starts = [c.start for c in document.chunks]
+    assert starts == sorted(set(starts))
