@@ -1,21 +1,26 @@
 """Audit every corpus document at the issue's settings and print the figures.
 
-    python -m bench.corpus_audit [CORPUS_DIR]
+    python -m bench.corpus_audit [CORPUS_DIR] [--strategy words [--words-per-chunk N]
+                                 [--word-overlap M] [--word-scope section|document]]
 
-Settings: 512 cl100k tokens / 64 overlap, and 2000 characters / 500 overlap.
+Settings: 512 cl100k tokens / 64 overlap, and 2000 characters / 500 overlap, with the
+structure strategy unless `--strategy` names another (its own options as the CLI's).
 Exits 1 if any invariant is violated, 2 if there is no document to audit.
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from bench.documents import NOT_DOCUMENTS
 from chunking.audit import Audit, audit_document, flag_path_debris
-from chunking.options import ChunkOptions, Limits, Unit
+from chunking.cli import word_windows
+from chunking.options import STRATEGY_NAMES, ChunkOptions, Limits, OptionError, Unit, WordScope
 from chunking.pipeline import chunk_document, parse
 from chunking.sizing import make_sizer
 
@@ -37,9 +42,12 @@ def corpus_files(root: Path) -> list[Path]:
     )
 
 
-def audit_corpus(files: list[Path], limits: Limits) -> tuple[Audit, float]:
-    """Chunk and audit every file; returns the audit and the seconds spent chunking."""
-    options = ChunkOptions(limits=limits)
+def audit_corpus(
+    files: list[Path], limits: Limits, base: ChunkOptions | None = None
+) -> tuple[Audit, float]:
+    """Chunk and audit every file at `limits` (the other options from `base`, default
+    ones without); returns the audit and the seconds spent chunking."""
+    options = replace(base or ChunkOptions(), limits=limits)
     sizer = make_sizer(limits.unit, options.encoder_model_name)
     total = Audit()
     seconds = 0.0
@@ -59,10 +67,42 @@ NO_DOCUMENTS = 2
 """Exit status when the folder is missing or holds no markdown or HTML document."""
 
 
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.corpus_audit", description="Audit the corpus's chunks."
+    )
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--strategy", choices=STRATEGY_NAMES, default="structure")
+    parser.add_argument("--words-per-chunk", type=int, default=None)
+    parser.add_argument("--word-overlap", type=int, default=None)
+    parser.add_argument("--word-scope", choices=[s.value for s in WordScope], default=None)
+    return parser
+
+
+def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ChunkOptions:
+    """The options besides the limits: the strategy and its own parameters."""
+    try:
+        return ChunkOptions(strategy=args.strategy, words=word_windows(args))
+    except OptionError as error:
+        parser.error(str(error))
+
+
+def _strategy_label(options: ChunkOptions) -> str:
+    """`, strategy words 200/40 section` for a strategy other than the default."""
+    if options.strategy == "structure":
+        return ""
+    if options.strategy == "words":
+        words = options.words
+        return f", strategy words {words.size}/{words.overlap} {words.scope.value}"
+    return f", strategy {options.strategy}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print one block of figures per setting; non-zero exit on any violation."""
-    args = sys.argv[1:] if argv is None else argv
-    root = Path(args[0]) if args else DEFAULT_CORPUS
+    parser = _arguments()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    base = _base_options(parser, args)
+    root = args.corpus
     files = corpus_files(root)
     if not files:
         state = "it does not exist" if not root.is_dir() else "none found"
@@ -71,9 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     size_mb = sum(p.stat().st_size for p in files) / 1e6
     failed = False
     for label, limits in SETTINGS.items():
-        audit, seconds = audit_corpus(files, limits)
+        audit, seconds = audit_corpus(files, limits, base)
         fills = sorted(audit.fill)
-        print(f"== {label}: {audit.documents} documents ({size_mb:.1f} MB), {audit.chunks} chunks")
+        print(
+            f"== {label}{_strategy_label(base)}: {audit.documents} documents "
+            f"({size_mb:.1f} MB), {audit.chunks} chunks"
+        )
         rate = f"{size_mb / seconds:.2f} MB/s" if seconds > 0 else "too fast to time"
         print(f"   chunking time {seconds:.1f} s ({rate})")
         if fills:

@@ -5,7 +5,16 @@ every chunk.  Pure Python, no Azure imports."""
 from __future__ import annotations
 
 from chunking.chunk import Chunk, ChunkedDocument
-from chunking.options import ChunkOptions, Limits, OptionError, Sections, SplitMode, Unit
+from chunking.options import (
+    ChunkOptions,
+    Limits,
+    OptionError,
+    Sections,
+    SplitMode,
+    Unit,
+    WordScope,
+    WordWindows,
+)
 from chunking.pipeline import FormatName, chunk_document
 
 __all__ = [
@@ -18,5 +27,7 @@ __all__ = [
     "Sections",
     "SplitMode",
     "Unit",
+    "WordScope",
+    "WordWindows",
     "chunk_document",
 ]

@@ -6,7 +6,17 @@ import argparse
 import sys
 from typing import get_args
 
-from chunking.options import ChunkOptions, Limits, Sections, SplitMode, Unit
+from chunking.options import (
+    STRATEGY_NAMES,
+    ChunkOptions,
+    Limits,
+    OptionError,
+    Sections,
+    SplitMode,
+    Unit,
+    WordScope,
+    WordWindows,
+)
 from chunking.pipeline import FormatName
 
 TOKEN_OVERLAP_SHARE = 0.125
@@ -48,6 +58,27 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         help="apart: a heading ends a chunk (default); packed: small sections share chunks",
     )
     parser.add_argument(
+        "--strategy",
+        choices=STRATEGY_NAMES,
+        default="structure",
+        help="structure: by sections, blocks, sentences (default); words: fixed word windows",
+    )
+    parser.add_argument(
+        "--words-per-chunk", type=int, default=None, help="strategy words: words per window (200)"
+    )
+    parser.add_argument(
+        "--word-overlap",
+        type=int,
+        default=None,
+        help="strategy words: words each window repeats from the previous one (40)",
+    )
+    parser.add_argument(
+        "--word-scope",
+        choices=[s.value for s in WordScope],
+        default=None,
+        help="strategy words: windows stay in a section (default) or run over the document",
+    )
+    parser.add_argument(
         "--keep-markup",
         action="store_true",
         help="embed markdown as written (default: without link targets, tags, directives)",
@@ -75,6 +106,29 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
         title_prefix=not args.no_title_prefix,
         section_fill=Sections(args.sections).fill,
         strip_markup=not args.keep_markup,
+        strategy=args.strategy,
+        words=word_windows(args),
+    )
+
+
+def word_windows(args: argparse.Namespace) -> WordWindows:
+    """The `words` strategy's options (`--words-per-chunk`, `--word-overlap`,
+    `--word-scope`); given with another strategy, they are an error."""
+    given = {
+        "--words-per-chunk": args.words_per_chunk,
+        "--word-overlap": args.word_overlap,
+        "--word-scope": args.word_scope,
+    }
+    named = [name for name, value in given.items() if value is not None]
+    if named and args.strategy != "words":
+        raise OptionError(
+            f"{', '.join(named)} only apply to --strategy words (got --strategy {args.strategy})"
+        )
+    defaults = WordWindows()
+    return WordWindows(
+        size=defaults.size if args.words_per_chunk is None else args.words_per_chunk,
+        overlap=defaults.overlap if args.word_overlap is None else args.word_overlap,
+        scope=defaults.scope if args.word_scope is None else WordScope(args.word_scope),
     )
 
 

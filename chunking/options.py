@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -127,6 +127,47 @@ class Limits:
             )
 
 
+class WordScope(Enum):
+    """Where the `words` strategy's windows may reach."""
+
+    SECTION = "section"
+    """Windows stay inside a section: no window spans a heading (the default)."""
+    DOCUMENT = "document"
+    """Windows run over the whole document, headings included, as the lesson cuts."""
+
+
+DEFAULT_WORDS_PER_CHUNK = 200
+"""Words per window: about 260 cl100k tokens of English, so a window and its prefix
+fit the default 512 tokens with room to spare."""
+DEFAULT_WORD_OVERLAP = 40
+"""Words each window repeats from the previous one: a fifth, the usual advice."""
+
+
+@dataclass(frozen=True, slots=True)
+class WordWindows:
+    """The `words` strategy's own parameters, in words (whitespace-separated tokens)."""
+
+    size: int = DEFAULT_WORDS_PER_CHUNK
+    """`wordsPerChunk`: words in each window."""
+    overlap: int = DEFAULT_WORD_OVERLAP
+    """`wordOverlap`: each window starts `size - overlap` words after the previous one."""
+    scope: WordScope = WordScope.SECTION
+    """`wordScope`: whether windows stay inside a section or run over the document."""
+
+    def __post_init__(self) -> None:
+        if self.size < 1:
+            raise OptionError(f"wordsPerChunk must be at least 1 (got {shown_integer(self.size)})")
+        if not 0 <= self.overlap < self.size:
+            raise OptionError(
+                f"wordOverlap must be at least 0 and less than wordsPerChunk ({self.size}) "
+                f"(got {shown_integer(self.overlap)})"
+            )
+
+
+STRATEGY_NAMES = ("structure", "words")
+"""The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkOptions:
     """Everything that decides how a document is cut and contextualized."""
@@ -148,4 +189,20 @@ class ChunkOptions:
     heading_separator: str = DEFAULT_HEADING_SEPARATOR
     prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
     strategy: str = "structure"
-    """Name of the splitting strategy (see `chunking.split.strategies.STRATEGIES`)."""
+    """Name of the splitting strategy (see `chunking.strategies.STRATEGIES`)."""
+    words: WordWindows = field(default=WordWindows(), repr=False)
+    """The `words` strategy's windows. Out of the repr, which chunk ids hash: ids of the
+    other strategies stay as they were (`identity` adds it for `words`)."""
+
+    def __post_init__(self) -> None:
+        if self.strategy == "words" and self.mode is SplitMode.SENTENCES:
+            raise OptionError(
+                "textSplitMode sentences does not apply to strategy 'words' "
+                "(it cuts word windows; use pages)"
+            )
+
+    def identity(self) -> str:
+        """Everything that decides the chunks, as text: what chunk ids are derived from."""
+        if self.strategy == "words":
+            return f"{self!r}{self.words!r}"
+        return repr(self)

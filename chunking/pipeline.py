@@ -15,7 +15,7 @@ from chunking.formats.titles import resolve_title
 from chunking.options import ChunkOptions, OptionError
 from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
-from chunking.split.strategies import STRATEGIES
+from chunking.strategies import STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -107,7 +107,11 @@ def chunk_document(
         )
         for ordinal, span in enumerate(spans)
     )
-    warnings = [*outline.warnings, *_prefix_warnings(context, options.limits.unit)]
+    warnings = [
+        *outline.warnings,
+        *_prefix_warnings(context, options.limits.unit),
+        *context.warnings,
+    ]
     if context.leads_left_out:
         warnings.append(
             f"{context.leads_left_out} continuation chunk(s) do not repeat their table header "
@@ -167,7 +171,7 @@ def _without_markup(
 def _document_digest(source: str, options: ChunkOptions) -> bytes:
     hasher = hashlib.blake2b(digest_size=ID_DIGEST_BYTES)
     hasher.update(source.encode("utf-8", "surrogatepass"))
-    hasher.update(repr(options).encode("utf-8", "surrogatepass"))
+    hasher.update(options.identity().encode("utf-8", "surrogatepass"))
     return hasher.digest()
 
 

@@ -9,7 +9,14 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
-from chunking.options import OptionError, Sections, SplitMode, Unit
+from chunking.options import (
+    DEFAULT_WORD_OVERLAP,
+    DEFAULT_WORDS_PER_CHUNK,
+    OptionError,
+    Sections,
+    SplitMode,
+    Unit,
+)
 from chunking.pipes import run_piped
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
@@ -90,7 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="instead of --sections: pack, or shares 0..1 at which a heading ends a chunk",
     )
-    parser.add_argument("--strategy", default="structure", help="our splitting strategies")
+    parser.add_argument(
+        "--strategy", default="structure", help="our splitting strategies: structure,words"
+    )
+    parser.add_argument(
+        "--words",
+        default=f"{DEFAULT_WORDS_PER_CHUNK}/{DEFAULT_WORD_OVERLAP}",
+        help="strategy words: wordsPerChunk/wordOverlap pairs, e.g. 200/40,100/20",
+    )
     parser.add_argument(
         "--baselines",
         default=None,
@@ -137,7 +151,7 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         baselines = []
     else:
         baselines = _choices(arguments.baselines, {b: b for b in BASELINES}, "--baselines")
-    from chunking.split.strategies import STRATEGIES  # noqa: PLC0415
+    from chunking.strategies import STRATEGIES  # noqa: PLC0415
 
     return Grid(
         maximums=maximums,
@@ -159,8 +173,20 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         strategies=tuple(
             str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
         ),
+        word_windows=tuple(_word_window(item) for item in _items(arguments.words)),
         chunkers=("ours", *baselines),
     )
+
+
+def _word_window(text: str) -> tuple[int, int]:
+    """One `--words` item: `SIZE/OVERLAP` in words."""
+    size, _, overlap = text.partition("/")
+    try:
+        return int(size), int(overlap or "0")
+    except ValueError:
+        raise OptionError(
+            f"--words items must be wordsPerChunk/wordOverlap such as 200/40 (got {text!r})"
+        ) from None
 
 
 def main(argv: list[str] | None = None) -> int:

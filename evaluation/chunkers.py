@@ -59,6 +59,7 @@ def chunk_options(setting: Setting) -> ChunkOptions:
         mode=setting.mode,
         title_prefix=setting.title_prefix,
         strategy=setting.strategy,
+        words=setting.words,
         strip_markup=setting.strip_markup,
         section_fill=setting.section_fill,
     )

@@ -144,6 +144,14 @@ def results_json(
                 "textSplitMode": r.setting.mode.value,
                 "titlePrefix": r.setting.title_prefix,
                 "strategy": r.setting.strategy,
+                **(
+                    {
+                        "wordsPerChunk": r.setting.words_per_chunk,
+                        "wordOverlap": r.setting.word_overlap,
+                    }
+                    if r.setting.strategy == "words"
+                    else {}
+                ),
                 "metrics": {name: _interval_json(value) for name, value in r.means.items()},
                 "cost": {
                     "chunks": r.cost.chunks,

@@ -6,7 +6,16 @@ import itertools
 from dataclasses import dataclass
 from typing import Literal
 
-from chunking.options import SECTIONS_APART_FILL, Limits, OptionError, SplitMode, Unit
+from chunking.options import (
+    DEFAULT_WORD_OVERLAP,
+    DEFAULT_WORDS_PER_CHUNK,
+    SECTIONS_APART_FILL,
+    Limits,
+    OptionError,
+    SplitMode,
+    Unit,
+    WordWindows,
+)
 
 ChunkerName = Literal["ours", "split-skill", "langchain"]
 """Our chunker, or a baseline row."""
@@ -36,11 +45,20 @@ class Setting:
     """Ours only: markdown markup noise left out of the embedded text."""
     section_fill: float | None = SECTIONS_APART_FILL
     """Ours only: None packs small sections; a share ends chunks at the first heading past it."""
+    words_per_chunk: int = DEFAULT_WORDS_PER_CHUNK
+    """Ours with strategy `words` only: words in each window."""
+    word_overlap: int = DEFAULT_WORD_OVERLAP
+    """Ours with strategy `words` only: words each window repeats from the previous one."""
 
     @property
     def limits(self) -> Limits:
         """The limits, validated as the Split skill validates them."""
         return Limits(self.unit, self.maximum, self.overlap)
+
+    @property
+    def words(self) -> WordWindows:
+        """The word windows, validated (the `words` strategy's parameters)."""
+        return WordWindows(self.words_per_chunk, self.word_overlap)
 
     @property
     def label(self) -> str:
@@ -50,7 +68,9 @@ class Setting:
         if self.mode is not SplitMode.PAGES:
             parts.append(self.mode.value)
         if self.chunker == "ours":
-            if self.strategy != "structure":
+            if self.strategy == "words":
+                parts.append(f"words {self.words_per_chunk}/{self.word_overlap}")
+            elif self.strategy != "structure":
                 parts.append(self.strategy)
             parts.append("prefix" if self.title_prefix else "no-prefix")
             # Defaults go unnamed, so a default row reads `ours 512/12% tokens prefix`.
@@ -76,6 +96,9 @@ class Grid:
     strategies: tuple[str, ...] = ("structure",)
     strip_markup: tuple[bool, ...] = (True,)
     section_fills: tuple[float | None, ...] = (SECTIONS_APART_FILL,)
+    word_windows: tuple[tuple[int, int], ...] = ((DEFAULT_WORDS_PER_CHUNK, DEFAULT_WORD_OVERLAP),)
+    """(wordsPerChunk, wordOverlap) pairs for the `words` strategy; other strategies
+    ignore them, so they are not multiplied by them."""
     chunkers: tuple[ChunkerName, ...] = ("ours", "split-skill")
 
     def settings(self) -> tuple[list[Setting], list[str]]:
@@ -96,17 +119,23 @@ class Grid:
                 self.strip_markup if ours else (True,),
                 self.section_fills if ours else (SECTIONS_APART_FILL,),
             ):
-                setting = Setting(
-                    chunker, unit, maximum, length, overlap, mode, prefix, strategy, plain, fill
-                )  # fmt: skip
-                try:
-                    setting.limits  # noqa: B018 (validates)
-                except OptionError as error:
-                    skipped.append(f"{setting.label}: {error}")
-                    continue
-                if setting not in seen:
-                    seen.add(setting)
-                    settings.append(setting)
+                windows = self.word_windows if strategy == "words" else self.word_windows[:1]
+                for size, word_overlap in windows:
+                    setting = Setting(
+                        chunker, unit, maximum, length, overlap, mode, prefix, strategy, plain,
+                        fill, size, word_overlap,
+                    )  # fmt: skip
+                    try:
+                        setting.limits  # noqa: B018 (validates)
+                        setting.words  # noqa: B018 (validates)
+                        if strategy == "words" and mode is SplitMode.SENTENCES:
+                            raise OptionError("strategy words cuts pages, not sentences")
+                    except OptionError as error:
+                        skipped.append(f"{setting.label}: {error}")
+                        continue
+                    if setting not in seen:
+                        seen.add(setting)
+                        settings.append(setting)
         return settings, skipped
 
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
-from chunking import ChunkOptions, Limits, OptionError
+from chunking import ChunkOptions, Limits, OptionError, WordWindows
 from chunking.options import clipped_repr
-from skills.settings import FORMATS, SPLIT_MODES, UNITS
+from skills.settings import FORMATS, SPLIT_MODES, STRATEGIES, UNITS, WORD_SCOPES
 from skills.values import describe, parse_choice, parse_integer
 
 if TYPE_CHECKING:
@@ -39,6 +39,12 @@ INPUT_MAXIMUM_PAGES_TO_TAKE = "maximumPagesToTake"
 INPUT_UNIT = "unit"
 INPUT_ENCODER_MODEL_NAME = "encoderModelName"
 INPUT_DEFAULT_LANGUAGE_CODE = "defaultLanguageCode"
+INPUT_STRATEGY = "strategy"
+INPUT_WORDS_PER_CHUNK = "wordsPerChunk"
+INPUT_WORD_OVERLAP = "wordOverlap"
+INPUT_WORD_SCOPE = "wordScope"
+WORD_INPUTS = (INPUT_WORDS_PER_CHUNK, INPUT_WORD_OVERLAP, INPUT_WORD_SCOPE)
+"""The `words` strategy's own inputs: an error with any other strategy."""
 
 KNOWN_INPUTS = (
     INPUT_TEXT,
@@ -56,6 +62,8 @@ KNOWN_INPUTS = (
     INPUT_UNIT,
     INPUT_ENCODER_MODEL_NAME,
     INPUT_DEFAULT_LANGUAGE_CODE,
+    INPUT_STRATEGY,
+    *WORD_INPUTS,
 )
 
 FORMAT_ALIASES: Mapping[str, FormatName] = {
@@ -148,6 +156,8 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         or settings.default_language_code
     )
 
+    strategy, words = _read_strategy(reader, settings)
+
     unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
     if unknown:
         reader.warnings.append(
@@ -171,6 +181,8 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 title_prefix=settings.title_prefix,
                 section_fill=settings.sections.fill,
                 strip_markup=settings.strip_markup,
+                strategy=strategy,
+                words=words,
             )
         except OptionError as error:
             reader.errors.append(str(error))
@@ -186,6 +198,34 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         url=url,
         warnings=tuple(reader.warnings),
     )
+
+
+def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, WordWindows]:
+    """`strategy` and the `words` strategy's inputs; an input that does not fit the
+    chosen strategy is an error naming it and the strategy it belongs to."""
+    strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
+    given = [name for name in WORD_INPUTS if reader.data.get(name) not in (None, "")]
+    if strategy != "words":
+        if given:
+            reader.errors.append(
+                f"input(s) {', '.join(map(repr, given))} only apply to strategy 'words' "
+                f"(strategy is {strategy!r}; strategies are {', '.join(STRATEGIES)})"
+            )
+        return strategy, settings.words
+    if reader.data.get(INPUT_PAGE_OVERLAP_LENGTH) is not None:
+        reader.errors.append(
+            f"input {INPUT_PAGE_OVERLAP_LENGTH!r} does not apply to strategy 'words': its "
+            f"windows overlap by {INPUT_WORD_OVERLAP!r}, in words"
+        )
+    defaults = settings.words
+    size = reader.integer(INPUT_WORDS_PER_CHUNK, defaults.size)
+    overlap = reader.integer(INPUT_WORD_OVERLAP, defaults.overlap)
+    scope = reader.choice(INPUT_WORD_SCOPE, WORD_SCOPES, defaults.scope)
+    try:
+        return strategy, WordWindows(size, overlap, scope)
+    except OptionError as error:
+        reader.errors.append(str(error))
+        return strategy, defaults
 
 
 def _read_format(reader: _Reader, settings: Settings) -> FormatName:

@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chunking import Limits, OptionError, Sections, SplitMode, Unit
-from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE
+from chunking import Limits, OptionError, Sections, SplitMode, Unit, WordScope, WordWindows
+from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, STRATEGY_NAMES
 from skills.embedding_settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
@@ -36,6 +36,10 @@ ENV_FORMAT = "CHUNK_FORMAT"
 ENV_TITLE_PREFIX = "CHUNK_TITLE_PREFIX"
 ENV_SECTIONS = "CHUNK_SECTIONS"
 ENV_STRIP_MARKUP = "CHUNK_STRIP_MARKUP"
+ENV_STRATEGY = "CHUNK_STRATEGY"
+ENV_WORDS_PER_CHUNK = "CHUNK_WORDS_PER_CHUNK"
+ENV_WORD_OVERLAP = "CHUNK_WORD_OVERLAP"
+ENV_WORD_SCOPE = "CHUNK_WORD_SCOPE"
 ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
 ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
 ENV_CHUNK_WORKERS = "CHUNK_WORKERS"
@@ -52,6 +56,10 @@ ALL_ENV_NAMES = (
     ENV_TITLE_PREFIX,
     ENV_SECTIONS,
     ENV_STRIP_MARKUP,
+    ENV_STRATEGY,
+    ENV_WORDS_PER_CHUNK,
+    ENV_WORD_OVERLAP,
+    ENV_WORD_SCOPE,
     ENV_MAX_REQUEST_BYTES,
     ENV_DEADLINE_SECONDS,
     ENV_CHUNK_WORKERS,
@@ -62,6 +70,8 @@ ALL_ENV_NAMES = (
 SPLIT_MODES: Mapping[str, SplitMode] = {mode.value: mode for mode in SplitMode}
 UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
 FORMATS: tuple[FormatName, ...] = ("auto", "markdown", "html", "text")
+STRATEGIES: Mapping[str, str] = {name: name for name in STRATEGY_NAMES}
+WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
 
 DEFAULT_LENGTHS: Mapping[Unit, tuple[int, int]] = {
     Unit.TOKENS: (Limits().maximum_page_length, Limits().page_overlap_length),
@@ -119,6 +129,10 @@ class Settings:
     """Whether a heading ends a chunk (`apart`) or small sections share one (`packed`)."""
     strip_markup: bool = True
     """Embed markdown without link targets, HTML tags, comments and directive lines."""
+    strategy: str = "structure"
+    """Default `strategy`: `structure` (by sections, blocks, sentences) or `words`."""
+    words: WordWindows = field(default_factory=WordWindows)
+    """Default `wordsPerChunk`, `wordOverlap` and `wordScope` (the `words` strategy's)."""
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     """Bodies larger than this get HTTP 413 before they are parsed."""
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
@@ -204,6 +218,14 @@ def load_settings(
     strip_markup = flag(ENV_STRIP_MARKUP, defaults.strip_markup)
     sections = choice(ENV_SECTIONS, {s.value: s for s in Sections})
 
+    strategy = choice(ENV_STRATEGY, STRATEGIES)
+    words = _word_windows(
+        integer(ENV_WORDS_PER_CHUNK, 1),
+        integer(ENV_WORD_OVERLAP, 0),
+        choice(ENV_WORD_SCOPE, WORD_SCOPES),
+        problems,
+    )
+
     deadline = defaults.deadline_seconds
     if ENV_DEADLINE_SECONDS in given:
         seconds = parse_number(given[ENV_DEADLINE_SECONDS])
@@ -227,6 +249,8 @@ def load_settings(
         title_prefix=title_prefix,
         sections=sections if isinstance(sections, Sections) else defaults.sections,
         strip_markup=strip_markup,
+        strategy=strategy if isinstance(strategy, str) else defaults.strategy,
+        words=words,
         max_request_bytes=defaults.max_request_bytes if max_bytes is None else max_bytes,
         deadline_seconds=deadline,
         chunk_workers=defaults.chunk_workers if workers is None else workers,
@@ -249,9 +273,30 @@ def load_settings(
                 f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
                 f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
             )
+        if settings.strategy == "words" and settings.text_split_mode is SplitMode.SENTENCES:
+            problems.append(
+                f"{ENV_TEXT_SPLIT_MODE} sentences does not apply to {ENV_STRATEGY} words "
+                "(it cuts word windows; use pages)"
+            )
     if problems:
         raise SettingsError("invalid app settings: " + "; ".join(problems))
     return settings
+
+
+def _word_windows(
+    size: int | None, overlap: int | None, scope: object, problems: list[str]
+) -> WordWindows:
+    """The `words` strategy's defaults from app settings; a bad pair is named in `problems`."""
+    defaults = WordWindows()
+    try:
+        return WordWindows(
+            size=defaults.size if size is None else size,
+            overlap=defaults.overlap if overlap is None else overlap,
+            scope=scope if isinstance(scope, WordScope) else defaults.scope,
+        )
+    except OptionError as error:
+        problems.append(f"{error} (from app settings {ENV_WORDS_PER_CHUNK}, {ENV_WORD_OVERLAP})")
+        return defaults
 
 
 def _format_or(value: object, default: FormatName) -> FormatName:
@@ -288,6 +333,10 @@ def describe_settings(settings: Settings) -> dict[str, object]:
         ("titlePrefix", ENV_TITLE_PREFIX, settings.title_prefix),
         ("sections", ENV_SECTIONS, settings.sections.value),
         ("stripMarkup", ENV_STRIP_MARKUP, settings.strip_markup),
+        ("strategy", ENV_STRATEGY, settings.strategy),
+        ("wordsPerChunk", ENV_WORDS_PER_CHUNK, settings.words.size),
+        ("wordOverlap", ENV_WORD_OVERLAP, settings.words.overlap),
+        ("wordScope", ENV_WORD_SCOPE, settings.words.scope.value),
         ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
         ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
         ("chunkWorkers", ENV_CHUNK_WORKERS, settings.chunk_workers),

@@ -246,6 +246,9 @@ INPUT_VALUES: dict[str, st.SearchStrategy[object]] = {
     "format": st.sampled_from(["auto", "markdown", "html", "text", "md", "pdf", ""]),
     "encoderModelName": st.sampled_from(["cl100k_base", "o200k_base", ""]),
     "language": st.sampled_from(["en", "de", "ja", "zz", "", None]),
+    "strategy": st.sampled_from(["structure", "words", "Words", "semantic", "", None]),
+    "wordsPerChunk": st.one_of(st.integers(-2, 300), st.sampled_from(["10", "x"])),
+    "wordOverlap": st.integers(-1, 60),
 }
 """Plausible and implausible values for the inputs whose handling matters most."""
 TEXT = st.one_of(

@@ -105,3 +105,34 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(module: str, tmp_path:
     assert b"Traceback" not in errors, errors.decode()
     assert b"BrokenPipeError" not in errors
     assert process.returncode == EXIT_BROKEN_PIPE
+
+
+LESSON_SPANISH = ROOT / "samples" / "eval" / "return-policy" / "politica-de-devoluciones.txt"
+
+
+def test_strategy_words_cuts_the_lesson_in_word_windows() -> None:
+    result = _run(
+        "--strategy", "words", "--words-per-chunk", "10", "--word-overlap", "4", str(LESSON_SPANISH)
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(records) == 8
+    assert all(len(r["content"].split()) <= 10 for r in records)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--words-per-chunk", "10"), "--words-per-chunk only apply to --strategy words"),
+        (("--strategy", "words", "--words-per-chunk", "10", "--word-overlap", "10"), "wordOverlap"),
+        (("--strategy", "words", "--mode", "sentences"), "textSplitMode sentences"),
+        (("--strategy", "sliding"), "--strategy"),
+    ],
+)
+def test_words_options_that_do_not_fit_exit_2_with_one_line(
+    args: tuple[str, ...], named: str
+) -> None:
+    result = _run(*args, str(LESSON_SPANISH))
+    assert result.returncode == 2
+    assert named in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

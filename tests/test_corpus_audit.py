@@ -32,6 +32,16 @@ def test_corpus_has_no_invariant_violations(kind: str, setting: str) -> None:
     assert sum(audit.fill) / len(audit.fill) > 0.45, "chunks should not be mostly tiny"
 
 
+@needs_corpus
+@pytest.mark.parametrize("kind", ["md", "html"])
+def test_word_windows_keep_every_invariant_on_the_corpus(kind: str) -> None:
+    """Issue 16, item 1: the words strategy (200/40, in sections) at 512 tokens."""
+    files = corpus_files(Path(DEFAULT_CORPUS) / kind)
+    audit, _ = audit_corpus(files, SETTINGS["512 tokens / 64"], ChunkOptions(strategy="words"))
+    assert audit.chunks > len(files)
+    assert not audit.violations, audit.examples
+
+
 @pytest.mark.parametrize("folder", ["missing", "empty"])
 def test_a_missing_or_empty_folder_is_reported_not_a_crash(
     folder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -88,3 +98,17 @@ def test_a_heading_path_with_debris_is_counted() -> None:
 )
 def test_what_counts_as_path_debris(name: str, debris: bool) -> None:
     assert (PATH_DEBRIS.search(name) is not None) is debris
+
+
+def test_the_audit_runs_a_strategy_given_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "Some words of text here, and some more words. " * 40
+    (tmp_path / "doc.md").write_text(f"# Title\n\n{body}\n\n## Part\n\n{body}\n")
+    assert main([str(tmp_path), "--strategy", "words", "--words-per-chunk", "50",
+                 "--word-overlap", "5"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "== 512 tokens / 64, strategy words 50/5 section: 1 documents" in out
+    assert "lost_text: 0" in out
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--word-overlap", "5"])

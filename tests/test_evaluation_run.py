@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from chunking.options import Unit
-from evaluation.__main__ import main
+from evaluation.__main__ import build_parser, grid_from, main
 from evaluation.settings import Grid, resolve_overlap
 from tests.openai_stub import OpenAIStub, Reply
 
@@ -75,6 +75,33 @@ def test_every_axis_of_ours_multiplies_only_our_rows() -> None:
     assert "ours 512/12% tokens prefix apart@0" in labels
     assert "ours 512/12% tokens prefix markup packed" in labels
     assert "ours 512/12% tokens prefix" in labels
+
+
+def test_the_strategy_axis_and_word_windows_multiply_only_the_words_rows() -> None:
+    grid = Grid(
+        maximums=(512,),
+        overlaps=("12%",),
+        strategies=("structure", "words"),
+        word_windows=((200, 40), (10, 2), (10, 10)),
+        chunkers=("ours", "split-skill"),
+    )
+    settings, skipped = grid.settings()
+    assert [s.label for s in settings] == [
+        "ours 512/12% tokens prefix",
+        "ours 512/12% tokens words 200/40 prefix",
+        "ours 512/12% tokens words 10/2 prefix",
+        "split-skill 512/12% tokens",
+    ]
+    assert any("words 10/10" in reason and "wordOverlap" in reason for reason in skipped)
+
+
+def test_words_windows_are_given_on_the_command_line(tmp_path: Path) -> None:
+    arguments = build_parser().parse_args(
+        [str(tmp_path), str(tmp_path / "q.jsonl"), "--strategy", "words", "--words", "10/2,50"]
+    )
+    grid = grid_from(arguments)
+    assert grid.strategies == ("words",)
+    assert grid.word_windows == ((10, 2), (50, 0))
 
 
 @pytest.fixture

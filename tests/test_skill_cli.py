@@ -86,3 +86,11 @@ def test_runs_as_a_module(files: list[Path]) -> None:
     assert done.returncode == 0, done.stderr
     (value,) = json.loads(done.stdout)["values"]
     assert value["data"]["chunks"]
+
+
+def test_strategy_words_through_the_request_path(capsys: pytest.CaptureFixture[str]) -> None:
+    lesson = PROJECT / "samples" / "eval" / "return-policy" / "rueckgaberecht.txt"
+    inputs = ["-i", "strategy=words", "-i", "wordsPerChunk=10", "-i", "wordOverlap=2"]
+    assert main([str(lesson), *inputs]) == 0
+    (value,) = json.loads(capsys.readouterr().out)["values"]
+    assert len(value["data"]["chunks"]) == 7

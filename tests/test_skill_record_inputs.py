@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunking import SplitMode, Unit
+from chunking import SplitMode, Unit, WordScope, WordWindows
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
 from skills.record_inputs import (
@@ -263,3 +263,67 @@ def test_http_and_https_urls_are_kept(url: str) -> None:
 def test_other_urls_are_record_errors(url: str, reason: str) -> None:
     """Regression (issue 13, defect 7): `url` was copied into every chunk unchecked."""
     assert errors({"text": "x", "url": url}) == (f"input 'url' must be {reason}",)
+
+
+def test_strategy_words_and_its_inputs_reach_the_options() -> None:
+    options = read(
+        {"text": "x", "strategy": "Words", "wordsPerChunk": "10", "wordOverlap": 2}
+    ).options
+    assert options.strategy == "words"
+    assert options.words == WordWindows(10, 2)
+    scoped = read({"text": "x", "strategy": "words", "wordScope": "document"}).options
+    assert scoped.words.scope is WordScope.DOCUMENT
+    from_settings = read({"text": "x"}, Settings(strategy="words", words=WordWindows(30, 5)))
+    assert (from_settings.options.strategy, from_settings.options.words) == (
+        "words",
+        WordWindows(30, 5),
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"strategy": "semantic"},
+            "input 'strategy' must be one of structure, words (got string 'semantic')",
+        ),
+        (
+            {"wordsPerChunk": 10},
+            "input(s) 'wordsPerChunk' only apply to strategy 'words' (strategy is 'structure'; "
+            "strategies are structure, words)",
+        ),
+        (
+            {"strategy": "words", "wordsPerChunk": 10, "wordOverlap": 10},
+            "wordOverlap must be at least 0 and less than wordsPerChunk (10) (got 10)",
+        ),
+        (
+            {"strategy": "words", "pageOverlapLength": 64},
+            "input 'pageOverlapLength' does not apply to strategy 'words'",
+        ),
+        (
+            {"strategy": "words", "textSplitMode": "sentences"},
+            "textSplitMode sentences does not apply to strategy 'words'",
+        ),
+        ({"strategy": "words", "wordScope": "page"}, "input 'wordScope' must be one of"),
+    ],
+)
+def test_a_strategy_input_that_does_not_fit_is_a_record_error(
+    data: dict[str, object], message: str
+) -> None:
+    found = errors({"text": "x", **data})
+    assert any(message in error for error in found), found
+
+
+def test_the_skill_chunks_a_record_in_word_windows() -> None:
+    text = (
+        "Gracias por comprar en nuestra tienda en línea. Puede devolver cualquier artículo "
+        "dentro de los treinta días siguientes a la entrega."
+    )
+    record = InputRecord(
+        "r1", {"text": text, "strategy": "words", "wordsPerChunk": 10, "wordOverlap": 2}
+    )
+    result = chunk_record(record, Settings())
+    assert not result.errors, result.errors
+    chunks = result.data["chunks"]
+    assert isinstance(chunks, list)
+    assert len(chunks) == 3  # 21 words: windows at 0, 8 and 16

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chunking import Sections, SplitMode, Unit
+from chunking import Sections, SplitMode, Unit, WordScope, WordWindows
 from skills import __version__
 from skills.settings import (
     ALL_ENV_NAMES,
@@ -51,6 +51,11 @@ def test_every_app_setting_is_read() -> None:
             "CHUNK_TITLE_PREFIX": "false",
             "CHUNK_SECTIONS": "packed",
             "CHUNK_STRIP_MARKUP": "true",
+            # Words settings are defaults for records that ask for strategy words.
+            "CHUNK_STRATEGY": "Structure",
+            "CHUNK_WORDS_PER_CHUNK": "100",
+            "CHUNK_WORD_OVERLAP": "10",
+            "CHUNK_WORD_SCOPE": "document",
             "MAX_REQUEST_BYTES": "1000",
             "SKILL_DEADLINE_SECONDS": "12.5",
             "EMBEDDING_PROVIDER": "openai",
@@ -80,6 +85,8 @@ def test_every_app_setting_is_read() -> None:
     assert settings.title_prefix is False
     assert settings.sections is Sections.PACKED
     assert settings.strip_markup is True
+    assert settings.strategy == "structure"
+    assert settings.words == WordWindows(100, 10, WordScope.DOCUMENT)
     assert settings.max_request_bytes == 1000
     assert settings.deadline_seconds == 12.5
     assert settings.chunk_workers == 3
@@ -263,3 +270,24 @@ def test_a_key_that_cannot_work_is_never_shown(key: str) -> None:
 )
 def test_embedding_settings_that_can_work_are_accepted(environ: dict[str, str]) -> None:
     load_settings(environ, local_installed=not_installed)
+
+
+def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
+    settings = load_settings({"CHUNK_STRATEGY": "words", "CHUNK_WORDS_PER_CHUNK": "50"})
+    assert settings.strategy == "words"
+    assert settings.words == WordWindows(50, WordWindows().overlap)
+    with pytest.raises(SettingsError) as raised:
+        load_settings(
+            {
+                "CHUNK_STRATEGY": "sliding",
+                "CHUNK_WORDS_PER_CHUNK": "10",
+                "CHUNK_WORD_OVERLAP": "10",
+                "CHUNK_WORD_SCOPE": "page",
+            }
+        )
+    message = str(raised.value)
+    assert "CHUNK_STRATEGY must be one of structure, words (got 'sliding')" in message
+    assert "wordOverlap must be at least 0 and less than wordsPerChunk (10)" in message
+    assert "CHUNK_WORD_SCOPE must be one of section, document (got 'page')" in message
+    with pytest.raises(SettingsError, match="CHUNK_TEXT_SPLIT_MODE sentences does not apply"):
+        load_settings({"CHUNK_STRATEGY": "words", "CHUNK_TEXT_SPLIT_MODE": "sentences"})

@@ -1,16 +1,18 @@
 """Chunking strategies: each turns an outline into spans; parsing and the skill stay untouched.
 
-A new strategy (fixed word windows, semantic breakpoints...) is a function with
-the `Strategy` signature registered in `STRATEGIES`; it gets the same outline,
-section tree, sizer and contextualizer, and must return spans whose embedded
-text fits the limit.
+Each strategy is a module here with a function of the `Strategy` signature,
+registered in `STRATEGIES`: `structure` (the default) and `words` (fixed word
+windows).  It gets the same outline, section tree, sizer and contextualizer, and
+must return spans of the source whose embedded text fits the limit, with tables
+and code never cut inside a row or line.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from chunking.split.splitter import Span, StructureSplitter
+from chunking.strategies.structure import structure_spans
+from chunking.strategies.words import word_spans
 
 if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from chunking.outline import Outline
     from chunking.sections import SectionTree
     from chunking.sizing import Sizer
+    from chunking.split.splitter import Span
 
 
 class Strategy(Protocol):
@@ -35,15 +38,5 @@ class Strategy(Protocol):
         ...
 
 
-def structure_spans(
-    outline: Outline,
-    tree: SectionTree,
-    sizer: Sizer,
-    context: Contextualizer,
-    options: ChunkOptions,
-) -> list[Span]:
-    """Cut by sections, then blocks, lines, sentences, words (the default)."""
-    return StructureSplitter(outline, tree, sizer, context, options).spans()
-
-
-STRATEGIES: dict[str, Strategy] = {"structure": structure_spans}
+STRATEGIES: dict[str, Strategy] = {"structure": structure_spans, "words": word_spans}
+"""Every strategy by the name `strategy` / `CHUNK_STRATEGY` / `--strategy` selects."""
