@@ -109,6 +109,9 @@ CHUNK_FIELD_SOURCES: dict[str, str] = {
     "chunk_hash": f"{CHUNKS_CONTEXT}/id",
     "file_name": "/document/metadata_storage_name",
     VECTOR_FIELD: f"{CHUNKS_CONTEXT}/embedding",
+    # Pages of a chunk of Layout markdown (null without page markers): citations.
+    "pageNumberFrom": f"{CHUNKS_CONTEXT}/pageNumberFrom",
+    "pageNumberTo": f"{CHUNKS_CONTEXT}/pageNumberTo",
 }
 """Index field <- enrichment path, for every projected field (the key and parent id are
 filled by the service and must not be mapped)."""
@@ -319,6 +322,8 @@ def build_index(setup: SearchSetup) -> SearchIndex:
             vector_search_dimensions=setup.embedding_dimensions,
             vector_search_profile_name=VECTOR_PROFILE_NAME,
         ),
+        SearchField(name="pageNumberFrom", type="Edm.Int32", filterable=True, sortable=True),
+        SearchField(name="pageNumberTo", type="Edm.Int32", filterable=True, sortable=True),
     ]
     vector_search = VectorSearch(
         algorithms=[

@@ -155,8 +155,10 @@ class _Document:
         for region in outline.regions:
             # Ending a chunk right after a fence line or a table header leaves it meaningless.
             forbidden.append((region.start, _skip_space(source, region.lead_end)))
+        # A paragraph or table a page break interrupts is not cut between its halves.
+        forbidden.extend(outline.unbroken)
         forbidden.sort()
-        if outline.hidden:
+        if outline.hidden or outline.unbroken:
             forbidden = _merged(forbidden)
         return cls(
             outline=outline,
