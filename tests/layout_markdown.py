@@ -122,7 +122,7 @@ def build(source: str, minimum_pages: int = 30) -> LayoutDocument:
     out.append(f'<!-- PageFooter="{FOOTER.format(n=page, total="{total}")}" -->')
     out.append(f'<!-- PageNumber="{page}" -->')
     text = "\n".join(out).replace(" of {total}", f" of {page}") + "\n"
-    return _index(text, kinds)
+    return index_layout(text, kinds)
 
 
 def _wrapped(lines: list[str]) -> list[str]:
@@ -146,7 +146,8 @@ def _wrapped(lines: list[str]) -> list[str]:
 _MARKER_LINE = re.compile(r"^<!-- (?:PageBreak|Page(?:Header|Footer|Number)=\"[^\"]*\") -->$", re.M)
 
 
-def _index(text: str, kinds: list[str]) -> LayoutDocument:
+def index_layout(text: str, kinds: list[str]) -> LayoutDocument:
+    """What a test must know about `text`; `kinds` says which breaks interrupt a sentence."""
     markers = tuple((m.start(), m.end()) for m in _MARKER_LINE.finditer(text))
     starts = [0]
     gaps: list[tuple[int, int]] = []

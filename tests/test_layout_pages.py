@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
 from chunking.outline import BlockKind
 from chunking.pipeline import parse
-from tests.layout_markdown import FURNITURE_WORDS, LayoutDocument, build
+from tests.layout_markdown import FURNITURE_WORDS, LayoutDocument, build, index_layout
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 SETTINGS = [
@@ -186,3 +188,80 @@ def test_pages_count_page_breaks_not_printed_page_numbers() -> None:
     outline = parse(text, "markdown")
     assert outline.pages is not None
     assert outline.pages.range_of(text, text.index("Body"), len(text)) == (2, 2)
+
+
+def test_crlf_layout_markdown_has_the_same_pages() -> None:
+    crlf = SAMPLE.replace("\n", "\r\n")
+    options = ChunkOptions(limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=1000))
+    [chunk] = chunk_document(crlf, options=options, format="markdown").chunks
+    assert (chunk.page_from, chunk.page_to) == (1, 3)
+    assert "Contoso" not in chunk.text
+    assert "runs along and then\r\ncontinues on the next page." in chunk.text
+
+
+def test_a_page_marker_shown_in_a_code_block_is_no_page_break() -> None:
+    text = "Intro.\n\n```md\n<!-- PageBreak -->\n```\n\nMore.\n"
+    assert parse(text, "markdown").pages is None
+
+
+_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"])
+_LINE = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
+_PARAGRAPH = st.lists(
+    st.tuples(_LINE, st.sampled_from(["", ".", ","]), st.booleans()), min_size=1, max_size=6
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    paragraphs=st.lists(_PARAGRAPH, min_size=1, max_size=8),
+    limit=st.sampled_from([300, 500, 800]),
+    overlap=st.sampled_from([0, 60]),
+)
+def test_page_properties_hold_wherever_the_markers_fall(
+    paragraphs: list[list[tuple[str, str, bool]]], limit: int, overlap: int
+) -> None:
+    """Markers after any line (mid-paragraph or not): pages right, no furniture, no
+    cut in a break that interrupts a sentence."""
+    lines: list[str] = ['<!-- PageHeader="Contoso Ltd. — Report" -->', ""]
+    page = 1
+    for paragraph in paragraphs:
+        for words, end, page_break in paragraph:
+            lines.append(words + end)
+            if page_break:
+                lines += [
+                    f'<!-- PageFooter="Contoso Ltd. — Page {page}" -->',
+                    "<!-- PageBreak -->",
+                    '<!-- PageHeader="Contoso Ltd. — Report" -->',
+                ]
+                page += 1
+        lines.append("")
+    text = "\n".join(lines)
+    kinds = []
+    for paragraph in paragraphs:
+        for index, (_, end, page_break) in enumerate(paragraph):
+            if page_break:
+                mid = index + 1 < len(paragraph) and end != "."
+                kinds.append("sentence" if mid else "")
+
+    layout = index_layout(text + "\n", kinds)
+    options = ChunkOptions(
+        limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=limit, page_overlap_length=overlap)
+    )
+    document = chunk_document(layout.text, options=options, format="markdown")
+    for chunk in document.chunks:
+        pages = {
+            _page_of(layout, offset)
+            for offset in range(chunk.start, chunk.end)
+            if not layout.text[offset].isspace()
+            and not any(low <= offset < high for low, high in layout.markers)
+        }
+        if pages:
+            assert (chunk.page_from, chunk.page_to) == (min(pages), max(pages))
+        assert "Contoso" not in chunk.text
+        for low, high in layout.sentence_gaps:
+            # The splitter plans on the source, markers included: a paragraph whose marker
+            # lines alone take the room has no other place to cut (a known limit).
+            first = layout.text.rfind("\n\n", 0, low) + 2
+            last = layout.text.find("\n\n", high)
+            if (last if last >= 0 else len(layout.text)) - first <= limit // 2:
+                assert not low <= chunk.end <= high

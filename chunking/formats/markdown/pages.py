@@ -26,7 +26,7 @@ _MARKER = r"<!--[ \t]*(?:PageBreak|Page(?:Header|Footer|Number)=\"[^\"\r\n]*\")[
 _MARKER_BLOCK = re.compile(rf"[ \t]*{_MARKER}(?:\s*{_MARKER})*[ \t]*")
 """A block of nothing but page markers (the parsers make each comment line a block)."""
 _PAGE_BREAK = re.compile(r"<!--[ \t]*PageBreak[ \t]*-->")
-_MARKER_LINE = re.compile(rf"^[ \t]*{_MARKER}[ \t]*$", re.MULTILINE)
+_MARKER_LINE = re.compile(rf"^[ \t]*{_MARKER}[ \t]*(?=\r?$)", re.MULTILINE)
 """A marker on a line of its own, wherever the parser put the line (an HTML block such
 as a table takes the lines up to the next blank one)."""
 _HINT = "<!--"
