@@ -14,6 +14,7 @@ from chunking.pipeline import parse
 from tests.layout_markdown import FURNITURE_WORDS, LayoutDocument, build, index_layout
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
+SAMPLES = Path(__file__).parent.parent / "samples"
 SETTINGS = [
     Limits(unit=Unit.TOKENS, maximum_page_length=512, page_overlap_length=64),
     Limits(unit=Unit.TOKENS, maximum_page_length=256, page_overlap_length=0),
@@ -265,3 +266,14 @@ def test_page_properties_hold_wherever_the_markers_fall(
             last = layout.text.find("\n\n", high)
             if (last if last >= 0 else len(layout.text)) - first <= limit // 2:
                 assert not low <= chunk.end <= high
+
+
+def test_layout_visual_lines_are_not_boundaries_sentences_are() -> None:
+    # Layout keeps a PDF's line breaks inside a paragraph: at 600 characters the sample's
+    # first chunk ended on one ("... and a change of"), in the middle of a sentence.
+    text = (SAMPLES / "layout-report.md").read_text(encoding="utf-8")
+    options = ChunkOptions(limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=600))
+    document = chunk_document(text, options=options, format="markdown")
+    for chunk in document.chunks:
+        last = chunk.content.rstrip()
+        assert last.endswith((".", ">")), last[-40:]
