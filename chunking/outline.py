@@ -199,7 +199,8 @@ class Outline:
     """Things the parser dropped or repaired, said plainly."""
     hidden: tuple[tuple[int, int], ...] = ()
     """Sorted, disjoint spans of markup a reader never sees (MDX tags, `import` lines,
-    JSX comments): inside chunks' `content`, left out of their embedded text."""
+    JSX comments, Layout page marker lines with their line breaks): inside chunks'
+    `content`, left out of their embedded text."""
     pages: Pages | None = None
     """Where each page begins, for a document with page markers (Layout markdown)."""
     unbroken: tuple[tuple[int, int], ...] = ()

@@ -155,7 +155,8 @@ class _Document:
         for region in outline.regions:
             # Ending a chunk right after a fence line or a table header leaves it meaningless.
             forbidden.append((region.start, _skip_space(source, region.lead_end)))
-        # A paragraph or table a page break interrupts is not cut between its halves.
+        # A paragraph or table a page break interrupts is not cut between its halves, nor
+        # a figure inside (unless nothing else fits: the chooser falls back to any cut).
         forbidden.extend(outline.unbroken)
         forbidden.sort()
         if outline.hidden or outline.unbroken:
