@@ -65,6 +65,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 "size": chunk.size,
                 "anchor": chunk.anchor,
                 "id": chunk.id,
+                "pageNumberFrom": chunk.page_from,
+                "pageNumberTo": chunk.page_to,
             }
             line = json.dumps(record, ensure_ascii=False)
             if not line.isascii():

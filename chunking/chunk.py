@@ -33,6 +33,11 @@ class Chunk:
     """Size of `text` in the chosen unit; never above `maximumPageLength`."""
     id: str
     """Deterministic id: a hash of the source, the span and the settings."""
+    page_from: int | None = None
+    """1-based page of the chunk's first character (page markers and spaces aside), for
+    a document with page markers (Layout markdown: `<!-- PageBreak -->`); None without."""
+    page_to: int | None = None
+    """1-based page of the chunk's last character (page markers aside), or None."""
 
 
 @dataclass(frozen=True, slots=True)

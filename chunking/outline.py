@@ -121,6 +121,45 @@ class Region:
 
 
 @dataclass(frozen=True, slots=True)
+class Pages:
+    """The pages of a paged document (Layout markdown): where each begins, and its markers."""
+
+    starts: tuple[int, ...]
+    """Offset where each page begins, ascending, the first 0: page n begins at
+    `starts[n - 1]`, the line after the `<!-- PageBreak -->` that ends page n - 1."""
+    markers: tuple[tuple[int, int], ...]
+    """Sorted spans of the page marker lines (header, footer, number, break): metadata,
+    so a chunk's pages are those of the characters it has outside them."""
+
+    def page_at(self, offset: int) -> int:
+        """The 1-based page holding the character at `offset`."""
+        return bisect.bisect_right(self.starts, offset)
+
+    def range_of(self, source: str, start: int, end: int) -> tuple[int, int]:
+        """First and last page of the text of `source[start:end]`, markers and spaces aside."""
+        low, high = start, end
+        while low < high:
+            index = bisect.bisect_right(self.markers, (low, len(source))) - 1
+            if index >= 0 and self.markers[index][0] <= low < self.markers[index][1]:
+                low = self.markers[index][1]
+            elif source[low].isspace():
+                low += 1
+            else:
+                break
+        while high > low:
+            index = bisect.bisect_left(self.markers, (high, -1)) - 1
+            if index >= 0 and self.markers[index][0] < high <= self.markers[index][1]:
+                high = self.markers[index][0]
+            elif source[high - 1].isspace():
+                high -= 1
+            else:
+                break
+        if low >= high:  # nothing but markers: the page they are on
+            return self.page_at(start), self.page_at(start)
+        return self.page_at(low), self.page_at(high - 1)
+
+
+@dataclass(frozen=True, slots=True)
 class Anchor:
     """An element id at an offset of the source, for deep links."""
 
@@ -160,7 +199,14 @@ class Outline:
     """Things the parser dropped or repaired, said plainly."""
     hidden: tuple[tuple[int, int], ...] = ()
     """Sorted, disjoint spans of markup a reader never sees (MDX tags, `import` lines,
-    JSX comments): inside chunks' `content`, left out of their embedded text."""
+    JSX comments, Layout page marker lines with their line breaks): inside chunks'
+    `content`, left out of their embedded text."""
+    pages: Pages | None = None
+    """Where each page begins, for a document with page markers (Layout markdown)."""
+    unbroken: tuple[tuple[int, int], ...] = ()
+    """Sorted spans `(low, high)` no chunk ends in (`low < end <= high`) unless nothing
+    else fits: a paragraph or table interrupted by page markers, from its first half's
+    end to its second half's start, and a `<figure>`."""
     _anchor_offsets: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -104,6 +104,7 @@ def chunk_document(
             anchor=outline.anchor_at(span.start),
             size=span.size,
             id=_chunk_id(digest, span.start, span.end),
+            **_page_fields(outline, span.start, span.end),
         )
         for ordinal, span in enumerate(spans)
     )
@@ -125,6 +126,14 @@ def chunk_document(
         chunks=chunks,
         warnings=tuple(warnings),
     )
+
+
+def _page_fields(outline: Outline, start: int, end: int) -> dict[str, int]:
+    """`page_from` and `page_to` of a chunk of a paged document; nothing otherwise."""
+    if outline.pages is None:
+        return {}
+    page_from, page_to = outline.pages.range_of(outline.source, start, end)
+    return {"page_from": page_from, "page_to": page_to}
 
 
 def _prefix_warnings(context: Contextualizer, unit: Unit) -> list[str]:

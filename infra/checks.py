@@ -38,6 +38,8 @@ SKILL_CHUNK_FIELDS: dict[str, str] = {
     "offset": "Edm.ComplexType",
     "length": "Edm.ComplexType",
     "embedding": "Collection(Edm.Single)",
+    "pageNumberFrom": "Edm.Int32",
+    "pageNumberTo": "Edm.Int32",
 }
 """Fields of each object in the skill's `chunks` output and the index type each fits.
 

@@ -204,6 +204,7 @@ def replay(
             continue
         report.documents += project(doc.key, trees[doc.key], skillset, report)
     validate_documents(report, index, embedding_dimensions, require_vectors)
+    report.problems.extend(page_problems(report.documents))
     return report
 
 
@@ -415,6 +416,29 @@ def validate_documents(
     if not total and not report.failed:
         report.warnings.append("no chunk documents were projected")
     report.problems[:] = list(dict.fromkeys(report.problems))[:50]
+
+
+PAGE_FIELDS = ("pageNumberFrom", "pageNumberTo")
+"""Index fields of a chunk's pages (Layout markdown), null for a document without pages."""
+
+
+def page_problems(documents: Sequence[dict[str, Any]]) -> list[str]:
+    """Chunk documents whose page fields do not make a page range: both null, or
+    1 <= pageNumberFrom <= pageNumberTo."""
+    problems: list[str] = []
+    for document in documents:
+        if not all(name in document for name in PAGE_FIELDS):
+            continue  # an index without the fields (saved definitions of an older one)
+        low, high = (document[name] for name in PAGE_FIELDS)
+        if low is None and high is None:
+            continue
+        if not (isinstance(low, int) and isinstance(high, int) and 1 <= low <= high):
+            name = document.get("file_name") or document.get("chunk_id")
+            problems.append(
+                f"chunk of {name!r}: pageNumberFrom {low!r} and pageNumberTo {high!r} "
+                "are not a page range"
+            )
+    return problems[:50]
 
 
 def _type_problem(value: Any, target: WireJson, dimensions: int) -> str | None:

@@ -117,6 +117,9 @@ CHUNK_FIELD_SOURCES: dict[str, str] = {
     # overlapping neighbours among the top k without the source document.
     OFFSET_FIELD: f"{CHUNKS_CONTEXT}/offset/codePoint",
     LENGTH_FIELD: f"{CHUNKS_CONTEXT}/length/codePoint",
+    # Pages of a chunk of Layout markdown (null without page markers): citations.
+    "pageNumberFrom": f"{CHUNKS_CONTEXT}/pageNumberFrom",
+    "pageNumberTo": f"{CHUNKS_CONTEXT}/pageNumberTo",
 }
 """Index field <- enrichment path, for every projected field (the key and parent id are
 filled by the service and must not be mapped)."""
@@ -329,6 +332,8 @@ def build_index(setup: SearchSetup) -> SearchIndex:
         ),
         SearchField(name=OFFSET_FIELD, type="Edm.Int32", filterable=True, sortable=True),
         SearchField(name=LENGTH_FIELD, type="Edm.Int32"),
+        SearchField(name="pageNumberFrom", type="Edm.Int32", filterable=True, sortable=True),
+        SearchField(name="pageNumberTo", type="Edm.Int32", filterable=True, sortable=True),
     ]
     vector_search = VectorSearch(
         algorithms=[

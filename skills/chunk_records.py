@@ -132,6 +132,10 @@ def render_chunks(
             "url": chunk_url(inputs.url, chunk),
             "size": chunk.size,
             "id": chunk.id,
+            # Content Understanding's names (its `locationMetadata`): null without page
+            # markers in the text.
+            "pageNumberFrom": chunk.page_from,
+            "pageNumberTo": chunk.page_to,
         }
         for chunk in document.chunks
     ]

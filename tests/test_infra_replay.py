@@ -13,7 +13,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from infra import replay as replay_module
-from infra.replay import ReplayReport, read_blob_documents, replay, replay_setup, serve_locally
+from infra.replay import (
+    ReplayReport,
+    page_problems,
+    read_blob_documents,
+    replay,
+    replay_setup,
+    serve_locally,
+)
 from infra.search_definitions import build_definitions
 from skills.service import answer_chunk_request
 from skills.settings import Settings, load_settings
@@ -31,6 +38,8 @@ pytestmark = pytest.mark.integration
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SAMPLE_FILES = sorted(path for path in SAMPLES.iterdir() if path.is_file())
 """The sample documents themselves; samples/eval/ holds the evaluation's set."""
+LAYOUT_PAGES = 3
+"""Pages of samples/layout-report.md (Document Layout markdown, written by hand)."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MODEL = "text-embedding-3-small"
 
@@ -99,10 +108,32 @@ def test_the_samples_project_into_valid_chunk_documents(skill: str) -> None:
             assert document["chunk"].endswith(document["content"])
         assert isinstance(document["headings"], list)
         assert isinstance(document["ordinal"], int)
+    # Layout markdown: every chunk has its pages, and they run over all three.
+    layout = [doc for doc in report.documents if doc["file_name"] == "layout-report.md"]
+    assert layout
+    assert all(doc["pageNumberFrom"] <= doc["pageNumberTo"] for doc in layout)
+    assert min(doc["pageNumberFrom"] for doc in layout) == 1
+    assert max(doc["pageNumberTo"] for doc in layout) == LAYOUT_PAGES
+    assert not any("Contoso Ltd." in doc["chunk"] for doc in layout)  # headers, footers
+    others = [doc for doc in report.documents if doc["file_name"] != "layout-report.md"]
+    assert all(doc["pageNumberFrom"] is None for doc in others)
     html = [doc for doc in report.documents if doc["file_name"] == "git-stash.html"]
     assert any(doc["url"] and "#" in doc["url"] for doc in html)  # anchors from the DOM
     # Without an embedding provider the vector stays empty, and the replay says so.
     assert any("no embeddings" in warning for warning in report.warnings)
+
+
+def test_a_chunk_without_a_page_range_fails_loudly() -> None:
+    documents: list[dict[str, Any]] = [
+        {"file_name": "a.md", "pageNumberFrom": 2, "pageNumberTo": 1},
+        {"file_name": "b.md", "pageNumberFrom": None, "pageNumberTo": 3},
+        {"file_name": "c.md", "pageNumberFrom": None, "pageNumberTo": None},
+        {"file_name": "d.md", "pageNumberFrom": 1, "pageNumberTo": 1},
+    ]
+    problems = page_problems(documents)
+    assert len(problems) == 2
+    assert "'a.md'" in problems[0]
+    assert "'b.md'" in problems[1]
 
 
 def test_batches_follow_the_skill_batch_size(skill: str) -> None:

@@ -25,6 +25,8 @@ CHUNK_KEYS = {
     "url",
     "size",
     "id",
+    "pageNumberFrom",
+    "pageNumberTo",
 }
 MEASURE_KEYS = {"utf8", "utf16", "codePoint"}
 

@@ -155,8 +155,11 @@ class _Document:
         for region in outline.regions:
             # Ending a chunk right after a fence line or a table header leaves it meaningless.
             forbidden.append((region.start, _skip_space(source, region.lead_end)))
+        # A paragraph or table a page break interrupts is not cut between its halves, nor
+        # a figure inside (unless nothing else fits: the chooser falls back to any cut).
+        forbidden.extend(outline.unbroken)
         forbidden.sort()
-        if outline.hidden:
+        if outline.hidden or outline.unbroken:
             forbidden = _merged(forbidden)
         return cls(
             outline=outline,
@@ -381,6 +384,10 @@ class StructureSplitter:
         source = self.source
         cap = min(high, horizon + 1)
         if level is Level.LINE:
+            if self.doc.outline.pages is not None and self._in_paragraph(low):
+                # Layout markdown keeps a PDF's visual lines: in a paragraph they are
+                # not boundaries, sentences are.
+                return []
             found = [m.end() for m in _LINE_BREAK.finditer(source, low, cap) if m.end() < cap]
             beyond = self.next_line_break.search(found[-1] if found else low, high)
             if beyond is not None and low < beyond.end() < high and beyond.end() >= cap:
@@ -409,6 +416,15 @@ class StructureSplitter:
                 found.append(word_end.start())
             return found
         raise ValueError(level)
+
+    def _in_paragraph(self, position: int) -> bool:
+        """Whether `position` lies in a paragraph block."""
+        index = bisect.bisect_right(self.doc.block_starts, position) - 1
+        return (
+            index >= 0
+            and position < self.doc.block_ends[index]
+            and self.doc.outline.blocks[index].kind is BlockKind.PARAGRAPH
+        )
 
     def _before_space(self, position: int) -> int:
         """The start of the whitespace run that ends at `position`."""

@@ -19,6 +19,7 @@ from chunking.formats.front_matter import front_matter_title, metadata_block
 from chunking.formats.markdown import markdown_it_parser, mdx, pulldown_parser
 from chunking.formats.markdown.blocks import line_starts
 from chunking.formats.markdown.docfx import docfx_containers
+from chunking.formats.markdown.pages import marker_lines, page_layout
 from chunking.gc_pause import paused_gc
 from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region
 
@@ -148,6 +149,7 @@ def _outline(
     if markup is not None:
         spans = mdx.with_markup_blocks(spans, markup.blocks_after(body_start, len(_BOM) * has_bom))
     blocks = _cover_gaps(text, body_start, _without_overlaps(spans))
+    blocks, pages, unbroken = page_layout(text, blocks)
     body_end = _trailing_references_start(text, blocks)
     headings = _headings(blocks, heading_texts)
     regions.sort(key=lambda region: region.start)
@@ -163,8 +165,23 @@ def _outline(
         regions=tuple(regions),
         anchors=tuple(Anchor(h.start, h.anchor) for h in headings if h.anchor is not None),
         warnings=tuple(warnings),
-        hidden=() if markup is None else markup.hidden_after(body_start, len(_BOM) * has_bom),
+        pages=pages,
+        unbroken=unbroken,
+        hidden=_hidden(
+            () if markup is None else markup.hidden_after(body_start, len(_BOM) * has_bom),
+            marker_lines(text, pages),
+        ),
     )
+
+
+def _hidden(
+    markup: tuple[tuple[int, int], ...], markers: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], ...]:
+    """MDX markup and page marker lines, sorted (the two never overlap: markers are
+    lines of their own, and MDX comments are `{/* */}`)."""
+    if not markers:
+        return markup
+    return tuple(sorted((*markup, *markers)))
 
 
 def _parse_blocks(
