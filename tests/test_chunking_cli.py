@@ -71,7 +71,7 @@ def test_stdin_is_read_when_no_file_is_given() -> None:
         (("--unit", "characters", "--max", "1000", "--overlap", "600", "README.md"), "pageOverlap"),
         (("--pages", "-1", "README.md"), "maximumPagesToTake"),
         (("--format", "pdf", "README.md"), "--format"),
-        (("--encoder", "o200k_base", "README.md"), "encoderModelName"),
+        (("--encoder", "gpt2", "README.md"), "encoderModelName"),
         (("no-such-file.md",), "cannot read"),
     ],
 )
