@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.encodings import load_encoding, stock_cl100k
+from chunking.encodings import load_encoding, stock_encoding
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
     from bench.peers import Kind
 
-ENCODING = "cl100k_base"
-
 
 @dataclass(frozen=True, slots=True)
 class Floor:
@@ -28,8 +26,9 @@ class Floor:
 
     name: str
     kind: Kind
-    build: Callable[[], Callable[[str], object]]
-    """Builds the timed function (parsers and encodings load here, untimed)."""
+    build: Callable[[str], Callable[[str], object]]
+    """Builds the timed function for the benchmark's encoding (parsers and encodings
+    load here, untimed)."""
     prepare: Callable[[str], str] | None = None
     """Turns a document into the timed function's input, untimed (None: as is)."""
     block_parse: bool = False
@@ -47,15 +46,15 @@ def _markdown_it(inline: bool) -> MarkdownIt:
     return md
 
 
-def _full_parse() -> Callable[[str], object]:
+def _full_parse(_encoder: str) -> Callable[[str], object]:
     return _markdown_it(inline=True).parse
 
 
-def _block_parse() -> Callable[[str], object]:
+def _block_parse(_encoder: str) -> Callable[[str], object]:
     return _markdown_it(inline=False).parse
 
 
-def _pulldown_events() -> Callable[[str], object]:
+def _pulldown_events(_encoder: str) -> Callable[[str], object]:
     import pyromark
 
     from chunking.formats.markdown.pulldown_parser import PARSER_OPTIONS
@@ -69,34 +68,34 @@ def _pulldown_events() -> Callable[[str], object]:
     return parse
 
 
-def _our_markdown_outline() -> Callable[[str], object]:
+def _our_markdown_outline(_encoder: str) -> Callable[[str], object]:
     from chunking.formats.markdown.outline import parse_markdown
 
     return parse_markdown
 
 
-def _tiktoken_pass() -> Callable[[str], object]:
-    return stock_cl100k().encode_ordinary
+def _tiktoken_pass(encoder: str) -> Callable[[str], object]:
+    return stock_encoding(encoder).encode_ordinary
 
 
-def _our_tokenizer_pass() -> Callable[[str], object]:
-    return load_encoding(ENCODING).encode_ordinary
+def _our_tokenizer_pass(encoder: str) -> Callable[[str], object]:
+    return load_encoding(encoder).encode_ordinary
 
 
-def _lxml_alone() -> Callable[[str], object]:
+def _lxml_alone(_encoder: str) -> Callable[[str], object]:
     import lxml.html  # type: ignore[import-untyped]
 
     parse: Callable[[str], object] = lxml.html.document_fromstring
     return parse
 
 
-def _soup_parse() -> Callable[[str], object]:
+def _soup_parse(_encoder: str) -> Callable[[str], object]:
     from bs4 import BeautifulSoup
 
     return lambda html: BeautifulSoup(html, "lxml")
 
 
-def _our_html_outline() -> Callable[[str], object]:
+def _our_html_outline(_encoder: str) -> Callable[[str], object]:
     from chunking.formats.html.render import parse_html
 
     return parse_html
@@ -122,7 +121,7 @@ FLOORS: tuple[Floor, ...] = (
         "markdown",
         _our_markdown_outline,
     ),
-    Floor("tiktoken cl100k, one pass (encode_ordinary)", "markdown", _tiktoken_pass),
+    Floor("tiktoken, one pass (encode_ordinary)", "markdown", _tiktoken_pass),
     Floor(
         "the same with our equivalent pattern (chunking.encodings)", "markdown", _our_tokenizer_pass
     ),
@@ -130,7 +129,7 @@ FLOORS: tuple[Floor, ...] = (
     Floor("BeautifulSoup(lxml) parse", "html", _soup_parse, block_parse=True),
     Floor("our outline: chunking.formats.html.render.parse_html", "html", _our_html_outline),
     Floor(
-        "tiktoken cl100k, one pass over our text rendering",
+        "tiktoken, one pass over our text rendering",
         "html",
         _tiktoken_pass,
         prepare=_html_rendering,

@@ -2,12 +2,13 @@
 
 Every peer is built from the packages in requirements-bench.txt; a peer whose
 package is missing or fails to build is reported unavailable, never fatal.
-Token-counting peers count with cl100k_base exactly as `tiktoken.get_encoding`
-builds it (`chunking.encodings.stock_cl100k`: the shipped file, tiktoken's own
+Token-counting peers count with the benchmark's encoding (cl100k_base unless
+`--encoder` says otherwise) exactly as `tiktoken.get_encoding` builds it
+(`chunking.encodings.stock_encoding`: the shipped file, tiktoken's own
 pre-tokenizer pattern, no download), as they run for their users; ours uses an
 equivalent, faster pattern, which is our work and not theirs.
-semantic-text-splitter's Rust core carries its own copy of cl100k_base
-(tiktoken-rs, compiled in); its counts agree with ours.
+semantic-text-splitter's Rust core carries its own copies of cl100k_base and
+o200k_base (tiktoken-rs, compiled in); its counts agree with ours.
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from chunking.encodings import stock_cl100k
-from chunking.options import Limits, Unit
+from chunking.encodings import stock_encoding
+from chunking.options import DEFAULT_ENCODER, Limits, Unit
 
 Kind = Literal["markdown", "html"]
 ChunkTexts = Callable[[str], list[str]]
 """One document in, the texts of its chunks out."""
 
-SEMANTIC_TEXT_SPLITTER_MODEL = "gpt-4"
-"""semantic-text-splitter names tiktoken encodings by model; gpt-4 is cl100k_base."""
+SEMANTIC_TEXT_SPLITTER_MODELS = {"cl100k_base": "gpt-4", "o200k_base": "gpt-4o"}
+"""semantic-text-splitter names tiktoken encodings by model (another encoding: unavailable)."""
 MARKDOWN_HEADINGS = [("#" * depth, f"h{depth}") for depth in range(1, 7)]
 HTML_HEADINGS = [(f"h{depth}", f"h{depth}") for depth in range(1, 7)]
 NON_TEXT_TAGS = ["script", "style", "noscript", "template"]
@@ -45,37 +46,40 @@ class Peer:
     """The corpus it runs on."""
     structure_aware: bool
     """Whether it cuts by headings (the goals compare us with these)."""
-    build: Callable[[Limits, Path], ChunkTexts]
-    """Builds the chunker for the limits; gets the corpus root for vendored data.
+    build: Callable[[Limits, Path, str], ChunkTexts]
+    """Builds the chunker for the limits; gets the corpus root for vendored data, and the
+    tiktoken encoding to count tokens with.
 
     Raises (ImportError or anything else) when the peer cannot run here.
     """
 
 
-def _length_function(limits: Limits) -> Callable[[str], int]:
-    """Size in the limit's unit: cl100k tokens (ours), or characters."""
+def _length_function(limits: Limits, encoder: str) -> Callable[[str], int]:
+    """Size in the limit's unit: tokens of `encoder`, or characters."""
     if limits.unit is Unit.CHARACTERS:
         return len
-    encode = stock_cl100k().encode_ordinary
+    encode = stock_encoding(encoder).encode_ordinary
     return lambda text: len(encode(text))
 
 
-def _langchain_recursive(limits: Limits) -> Any:
+def _langchain_recursive(limits: Limits, encoder: str) -> Any:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
     return RecursiveCharacterTextSplitter(
         chunk_size=limits.maximum_page_length,
         chunk_overlap=limits.page_overlap_length,
-        length_function=_length_function(limits),
+        length_function=_length_function(limits, encoder),
     )
 
 
-def langchain_markdown(limits: Limits, _root: Path | None = None) -> ChunkTexts:
+def langchain_markdown(
+    limits: Limits, _root: Path | None = None, encoder: str = DEFAULT_ENCODER
+) -> ChunkTexts:
     """LangChain's header splitter, then its recursive splitter (also the evaluation's baseline)."""
     from langchain_text_splitters import MarkdownHeaderTextSplitter
 
     headers = MarkdownHeaderTextSplitter(headers_to_split_on=MARKDOWN_HEADINGS)
-    recursive = _langchain_recursive(limits)
+    recursive = _langchain_recursive(limits, encoder)
 
     def chunk(text: str) -> list[str]:
         return [doc.page_content for doc in recursive.split_documents(headers.split_text(text))]
@@ -83,11 +87,13 @@ def langchain_markdown(limits: Limits, _root: Path | None = None) -> ChunkTexts:
     return chunk
 
 
-def _langchain_html_section(limits: Limits, _root: Path) -> ChunkTexts:
+def _langchain_html_section(
+    limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER
+) -> ChunkTexts:
     from langchain_text_splitters import HTMLSectionSplitter
 
     sections = HTMLSectionSplitter(headers_to_split_on=HTML_HEADINGS)
-    recursive = _langchain_recursive(limits)
+    recursive = _langchain_recursive(limits, encoder)
 
     def chunk(text: str) -> list[str]:
         return [doc.page_content for doc in recursive.split_documents(sections.split_text(text))]
@@ -95,11 +101,13 @@ def _langchain_html_section(limits: Limits, _root: Path) -> ChunkTexts:
     return chunk
 
 
-def _langchain_html_header(limits: Limits, _root: Path) -> ChunkTexts:
+def _langchain_html_header(
+    limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER
+) -> ChunkTexts:
     from langchain_text_splitters import HTMLHeaderTextSplitter
 
     headers = HTMLHeaderTextSplitter(headers_to_split_on=HTML_HEADINGS)
-    recursive = _langchain_recursive(limits)
+    recursive = _langchain_recursive(limits, encoder)
 
     def chunk(text: str) -> list[str]:
         return [doc.page_content for doc in recursive.split_documents(headers.split_text(text))]
@@ -117,7 +125,7 @@ def _soup_text(html: str) -> str:
     return soup.get_text("\n")
 
 
-def _semantic_splitter(limits: Limits, markdown: bool) -> Any:
+def _semantic_splitter(limits: Limits, markdown: bool, encoder: str) -> Any:
     import semantic_text_splitter as sts
 
     splitter_type = sts.MarkdownSplitter if markdown else sts.TextSplitter
@@ -126,12 +134,12 @@ def _semantic_splitter(limits: Limits, markdown: bool) -> Any:
     if limits.unit is Unit.CHARACTERS:
         return splitter_type(capacity, overlap=overlap)
     return splitter_type.from_tiktoken_model(
-        SEMANTIC_TEXT_SPLITTER_MODEL, capacity, overlap=overlap
+        SEMANTIC_TEXT_SPLITTER_MODELS[encoder], capacity, overlap=overlap
     )
 
 
-def _semantic_markdown(limits: Limits, _root: Path) -> ChunkTexts:
-    splitter = _semantic_splitter(limits, markdown=True)
+def _semantic_markdown(limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER) -> ChunkTexts:
+    splitter = _semantic_splitter(limits, markdown=True, encoder=encoder)
 
     def chunk(text: str) -> list[str]:
         return list(splitter.chunks(text))
@@ -139,8 +147,8 @@ def _semantic_markdown(limits: Limits, _root: Path) -> ChunkTexts:
     return chunk
 
 
-def _semantic_html(limits: Limits, _root: Path) -> ChunkTexts:
-    splitter = _semantic_splitter(limits, markdown=False)
+def _semantic_html(limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER) -> ChunkTexts:
+    splitter = _semantic_splitter(limits, markdown=False, encoder=encoder)
 
     def chunk(text: str) -> list[str]:
         return list(splitter.chunks(_soup_text(text)))
@@ -148,20 +156,22 @@ def _semantic_html(limits: Limits, _root: Path) -> ChunkTexts:
     return chunk
 
 
-def _chonkie(limits: Limits, rules: Any) -> Any:
+def _chonkie(limits: Limits, rules: Any, encoder: str) -> Any:
     from chonkie import RecursiveChunker
 
-    tokenizer: Any = "character" if limits.unit is Unit.CHARACTERS else stock_cl100k()
+    tokenizer: Any = "character" if limits.unit is Unit.CHARACTERS else stock_encoding(encoder)
     if rules is None:
         return RecursiveChunker(tokenizer=tokenizer, chunk_size=limits.maximum_page_length)
     return RecursiveChunker(tokenizer=tokenizer, chunk_size=limits.maximum_page_length, rules=rules)
 
 
-def _chonkie_markdown(limits: Limits, root: Path) -> ChunkTexts:
+def _chonkie_markdown(limits: Limits, root: Path, encoder: str = DEFAULT_ENCODER) -> ChunkTexts:
     from chonkie import RecursiveRules
 
     recipe = json.loads((root / CHONKIE_RECIPE).read_text(encoding="utf-8"))
-    chunker = _chonkie(limits, RecursiveRules.from_dict(recipe["recipe"]["recursive_rules"]))
+    chunker = _chonkie(
+        limits, RecursiveRules.from_dict(recipe["recipe"]["recursive_rules"]), encoder
+    )
 
     def chunk(text: str) -> list[str]:
         return [piece.text for piece in chunker.chunk(text)]
@@ -169,9 +179,9 @@ def _chonkie_markdown(limits: Limits, root: Path) -> ChunkTexts:
     return chunk
 
 
-def _chonkie_html(limits: Limits, _root: Path) -> ChunkTexts:
+def _chonkie_html(limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER) -> ChunkTexts:
     # Plain text after BeautifulSoup: Chonkie's default (text) rules.
-    chunker = _chonkie(limits, rules=None)
+    chunker = _chonkie(limits, rules=None, encoder=encoder)
 
     def chunk(text: str) -> list[str]:
         return [piece.text for piece in chunker.chunk(_soup_text(text))]
@@ -179,11 +189,11 @@ def _chonkie_html(limits: Limits, _root: Path) -> ChunkTexts:
     return chunk
 
 
-def _llama_sentence_splitter(limits: Limits) -> Any:
+def _llama_sentence_splitter(limits: Limits, encoder: str) -> Any:
     from llama_index.core.node_parser import SentenceSplitter
 
     tokenizer: Callable[[str], Any] = (
-        list if limits.unit is Unit.CHARACTERS else stock_cl100k().encode_ordinary
+        list if limits.unit is Unit.CHARACTERS else stock_encoding(encoder).encode_ordinary
     )
     return SentenceSplitter(
         chunk_size=limits.maximum_page_length,
@@ -192,10 +202,10 @@ def _llama_sentence_splitter(limits: Limits) -> Any:
     )
 
 
-def _llama(limits: Limits, parser: Any) -> ChunkTexts:
+def _llama(limits: Limits, parser: Any, encoder: str) -> ChunkTexts:
     from llama_index.core import Document
 
-    splitter = _llama_sentence_splitter(limits)
+    splitter = _llama_sentence_splitter(limits, encoder)
 
     def chunk(text: str) -> list[str]:
         return [node.get_content() for node in splitter(parser([Document(text=text)]))]
@@ -203,16 +213,16 @@ def _llama(limits: Limits, parser: Any) -> ChunkTexts:
     return chunk
 
 
-def _llama_markdown(limits: Limits, _root: Path) -> ChunkTexts:
+def _llama_markdown(limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER) -> ChunkTexts:
     from llama_index.core.node_parser import MarkdownNodeParser
 
-    return _llama(limits, MarkdownNodeParser())
+    return _llama(limits, MarkdownNodeParser(), encoder)
 
 
-def _llama_html(limits: Limits, _root: Path) -> ChunkTexts:
+def _llama_html(limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER) -> ChunkTexts:
     from llama_index.core.node_parser import HTMLNodeParser
 
-    return _llama(limits, HTMLNodeParser())
+    return _llama(limits, HTMLNodeParser(), encoder)
 
 
 PEERS: tuple[Peer, ...] = (

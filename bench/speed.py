@@ -31,7 +31,7 @@ from bench.documents import DEFAULT_CORPUS, Document, load_corpus, megabytes
 from bench.floors import FLOORS, Floor
 from bench.offline import offline
 from bench.peers import PEERS, Kind, Peer
-from chunking.options import ChunkOptions, Limits, Unit
+from chunking.options import DEFAULT_ENCODER, ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
 from chunking.sizing import make_sizer
 
@@ -125,8 +125,8 @@ def _timed(
     return timing
 
 
-def _ours(limits: Limits, kind: Kind) -> Callable[[Document], list[str]]:
-    options = ChunkOptions(limits=limits)
+def _ours(limits: Limits, kind: Kind, encoder: str) -> Callable[[Document], list[str]]:
+    options = ChunkOptions(limits=limits, encoder_model_name=encoder)
 
     def run(document: Document) -> list[str]:
         chunked = chunk_document(
@@ -137,10 +137,16 @@ def _ours(limits: Limits, kind: Kind) -> Callable[[Document], list[str]]:
     return run
 
 
-def time_peer(peer: Peer, limits: Limits, corpus: Path, documents: Sequence[Document]) -> Timing:
+def time_peer(
+    peer: Peer,
+    limits: Limits,
+    corpus: Path,
+    documents: Sequence[Document],
+    encoder: str = DEFAULT_ENCODER,
+) -> Timing:
     """Build `peer` and time it; a peer that cannot be built is reported unavailable."""
     try:
-        chunk = peer.build(limits, corpus)
+        chunk = peer.build(limits, corpus, encoder)
     except Exception as error:  # ImportError, or a peer that cannot start offline
         return Timing(peer.name, unavailable=_describe(error), peer=peer)
     timing = _timed(peer.name, lambda document: chunk(document.text), documents)
@@ -148,9 +154,9 @@ def time_peer(peer: Peer, limits: Limits, corpus: Path, documents: Sequence[Docu
     return timing
 
 
-def _floor(floor: Floor, documents: Sequence[Document]) -> Timing:
+def _floor(floor: Floor, documents: Sequence[Document], encoder: str) -> Timing:
     try:
-        run = floor.build()
+        run = floor.build(encoder)
     except Exception as error:
         return Timing(floor.name, unavailable=_describe(error))
     prepare = floor.prepare
@@ -200,6 +206,7 @@ def measure(
     corpus: Path,
     with_peers: bool,
     rounds: int = 1,
+    encoder: str = DEFAULT_ENCODER,
 ) -> CorpusReport:
     """Time ours, then each peer, then each floor of `kind` over the documents.
 
@@ -209,15 +216,15 @@ def measure(
     """
     peers_of_kind = [peer for peer in PEERS if peer.kind == kind] if with_peers else []
     floors_of_kind = [floor for floor in FLOORS if floor.kind == kind]
-    ours = _timed(OURS, _ours(limits, kind), documents)
-    peers = [time_peer(peer, limits, corpus, documents) for peer in peers_of_kind]
-    floors = [_floor(floor, documents) for floor in floors_of_kind]
+    ours = _timed(OURS, _ours(limits, kind, encoder), documents)
+    peers = [time_peer(peer, limits, corpus, documents, encoder) for peer in peers_of_kind]
+    floors = [_floor(floor, documents, encoder) for floor in floors_of_kind]
     for _ in range(rounds - 1):
-        _keep_faster(ours, _timed(OURS, _ours(limits, kind), documents))
+        _keep_faster(ours, _timed(OURS, _ours(limits, kind, encoder), documents))
         for timing, peer in zip(peers, peers_of_kind, strict=True):
-            _keep_faster(timing, time_peer(peer, limits, corpus, documents))
+            _keep_faster(timing, time_peer(peer, limits, corpus, documents, encoder))
         for timing, floor in zip(floors, floors_of_kind, strict=True):
-            _keep_faster(timing, _floor(floor, documents))
+            _keep_faster(timing, _floor(floor, documents, encoder))
     return CorpusReport(kind, len(documents), megabytes(list(documents)), ours, peers, floors)
 
 
@@ -378,6 +385,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--files", type=int, help="files per corpus, spread evenly")
     parser.add_argument("--unit", choices=sorted(LIMITS), default="tokens")
+    parser.add_argument(
+        "--encoder",
+        default=DEFAULT_ENCODER,
+        help="tiktoken encoding for the token unit, ours and the peers' (o200k_base: GPT-4o)",
+    )
     parser.add_argument("--no-peers", action="store_true", help="only ours and the floors")
     parser.add_argument("--only", choices=["markdown", "html"], help="one corpus instead of both")
     parser.add_argument(
@@ -399,13 +411,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(
         f"Python {platform.python_version()} on {platform.machine()}, one process; "
-        f"corpus {args.corpus}"
+        f"corpus {args.corpus}; tokens of {args.encoder}"
     )
     print(f"Packages: {_versions()}")
     print()
     reports = []
     with offline():
-        sizer = make_sizer(limits.unit, "cl100k_base")
+        sizer = make_sizer(limits.unit, args.encoder)
         for kind in kinds:
             documents = load_corpus(args.corpus, kind, limit)
             if not documents:
@@ -413,7 +425,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print()
                 continue
             report = measure(
-                kind, documents, limits, args.corpus, not args.no_peers, max(1, args.rounds)
+                kind,
+                documents,
+                limits,
+                args.corpus,
+                not args.no_peers,
+                max(1, args.rounds),
+                args.encoder,
             )
             reports.append(report)
             print("\n".join(render(report, limits, sizer)), flush=True)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from typing import get_args
 
+from chunking.formats.decode import BinaryFile, DecodedFile, decode_file
 from chunking.options import (
     STRATEGY_NAMES,
     ChunkOptions,
@@ -132,9 +134,27 @@ def word_windows(args: argparse.Namespace) -> WordWindows:
     )
 
 
-def read_text(name: str) -> str:
-    """A file's text (`-`: stdin); bytes that are not UTF-8 survive as lone surrogates."""
+class UnreadableFile(OSError):
+    """A file in a binary format (PDF, Office, images): `strerror` says what to use."""
+
+
+def read_file(name: str) -> DecodedFile:
+    """A file's text (`-`: stdin), decoded as the skill decodes `file_data`: by its byte
+    order mark, declared encoding (`<meta charset>`, XML declaration), UTF-8, or detection.
+
+    Raises OSError, and UnreadableFile for a binary format.
+    """
     if name == "-":
-        return sys.stdin.read()
-    with open(name, encoding="utf-8", errors="surrogateescape") as handle:
-        return handle.read()
+        data = sys.stdin.buffer.read()
+    else:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    decoded = decode_file(data, file_name=None if name == "-" else name)
+    if isinstance(decoded, BinaryFile):
+        raise UnreadableFile(errno.EINVAL, decoded.message)
+    return decoded
+
+
+def read_text(name: str) -> str:
+    """A file's text (`read_file`), without the decoding's warnings."""
+    return read_file(name).text

@@ -54,6 +54,10 @@ class SpanSizer(Protocol):
         the estimate of their union, so a walk summing them does not drift."""
         ...
 
+    def adds_up(self, left: str, right: str) -> bool:
+        """Whether sizes of `left` and `right` add up to the size of `left + right`."""
+        ...
+
     def horizon(self, limit: int) -> int:
         """A position past which every running total exceeds `limit`."""
         ...
@@ -87,6 +91,10 @@ class CharacterSpans:
     def estimate(self, start: int, end: int) -> int:
         """Exactly `span`."""
         return self.span(start, end)
+
+    def adds_up(self, left: str, right: str) -> bool:
+        """Always: lengths add up."""
+        return True
 
     def horizon(self, limit: int) -> int:
         """`limit` itself: a code point is at least one UTF-16 unit."""

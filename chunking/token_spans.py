@@ -6,7 +6,7 @@ document is encoded once, and every position gets a running total: how many of
 the document's tokens end at or before it.  tiktoken splits text into
 pre-tokenizer pieces by regex and encodes each piece on its own, and some
 positions are piece boundaries in every text that contains them (pinned, see
-`_PINNED`).  Between two pinned positions a span's exact count is the difference
+`PinRules`).  Between two pinned positions a span's exact count is the difference
 of their totals; a span with an unpinned end adds direct counts of its short
 ends.  The result is exactly `len(encoding.encode_ordinary(source[start:end]))`,
 which the property tests check.  Differences of totals at any two positions are
@@ -21,20 +21,39 @@ import functools
 import itertools
 import re
 import string
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     import numpy.typing as npt
     import tiktoken
 
-_PINNED = re.compile(r"\S[ \t]|[\r\n]\S|[A-Za-z0-9][!-/:-@\[-`{-~]")
-"""Two characters with a piece boundary between them in every encoding we ship.
 
-cl100k_base, p50k_base and r50k_base pieces are: letters with at most one
+@dataclass(frozen=True, slots=True)
+class PinRules:
+    """Which neighbouring characters have a piece boundary between them in every text
+    that holds them, for one family of pre-tokenizer patterns."""
+
+    pattern: re.Pattern[str]
+    """Two characters with such a boundary between them (some matches are not pinned:
+    `pinned_at` decides)."""
+    joins_line_break: str
+    """Non-space characters a piece can hold right after a line break."""
+    joins_word: str
+    """ASCII punctuation a piece can hold right after a letter or digit."""
+    break_after_space_joins: bool = False
+    """Whether whitespace ending in a line break splits into other pieces before a
+    non-space than at the end of a text (then only a line break after a non-space pins)."""
+
+
+_PINNED = PinRules(re.compile(r"\S[ \t]|[\r\n]\S|[A-Za-z0-9][!-/:-@\[-`{-~]"), "", "")
+"""The rules of cl100k_base.
+
+Its pieces are: letters with at most one
 leading non-letter (never a line break), digits, punctuation with one optional
 leading space and trailing line breaks, contractions, or whitespace only.  None
 of them holds a non-space followed by a space or tab, or a line break followed
@@ -45,6 +64,30 @@ characters does not depend on anything around it.  Python's `\\S` is narrower
 than the tokenizer's (Python calls a few control characters space that Unicode
 does not), which only makes this pattern miss some boundaries, never invent one.
 """
+
+_PINNED_R50K = PinRules(
+    re.compile(r"\S[ \t]|(?<=\S)[\r\n]\S|[A-Za-z0-9][!-/:-@\[-`{-~]"), "", "", True
+)
+"""The rules of r50k_base, p50k_base and p50k_edit: cl100k's, but their pattern has no
+`\\s*[\\r\\n]` alternative, so `\\n\\n` is one piece at the end of a text and two
+(`\\n`, `\\n`) before a word; only a line break after a non-space is pinned."""
+
+_PINNED_O200K = PinRules(
+    re.compile(r"\S[ \t]|[\r\n][^\s/]|[A-Za-z0-9][!-&(-/:-@\[-`{-~]"), "/", "'"
+)
+"""The rules of o200k_base, whose pieces differ from cl100k's in two ways that matter
+here: a run of punctuation takes trailing line breaks and slashes (`.\\n/` is one
+piece), and a word takes its contraction (`it's` is one piece).  So neither a line
+break before `/` nor a word before `'` is pinned; the rest holds as for cl100k."""
+
+PIN_RULES: Mapping[str, PinRules] = {
+    "cl100k_base": _PINNED,
+    "p50k_base": _PINNED_R50K,
+    "p50k_edit": _PINNED_R50K,
+    "r50k_base": _PINNED_R50K,
+}
+"""The rules per encoding; any other encoding gets o200k's, the stricter."""
+
 
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
 
@@ -113,6 +156,7 @@ class TokenSpans:
         part: int = ENCODE_PART_CHARACTERS,
     ) -> None:
         self._encoding = encoding
+        self._rules = PIN_RULES.get(encoding.name, _PINNED_O200K)
         self._part = part
         self._source = source
         self._begin = begin
@@ -236,7 +280,7 @@ class TokenSpans:
             return self.count(source[start:end])
         inner_start: int | None = start
         if not start_pinned:
-            first = _PINNED.search(source, start, min(end, start + EDGE_REACH))
+            first = self._rules.pattern.search(source, start, min(end, start + EDGE_REACH))
             # The boundary sits between the two matched characters.
             inner_start = first.start() + 1 if first is not None else None
         inner_end: int | None = end if end_pinned else self._last_pinned(start, end)
@@ -272,7 +316,7 @@ class TokenSpans:
             high = candidate
         last = None
         # Tabs and lone carriage returns: the exhaustive search.
-        for match in _PINNED.finditer(source, low, end):
+        for match in self._rules.pattern.finditer(source, low, end):
             last = match.start() + 1
         return last
 
@@ -282,9 +326,16 @@ class TokenSpans:
         pinned = self._pinned.get(position)
         if pinned is None:
             # The ends of the encoded range are where its text starts and stops.
-            pinned = position in (self._begin, self._end) or _pinned_at(self._source, position)
+            pinned = position in (self._begin, self._end) or _pinned_at(
+                self._source, position, self._rules
+            )
             self._pinned[position] = pinned
         return pinned
+
+    def adds_up(self, left: str, right: str) -> bool:
+        """Whether `left + right` has as many tokens as `left` and `right` apart
+        (`tokens_add_up` with this encoding's rules)."""
+        return tokens_add_up(left, right, self._rules)
 
     def _holds_surrogate(self, start: int, end: int) -> bool:
         return _holds(self._surrogates, start, end)
@@ -339,8 +390,8 @@ class TokenSpans:
             # The boundary sits between the two characters a match holds.
             pinned = (
                 match.start() + 1
-                for match in _PINNED.finditer(source, nominal - 1, limit)
-                if _pinned_at(source, match.start() + 1)
+                for match in self._rules.pattern.finditer(source, nominal - 1, limit)
+                if _pinned_at(source, match.start() + 1, self._rules)
             )
             cut = next(pinned, None)
             if cut is None:
@@ -365,14 +416,20 @@ def _holds(positions: list[int], start: int, end: int) -> bool:
     return index < len(positions) and positions[index] < end
 
 
-def _pinned_at(source: str, position: int) -> bool:
+def _pinned_at(source: str, position: int, rules: PinRules) -> bool:
     if position <= 0 or position >= len(source):
         return True
     before, after = source[position - 1], source[position]
     if before in "\r\n":
         # Whitespace ending in a line break is one piece at the end of a text
         # and before a non-space alike.
-        return not after.isspace()
+        return (
+            not after.isspace()
+            and after not in rules.joins_line_break
+            and not (
+                rules.break_after_space_joins and position >= 2 and source[position - 2].isspace()
+            )
+        )
     if before.isspace():
         return False
     if after in " \t":
@@ -380,16 +437,22 @@ def _pinned_at(source: str, position: int) -> bool:
     # After a letter or digit a line break or punctuation starts a new piece;
     # after punctuation a line break joins it (`.\n` is one piece).
     return (
-        before.isascii() and before.isalnum() and (after in "\r\n" or after in _ASCII_PUNCTUATION)
+        before.isascii()
+        and before.isalnum()
+        and (after in "\r\n" or (after in _ASCII_PUNCTUATION and after not in rules.joins_word))
     )
 
 
-def tokens_add_up(left: str, right: str) -> bool:
+def tokens_add_up(left: str, right: str, rules: PinRules = _PINNED) -> bool:
     """Whether `left + right` has as many tokens as `left` and `right` apart.
 
     True when `left` is empty or ends a line and `right` starts with a
     non-space: no pre-tokenizer piece holds a line break followed by a
-    non-space (`_PINNED`), and a piece of whitespace ending in a line break is
-    the same piece at the end of a text as before more text.
+    non-space, but for the exceptions `rules` name, and a piece of whitespace
+    ending in a line break is the same piece at the end of a text as before more text.
     """
-    return not left or (left[-1] in "\r\n" and bool(right) and not right[0].isspace())
+    if not left:
+        return True
+    if not right or left[-1] not in "\r\n":
+        return False
+    return _pinned_at(left + right[0], len(left), rules)

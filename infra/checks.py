@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from chunking import Limits, OptionError, Unit
+from skills.file_data import INPUT_FILE_DATA as FILE_DATA
 from skills.record_inputs import KNOWN_INPUTS
 
 if TYPE_CHECKING:
@@ -126,8 +127,17 @@ def check_definitions(
     problems += check_index(index, embedding_dimensions, embedding_model)
     problems += _check_skills(skillset, indexer, allow_http)
     problems += check_projection(skillset, index)
-    problems += _check_indexer(indexer)
+    problems += _check_indexer(indexer, _reads_file_data(skillset))
     return problems
+
+
+def _reads_file_data(skillset: WireJson) -> bool:
+    """Whether a skill takes the raw file (`file_data`) instead of `text`."""
+    return any(
+        i.get("name") == FILE_DATA
+        for skill in skillset.get("skills", [])
+        for i in skill.get("inputs", [])
+    )
 
 
 def check_partitions(
@@ -294,8 +304,10 @@ def _check_skills(skillset: WireJson, indexer: WireJson, allow_http: bool) -> li
         unknown = sorted(set(inputs) - set(KNOWN_INPUTS))
         if unknown:
             problems.append(f"skill {name!r}: inputs {unknown} are not inputs the skill reads")
-        if "text" not in inputs:
-            problems.append(f"skill {name!r}: the 'text' input is missing")
+        if "text" not in inputs and FILE_DATA not in inputs:
+            problems.append(f"skill {name!r}: the 'text' input (or 'file_data') is missing")
+        elif "text" in inputs and FILE_DATA in inputs:
+            problems.append(f"skill {name!r}: map 'text' or 'file_data', not both")
         problems += _check_literal_limits(name, inputs)
     return problems
 
@@ -403,10 +415,22 @@ def check_projection(skillset: WireJson, index: WireJson) -> list[str]:
     return problems
 
 
-def _check_indexer(indexer: WireJson) -> list[str]:
+def _check_indexer(indexer: WireJson, reads_file_data: bool = False) -> list[str]:
     configuration = ((indexer.get("parameters") or {}).get("configuration")) or {}
     problems = []
-    if configuration.get("parsingMode") != "text":
+    if reads_file_data:
+        # The indexer sends /document/file_data only so, and only in the default mode.
+        if configuration.get("allowSkillsetToReadFileData") is not True:
+            problems.append(
+                "a skill reads 'file_data' but the indexer does not set "
+                "allowSkillsetToReadFileData: true"
+            )
+        if configuration.get("parsingMode", "default") != "default":
+            problems.append(
+                f"indexer parsingMode is {configuration.get('parsingMode')!r}: file_data "
+                "needs the default parsing mode"
+            )
+    elif configuration.get("parsingMode") != "text":
         problems.append(
             f"indexer parsingMode is {configuration.get('parsingMode')!r}: only 'text' hands "
             "the skill the raw markdown and HTML with their headings"

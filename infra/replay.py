@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import copy
 import hashlib
 import json
 import mimetypes
@@ -100,12 +101,17 @@ class ReplayReport:
 
 
 def read_blob_documents(
-    paths: Sequence[Path], extensions: Sequence[str] = INDEXED_EXTENSIONS
+    paths: Sequence[Path],
+    extensions: Sequence[str] = INDEXED_EXTENSIONS,
+    *,
+    file_data: bool = False,
 ) -> list[SourceDocument]:
     """Files (or the files under directories) as `text`-mode blob documents.
 
     Like the blob indexer, only `indexedFileNameExtensions` are taken, content is the
-    UTF-8 text as it is, and the key is the base64 of metadata_storage_path.
+    UTF-8 text as it is, and the key is the base64 of metadata_storage_path. With
+    `file_data`, each also has `/document/file_data` as the indexer sends it with
+    `allowSkillsetToReadFileData: true`: `{"$type": "file", "data": "<base64>"}`.
     """
     files: list[tuple[str, Path]] = []
     for path in paths:
@@ -138,10 +144,31 @@ def read_blob_documents(
                     "metadata_storage_path": blob_url,
                     "metadata_content_type": content_type,
                     "metadata_storage_size": len(raw),
+                    **(
+                        {"file_data": {"$type": "file", "data": base64.b64encode(raw).decode()}}
+                        if file_data
+                        else {}
+                    ),
                 },
             )
         )
     return documents
+
+
+def with_file_data(skillset: WireJson, indexer: WireJson) -> tuple[WireJson, WireJson]:
+    """Copies of the definitions that send the raw file: each skill's `text` input (the
+    document's content) becomes `file_data` <- /document/file_data, and the indexer
+    allows it in the default parsing mode."""
+    skillset = copy.deepcopy(skillset)
+    indexer = copy.deepcopy(indexer)
+    for skill in skillset.get("skills", []):
+        for entry in skill.get("inputs", []):
+            if entry.get("name") == "text" and entry.get("source") == "/document/content":
+                entry["name"], entry["source"] = "file_data", "/document/file_data"
+    configuration = indexer.setdefault("parameters", {}).setdefault("configuration", {})
+    configuration["parsingMode"] = "default"
+    configuration["allowSkillsetToReadFileData"] = True
+    return skillset, indexer
 
 
 def resolve(source: str, tree: dict[str, Any]) -> Any:
@@ -566,6 +593,11 @@ def main(argv: list[str] | None = None) -> int:
         "--require-vectors", action="store_true", help="fail when the skill returns no vectors"
     )
     parser.add_argument("--write", type=Path, help="write the projected documents (JSON lines)")
+    parser.add_argument(
+        "--file-data",
+        action="store_true",
+        help="send the raw file as file_data (allowSkillsetToReadFileData) instead of text",
+    )
     args = parser.parse_args(argv)
 
     def run(endpoint: str) -> ReplayReport:
@@ -588,7 +620,11 @@ def main(argv: list[str] | None = None) -> int:
         extensions = ((indexer.get("parameters") or {}).get("configuration") or {}).get(
             "indexedFileNameExtensions", ",".join(INDEXED_EXTENSIONS)
         )
-        documents = read_blob_documents(args.paths, tuple(extensions.split(",")))
+        if args.file_data:
+            skillset, indexer = with_file_data(skillset, indexer)
+        documents = read_blob_documents(
+            args.paths, tuple(extensions.split(",")), file_data=args.file_data
+        )
         return replay(
             documents,
             data_source,

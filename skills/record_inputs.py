@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
 from chunking.options import clipped_repr
+from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
 from skills.settings import FORMATS, SPLIT_MODES, STRATEGIES, UNITS, WORD_SCOPES
 from skills.values import describe, parse_choice, parse_integer
 
@@ -64,6 +65,7 @@ KNOWN_INPUTS = (
     INPUT_DEFAULT_LANGUAGE_CODE,
     INPUT_STRATEGY,
     *WORD_INPUTS,
+    INPUT_FILE_DATA,
 )
 
 FORMAT_ALIASES: Mapping[str, FormatName] = {
@@ -128,12 +130,19 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     reader = _Reader(data)
 
     text = data.get(INPUT_TEXT)
-    if text is None:
+    file_data = data.get(INPUT_FILE_DATA)
+    if text is not None and file_data is not None:
+        reader.errors.append(
+            f"give input 'text' or input {INPUT_FILE_DATA!r}, not both: 'text' for the "
+            "document's content, 'file_data' for the raw file (/document/file_data)"
+        )
+    elif text is None and file_data is None:
         reader.errors.append(
             f"input 'text' is required (got {'null' if INPUT_TEXT in data else 'nothing'}); "
-            "map it to the document's content, e.g. /document/content"
+            "map it to the document's content, e.g. /document/content (or map "
+            f"{INPUT_FILE_DATA!r} to /document/file_data to send the raw file)"
         )
-    elif not isinstance(text, str):
+    elif text is not None and not isinstance(text, str):
         reader.errors.append(f"input 'text' must be a string (got {describe(text)})")
 
     title = reader.string(INPUT_TITLE)
@@ -141,6 +150,8 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     file_name = reader.string(INPUT_FILE_NAME)
     url = _read_url(reader)
     file_format = _read_format(reader, settings)
+    if file_data is not None and text is None and not reader.errors:
+        text = _read_file_text(reader, file_data, file_name, content_type)
 
     mode = reader.choice(INPUT_TEXT_SPLIT_MODE, SPLIT_MODES, settings.text_split_mode)
     unit = reader.choice(INPUT_UNIT, UNITS, settings.unit)
@@ -226,6 +237,18 @@ def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, WordWindow
     except OptionError as error:
         reader.errors.append(str(error))
         return strategy, defaults
+
+
+def _read_file_text(
+    reader: _Reader, file_data: object, file_name: str | None, content_type: str | None
+) -> str | None:
+    """The text of `file_data`, its decoding warnings noted; None after an error."""
+    decoded = read_file_data(file_data, file_name=file_name, content_type=content_type)
+    if isinstance(decoded, FileDataError):
+        reader.errors.append(decoded.message)
+        return None
+    reader.warnings.extend(f"input {INPUT_FILE_DATA!r}: {warning}" for warning in decoded.warnings)
+    return decoded.text
 
 
 def _read_format(reader: _Reader, settings: Settings) -> FormatName:

@@ -16,7 +16,9 @@ _SAMPLES = (
     {"text": "# Title\n\nA sentence. Another one, with [a link](x).\n\n| a | b |\n|---|---|\n"},
     {"text": "<h1>Title</h1><p>A sentence. Another one.</p>", "format": "html"},
     {"text": "Plain text. Two sentences.", "textSplitMode": "sentences"},
-    {"text": "Tokens.", "encoderModelName": "o200k_base"},
+    # An encoder that is not shipped (the error path). Not o200k_base: its ranks add
+    # ~70 MB to every worker, so only a worker that gets an o200k record loads them (0.2 s).
+    {"text": "Tokens.", "encoderModelName": "gpt2"},
 )
 
 

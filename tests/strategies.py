@@ -244,7 +244,7 @@ INPUT_VALUES: dict[str, st.SearchStrategy[object]] = {
     "unit": st.sampled_from(["characters", "azureOpenAITokens", "CHARACTERS", "bytes", ""]),
     "textSplitMode": st.sampled_from(["pages", "sentences", "words", None]),
     "format": st.sampled_from(["auto", "markdown", "html", "text", "md", "pdf", ""]),
-    "encoderModelName": st.sampled_from(["cl100k_base", "o200k_base", ""]),
+    "encoderModelName": st.sampled_from(["cl100k_base", "o200k_base", "gpt2", ""]),
     "language": st.sampled_from(["en", "de", "ja", "zz", "", None]),
     "strategy": st.sampled_from(["structure", "words", "Words", "semantic", "", None]),
     "wordsPerChunk": st.one_of(st.integers(-2, 300), st.sampled_from(["10", "x"])),

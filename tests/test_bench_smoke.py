@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.documents import load_corpus
-from bench.peers import Peer
+from bench.peers import Peer, _length_function
 from bench.scale import shapes
 from bench.speed import LIMITS, OURS, time_peer
 
@@ -151,3 +151,20 @@ def test_library_benchmark_prints_throughput_per_core(capsys: pytest.CaptureFixt
         assert int(cells[1]) > 0
         assert float(cells[2]) > 0
         assert float(cells[5]) > 0
+
+
+def test_encoder_option_counts_ours_peers_and_floors_with_that_encoding() -> None:
+    """Issue 17, item 4: `--encoder o200k_base` sizes chunks for GPT-4o, and the peers
+    count with tiktoken's own o200k_base."""
+    result = subprocess.run(
+        [*QUICK_RUN, "--corpus", str(FIXTURES), "--encoder", "o200k_base", "--only", "markdown"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "tokens of o200k_base" in result.stdout
+    assert result.stdout.count(f"| {OURS} |") == 1
+    # o200k keeps a word's contraction in one token; cl100k splits it off.
+    assert _length_function(LIMITS["tokens"], "o200k_base")("it's") == 1
+    assert _length_function(LIMITS["tokens"], "cl100k_base")("it's") == 2

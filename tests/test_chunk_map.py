@@ -231,7 +231,9 @@ def test_the_command_reads_stdin_and_writes_stdout() -> None:
     assert done.stdout.startswith("<!DOCTYPE html>")
 
 
-def test_bytes_that_are_not_utf8_go_back_out_as_they_came_in(tmp_path: Path) -> None:
+def test_an_undeclared_latin1_file_is_read_as_windows_1252(tmp_path: Path) -> None:
+    """Issue 17, item 5: files are decoded as the skill decodes `file_data` (before, bytes
+    that were not UTF-8 went back out as they came in)."""
     document = tmp_path / "latin1.txt"
     document.write_bytes(b"# Caf\xe9\n\nA line with a Latin-1 \xe9 in it.\n")
     for output in (str(tmp_path / "map.html"), "-"):
@@ -244,8 +246,9 @@ def test_bytes_that_are_not_utf8_go_back_out_as_they_came_in(tmp_path: Path) -> 
         )
         assert done.returncode == 0, done.stderr
         page = done.stdout if output == "-" else Path(output).read_bytes()
-        assert page.count(b"Latin-1 \xe9 in it") == 2  # the text, and the embedded text
-        assert b"Caf\xe9" in page
+        assert page.count("Latin-1 é in it".encode()) == 2  # the text, and the embedded text
+        assert "Café".encode() in page
+        assert b"read as cp1252" in done.stderr
 
 
 @pytest.mark.parametrize(

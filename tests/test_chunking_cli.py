@@ -71,7 +71,7 @@ def test_stdin_is_read_when_no_file_is_given() -> None:
         (("--unit", "characters", "--max", "1000", "--overlap", "600", "README.md"), "pageOverlap"),
         (("--pages", "-1", "README.md"), "maximumPagesToTake"),
         (("--format", "pdf", "README.md"), "--format"),
-        (("--encoder", "o200k_base", "README.md"), "encoderModelName"),
+        (("--encoder", "gpt2", "README.md"), "encoderModelName"),
         (("no-such-file.md",), "cannot read"),
     ],
 )
@@ -135,4 +135,37 @@ def test_words_options_that_do_not_fit_exit_2_with_one_line(
     result = _run(*args, str(LESSON_SPANISH))
     assert result.returncode == 2
     assert named in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("codec", "label", "body"),
+    [
+        ("cp1252", "windows-1252", "Résumé – naïve café, 5 € “net”."),
+        ("shift_jis", "Shift_JIS", "日本語のページです。これは文です。"),
+    ],
+)
+def test_a_page_in_its_declared_encoding_chunks_as_its_text(
+    codec: str, label: str, body: str, tmp_path: Path
+) -> None:
+    """Issue 17, item 5: the CLI reads files as the skill reads `file_data`."""
+    page = (
+        f'<html><head><meta http-equiv="Content-Type" content="text/html; charset={label}">'
+        f"<title>T</title></head><body><h1>{body[:6]}</h1><p>{body}</p></body></html>"
+    )
+    (tmp_path / "page.html").write_bytes(page.encode(codec))
+    (tmp_path / "utf8.html").write_text(page, encoding="utf-8")
+    encoded = _run(str(tmp_path / "page.html"))
+    plain = _run(str(tmp_path / "utf8.html"))
+    assert encoded.returncode == 0, encoded.stderr
+    contents = [json.loads(line)["content"] for line in encoded.stdout.splitlines()]
+    assert contents == [json.loads(line)["content"] for line in plain.stdout.splitlines()]
+    assert any(body in content for content in contents)
+
+
+def test_a_pdf_exits_2_pointing_to_document_layout(tmp_path: Path) -> None:
+    (tmp_path / "report.pdf").write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    result = _run(str(tmp_path / "report.pdf"))
+    assert result.returncode == 2
+    assert "is a PDF" in result.stderr
+    assert "Document Layout skill (outputFormat: markdown)" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

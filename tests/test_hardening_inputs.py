@@ -308,7 +308,7 @@ RECORDS: dict[str, tuple[object, Expect]] = {
         Failed("input 'textSplitMode' must be one of"),
     ),
     "encoderModelName unknown": (
-        {"text": "x", "encoderModelName": "o200k_base"},
+        {"text": "x", "encoderModelName": "gpt2"},
         Failed("encoderModelName must be one of cl100k_base"),
     ),
     "encoderModelName a path": (

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from infra import replay as replay_module
+from infra.checks import check_definitions
 from infra.replay import (
     ReplayReport,
     page_problems,
@@ -20,6 +21,7 @@ from infra.replay import (
     replay,
     replay_setup,
     serve_locally,
+    with_file_data,
 )
 from infra.search_definitions import build_definitions
 from skills.service import answer_chunk_request
@@ -321,3 +323,54 @@ def test_real_vectors_from_the_embedding_stub_validate(live_servers: LiveServers
         assert all(len(doc["embedding"]) == dimensions for doc in report.documents)
         wrong = run(endpoint, dimensions=dimensions * 2)
         assert any("dimensions" in problem for problem in wrong.problems)
+
+
+def test_sending_file_data_projects_the_same_documents_as_text(skill: str) -> None:
+    """Issue 17, item 5: the indexer with allowSkillsetToReadFileData sends the raw file
+    as /document/file_data; the skill decodes it to the same chunks."""
+    data_source, index, skillset, indexer = definitions(skill)
+    as_text = replay(
+        read_blob_documents(SAMPLE_FILES),
+        data_source,
+        index,
+        skillset,
+        indexer,
+        embedding_dimensions=1536,
+        embedding_model=MODEL,
+        retry_delay=0.001,
+    )
+    file_skillset, file_indexer = with_file_data(skillset, indexer)
+    (text_skill,) = skillset["skills"]
+    (file_skill,) = file_skillset["skills"]
+    assert any(i["name"] == "text" for i in text_skill["inputs"])
+    assert {"name": "file_data", "source": "/document/file_data"} in file_skill["inputs"]
+    as_file = replay(
+        read_blob_documents(SAMPLE_FILES, file_data=True),
+        data_source,
+        index,
+        file_skillset,
+        file_indexer,
+        embedding_dimensions=1536,
+        embedding_model=MODEL,
+        retry_delay=0.001,
+    )
+    assert as_file.problems == []
+    assert as_file.failed == {}
+    assert as_file.documents
+    assert as_file.documents == as_text.documents
+
+
+def test_file_data_needs_the_indexer_to_allow_it(skill: str) -> None:
+    data_source, index, skillset, indexer = definitions(skill)
+    file_skillset, file_indexer = with_file_data(skillset, indexer)
+    file_indexer["parameters"]["configuration"]["allowSkillsetToReadFileData"] = False
+    problems = check_definitions(
+        data_source,
+        index,
+        file_skillset,
+        file_indexer,
+        embedding_dimensions=1536,
+        embedding_model=MODEL,
+        allow_http=True,
+    )
+    assert any("allowSkillsetToReadFileData: true" in problem for problem in problems)

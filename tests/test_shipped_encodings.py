@@ -15,10 +15,12 @@ import pytest
 import tiktoken
 
 from chunking.encodings import (
+    STOCK_PATTERNS,
     SUPPORTED_ENCODERS,
     EncodingUnavailable,
     checked_ranks,
     load_encoding,
+    stock_encoding,
     tiktoken_file,
 )
 from skills.chunk_records import chunk_record
@@ -37,6 +39,7 @@ TIKTOKEN_FILES: Mapping[str, str] = {
     "r50k_base": "r50k_base",
     "p50k_base": "p50k_base",
     "p50k_edit": "p50k_base",
+    "o200k_base": "o200k_base",
 }
 """The file each encoding's ranks come from; p50k_edit shares p50k_base's."""
 
@@ -44,6 +47,7 @@ EXPECTED_HASHES: Mapping[str, str] = {
     "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
     "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
     "p50k_base": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
 }
 """`expected_hash` of each file in tiktoken_ext/openai_public.py (tiktoken 0.14)."""
 
@@ -88,6 +92,7 @@ def test_every_encoder_loads_without_touching_the_network() -> None:
         "r50k_base": 50257,
         "p50k_base": 50281,
         "p50k_edit": 50284,
+        "o200k_base": 200019,
     }
 
 
@@ -127,7 +132,12 @@ def test_each_encoding_is_the_one_tiktoken_builds_from_the_same_file(
     assert ours._special_tokens == stock._special_tokens
     assert ours.n_vocab == stock.n_vocab
     assert ours.encode(SAMPLE, allowed_special="all") == stock.encode(SAMPLE, allowed_special="all")
-    if name != "cl100k_base":  # cl100k runs a faster pattern of the same pieces
+    if name in STOCK_PATTERNS:  # a faster pattern of the same pieces (test_encodings.py)
+        assert stock_encoding(name)._pat_str == stock._pat_str
+        assert stock_encoding(name).encode(SAMPLE, allowed_special="all") == stock.encode(
+            SAMPLE, allowed_special="all"
+        )
+    else:
         assert ours._pat_str == stock._pat_str
 
 
@@ -156,5 +166,46 @@ def test_an_encoder_that_is_not_shipped_is_a_record_error_in_our_words() -> None
     record = chunk_record(InputRecord("1", {"text": "x", "encoderModelName": "gpt2"}), Settings())
     assert record.data == {}
     assert record.errors == (
-        "encoderModelName must be one of cl100k_base, r50k_base, p50k_base, p50k_edit (got 'gpt2')",
+        "encoderModelName must be one of cl100k_base, r50k_base, p50k_base, p50k_edit, "
+        "o200k_base or a model name that uses one of them, such as gpt-4o (got 'gpt2')",
     )
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding"),
+    [
+        ("gpt-4o", "o200k_base"),
+        ("gpt-4o-mini", "o200k_base"),
+        ("gpt-4.1", "o200k_base"),
+        ("gpt-4.1-nano", "o200k_base"),
+        ("o1", "o200k_base"),
+        ("o3", "o200k_base"),
+        ("o4-mini", "o200k_base"),
+        ("gpt-4", "cl100k_base"),
+        ("text-embedding-3-large", "cl100k_base"),
+    ],
+)
+def test_model_names_use_the_encoding_tiktoken_maps_them_to(model: str, encoding: str) -> None:
+    assert tiktoken.encoding_name_for_model(model) == encoding
+    assert load_encoding(model) is load_encoding(encoding)
+    record = chunk_record(
+        InputRecord("1", {"text": "# T\n\nWords. " * 20, "encoderModelName": model}), Settings()
+    )
+    assert record.errors == ()
+
+
+def test_a_model_whose_encoding_is_not_shipped_is_a_record_error() -> None:
+    # gpt-oss uses o200k_harmony, which is not shipped.
+    record = chunk_record(
+        InputRecord("1", {"text": "x", "encoderModelName": "gpt-oss-120b"}), Settings()
+    )
+    assert record.data == {}
+    assert "(got 'gpt-oss-120b')" in record.errors[0]
+
+
+def test_o200k_known_token_ids() -> None:
+    # tiktoken's o200k_base ids; a word keeps its contraction, unlike cl100k.
+    o200k = load_encoding("o200k_base")
+    assert o200k.encode("hello world") == [24912, 2375]
+    assert len(o200k.encode_ordinary("it's")) < len(load_encoding("cl100k_base").encode("it's"))
+    assert o200k.encode("<|endofprompt|>", allowed_special="all") == [200018]

@@ -135,8 +135,8 @@ def test_huge_names_are_echoed_clipped() -> None:
         InputRecord("1", {"text": "x", "encoderModelName": "n" * 100_000}), Settings()
     )
     assert record.errors == (
-        "encoderModelName must be one of cl100k_base, r50k_base, p50k_base, p50k_edit "
-        f"(got '{'n' * 36}...)",
+        "encoderModelName must be one of cl100k_base, r50k_base, p50k_base, p50k_edit, "
+        f"o200k_base or a model name that uses one of them, such as gpt-4o (got '{'n' * 36}...)",
     )
     (warning,) = read({"text": "x", "format": "p" * 100_000}).warnings
     assert warning == (

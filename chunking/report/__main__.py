@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_text
+from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_file
 from chunking.options import OptionError
 from chunking.pipes import run_piped
 from chunking.report.chunk_map import map_document
@@ -41,9 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     name = args.file
     try:
-        text = read_text(name)
+        decoded = read_file(name)
     except OSError as error:
         parser.exit(2, f"{parser.prog}: cannot read {name}: {error.strerror}\n")
+    text = decoded.text
+    for warning in decoded.warnings:
+        print(f"{name}: warning: {warning}", file=sys.stderr)
     try:
         chunk_map = map_document(
             text,

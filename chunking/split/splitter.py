@@ -25,7 +25,6 @@ from chunking.split.sentences import (
     iter_sentence_starts,
     sentencex_ends,
 )
-from chunking.token_spans import tokens_add_up
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -772,7 +771,7 @@ class StructureSplitter:
         text = self.context.text(names, lead, content)
         if self._additive:
             size = prefix_size + self._lead_size(lead) + self.spans_of_source.span(begin, finish)
-        elif tokens_add_up(prefix + lead, content):
+        elif self.spans_of_source.adds_up(prefix + lead, content):
             # Prefix and lead are measured once per pair, content from the
             # document's index; at this join the counts add up exactly.
             head_size = self._head_size(prefix, lead) if lead else prefix_size
