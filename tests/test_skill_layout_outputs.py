@@ -192,3 +192,12 @@ def test_the_endpoint_returns_sections_and_split_arrays(call_function: FunctionC
         {"h1": "Guide", "h2": "", "h3": ""},
         {"h1": "Guide", "h2": "", "h3": "Deep"},
     ]
+
+
+def test_a_docfx_tab_below_h6_rolls_into_h6() -> None:
+    # The tab label nests at depth 7 and its heading at 8: both belong to the h6 section.
+    text = "###### Six\n\n# [A](#tab/a)\n\n## Inner\n\nP: inner\n\n---\n\nP: six\n"
+    chunks = chunks_of(answer({"text": text, "format": "markdown", "fileName": "a.md"}))
+    inner = next(chunk for chunk in chunks if "P: inner" in chunk["content"])
+    assert inner["sections"] == dict.fromkeys(LEVELS, "") | {"h6": "Six"}
+    assert "Six" in inner["headings"]
