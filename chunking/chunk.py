@@ -33,6 +33,9 @@ class Chunk:
     """Size of `text` in the chosen unit; never above `maximumPageLength`."""
     id: str
     """Deterministic id: a hash of the source, the span and the settings."""
+    outline_path: tuple[tuple[int, str], ...] = ()
+    """(depth, text) of each heading on the chunk's path, outermost first, the title
+    heading included (`headings` leaves it out): what Layout-style `sections` show."""
     page_from: int | None = None
     """1-based page of the chunk's first character (page markers and spaces aside), for
     a document with page markers (Layout markdown: `<!-- PageBreak -->`); None without."""

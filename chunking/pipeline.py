@@ -101,6 +101,7 @@ def chunk_document(
             text=span.text,
             title=title_text,
             headings=span.headings,
+            outline_path=tree.levels(list(span.chain)),
             anchor=outline.anchor_at(span.start),
             size=span.size,
             id=_chunk_id(digest, span.start, span.end),

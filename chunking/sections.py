@@ -146,6 +146,12 @@ class SectionTree:
             self.headings[i].text for i in chain if i != self.hidden and self.headings[i].text
         )
 
+    def levels(self, chain: list[int]) -> tuple[tuple[int, str], ...]:
+        """(depth, text) of a chain's headings, the title heading kept, empty ones left out."""
+        return tuple(
+            (self.headings[i].depth, self.headings[i].text) for i in chain if self.headings[i].text
+        )
+
     def section_start_before(self, offset: int) -> int:
         """Start of the last heading at or before `offset`, or -1."""
         index = bisect.bisect_right(self.starts, offset) - 1

@@ -31,6 +31,7 @@ SKILL_CHUNK_FIELDS: dict[str, str] = {
     "text": "Edm.String",
     "title": "Edm.String",
     "headings": "Collection(Edm.String)",
+    "sections": "Edm.ComplexType",
     "ordinal": "Edm.Int32",
     "anchor": "Edm.String",
     "url": "Edm.String",
@@ -49,6 +50,9 @@ renamed in skills/ fails there before it fails in Azure."""
 
 MEASURE_UNITS = frozenset({"utf8", "utf16", "codePoint"})
 """Members of a chunk's `offset` and `length` (each an Edm.Int32)."""
+SECTION_LEVELS = frozenset(f"h{level}" for level in range(1, 7))
+"""Members of a chunk's `sections` (each an Edm.String; which ones depend on
+`markdownHeaderDepth`)."""
 
 DOCUMENT_FIELDS: dict[str, str] = {
     "content": "Edm.String",
@@ -349,8 +353,10 @@ def source_type(source: str, source_context: str, skillset: WireJson) -> str | N
         member = source[len(source_context) + 1 :]
         if "/" not in member:
             return SKILL_CHUNK_FIELDS.get(member)
-        # Only the measures nest: `offset/codePoint` and the like.
+        # Only the measures and sections nest: `offset/codePoint`, `sections/h1`.
         outer, _, unit = member.partition("/")
+        if outer == "sections":
+            return "Edm.String" if unit in SECTION_LEVELS else None
         known = SKILL_CHUNK_FIELDS.get(outer) == "Edm.ComplexType" and unit in MEASURE_UNITS
         return "Edm.Int32" if known else None
     if source.startswith("/document/") and "*" not in source:

@@ -1,4 +1,5 @@
-"""Chunk one skill record into its output data: `chunks` for projections and `textItems`.
+"""Chunk one skill record into its output data: `chunks` for projections, and `textItems`
+with the Split skill's parallel arrays `offsets`, `lengths` and `ordinalPositions`.
 
 Never raises: whatever goes wrong with a record ends up in that record's `errors`.
 """
@@ -50,7 +51,7 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
         what = "empty" if not inputs.text else "only whitespace"
         return OutputRecord(
             record_id=record.record_id,
-            data={"chunks": [], "textItems": []},
+            data=_split_outputs([], []),
             warnings=(*inputs.warnings, f"input 'text' is {what}; the record has no chunks"),
         )
     try:
@@ -81,9 +82,23 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
     chunks = render_chunks(document, inputs, title)
     return OutputRecord(
         record_id=record.record_id,
-        data={"chunks": chunks, "textItems": [chunk.text for chunk in document.chunks]},
+        data=_split_outputs(chunks, [chunk.text for chunk in document.chunks]),
         warnings=tuple(warnings),
     )
+
+
+def _split_outputs(chunks: list[dict[str, object]], text_items: list[str]) -> dict[str, object]:
+    """`chunks`, and the Split skill's outputs for users mapping those: `textItems` and,
+    item by item, `offsets` and `lengths` (the chunk's `offset` and `length`, so they
+    measure `content` in the source, not the prefixed text item) and 1-based
+    `ordinalPositions`, as the Split skill counts."""
+    return {
+        "chunks": chunks,
+        "textItems": text_items,
+        "offsets": [chunk["offset"] for chunk in chunks],
+        "lengths": [chunk["length"] for chunk in chunks],
+        "ordinalPositions": list(range(1, len(chunks) + 1)),  # chunk `ordinal` + 1
+    }
 
 
 def misconfigured_message(error: SettingsError) -> str:
@@ -125,6 +140,7 @@ def render_chunks(
             "text": chunk.text,
             "title": title,
             "headings": list(chunk.headings),
+            "sections": layout_sections(chunk.outline_path, inputs.markdown_header_depth),
             "ordinal": chunk.ordinal,
             "offset": measures[chunk.start],
             "length": _difference(measures[chunk.end], measures[chunk.start]),
@@ -139,6 +155,18 @@ def render_chunks(
         }
         for chunk in document.chunks
     ]
+
+
+def layout_sections(path: tuple[tuple[int, str], ...], depth: int) -> dict[str, str]:
+    """The Layout skill's `sections` for a heading path: keys h1 to h`depth`, each the
+    text of the path's heading at that level, "" where the path has none (a skipped
+    level). A heading below `depth` belongs to the section at `depth`, as Layout rolls
+    deeper headings into the last level: its text stays in the content, not a key."""
+    sections = dict.fromkeys((f"h{level}" for level in range(1, depth + 1)), "")
+    for level, text in path:
+        if level <= depth:
+            sections[f"h{level}"] = text
+    return sections
 
 
 def chunk_url(base: str | None, chunk: Chunk) -> str | None:

@@ -13,7 +13,14 @@ from urllib.parse import urlsplit
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
 from chunking.options import clipped_repr
 from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
-from skills.settings import FORMATS, SPLIT_MODES, STRATEGIES, UNITS, WORD_SCOPES
+from skills.settings import (
+    FORMATS,
+    MARKDOWN_HEADER_DEPTHS,
+    SPLIT_MODES,
+    STRATEGIES,
+    UNITS,
+    WORD_SCOPES,
+)
 from skills.values import describe, parse_choice, parse_integer
 
 if TYPE_CHECKING:
@@ -41,6 +48,8 @@ INPUT_UNIT = "unit"
 INPUT_ENCODER_MODEL_NAME = "encoderModelName"
 INPUT_DEFAULT_LANGUAGE_CODE = "defaultLanguageCode"
 INPUT_STRATEGY = "strategy"
+INPUT_MARKDOWN_HEADER_DEPTH = "markdownHeaderDepth"
+"""The Layout skill's name: how many `sections` keys each chunk has (output only)."""
 INPUT_WORDS_PER_CHUNK = "wordsPerChunk"
 INPUT_WORD_OVERLAP = "wordOverlap"
 INPUT_WORD_SCOPE = "wordScope"
@@ -65,6 +74,7 @@ KNOWN_INPUTS = (
     INPUT_DEFAULT_LANGUAGE_CODE,
     INPUT_STRATEGY,
     *WORD_INPUTS,
+    INPUT_MARKDOWN_HEADER_DEPTH,
     INPUT_FILE_DATA,
 )
 
@@ -108,6 +118,8 @@ class RecordInputs:
     """Base URL of the document; chunk URLs add `#anchor`."""
     warnings: tuple[str, ...]
     """Things fixed or ignored while reading the inputs."""
+    markdown_header_depth: int = 6
+    """`markdownHeaderDepth` as a number 1-6: `sections` has keys h1 to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +180,9 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     )
 
     strategy, words = _read_strategy(reader, settings)
+    header_depth = reader.choice(
+        INPUT_MARKDOWN_HEADER_DEPTH, MARKDOWN_HEADER_DEPTHS, settings.markdown_header_depth
+    )
 
     unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
     if unknown:
@@ -208,6 +223,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         content_type=content_type,
         url=url,
         warnings=tuple(reader.warnings),
+        markdown_header_depth=header_depth,
     )
 
 

@@ -43,6 +43,7 @@ ENV_WORD_SCOPE = "CHUNK_WORD_SCOPE"
 ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
 ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
 ENV_CHUNK_WORKERS = "CHUNK_WORKERS"
+ENV_MARKDOWN_HEADER_DEPTH = "CHUNK_MARKDOWN_HEADER_DEPTH"
 
 ALL_ENV_NAMES = (
     ENV_TEXT_SPLIT_MODE,
@@ -63,6 +64,7 @@ ALL_ENV_NAMES = (
     ENV_MAX_REQUEST_BYTES,
     ENV_DEADLINE_SECONDS,
     ENV_CHUNK_WORKERS,
+    ENV_MARKDOWN_HEADER_DEPTH,
     *EMBEDDING_ENV_NAMES,
 )
 """Every app setting the skill reads; the two API keys are never shown or logged."""
@@ -72,6 +74,8 @@ UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
 FORMATS: tuple[FormatName, ...] = ("auto", "markdown", "html", "text")
 STRATEGIES: Mapping[str, str] = {name: name for name in STRATEGY_NAMES}
 WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
+MARKDOWN_HEADER_DEPTHS: Mapping[str, int] = {f"h{level}": level for level in range(1, 7)}
+"""The Layout skill's `markdownHeaderDepth` values: the keys `sections` has (h1 to the depth)."""
 
 DEFAULT_LENGTHS: Mapping[Unit, tuple[int, int]] = {
     Unit.TOKENS: (Limits().maximum_page_length, Limits().page_overlap_length),
@@ -140,6 +144,9 @@ class Settings:
     chunk_workers: int = field(default_factory=default_chunk_workers)
     """Worker processes that chunk records (a record that overruns the deadline has its
     worker replaced); 0 chunks in the app's threads, where overrunning work cannot be stopped."""
+    markdown_header_depth: int = 6
+    """Default `markdownHeaderDepth` (1-6, Layout's default h6): the keys of each chunk's
+    `sections`; it changes no cut."""
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     """Embedding provider, model, batching and retries."""
     app_settings_used: frozenset[str] = field(default=frozenset(), compare=False)
@@ -217,6 +224,7 @@ def load_settings(
     title_prefix = flag(ENV_TITLE_PREFIX, defaults.title_prefix)
     strip_markup = flag(ENV_STRIP_MARKUP, defaults.strip_markup)
     sections = choice(ENV_SECTIONS, {s.value: s for s in Sections})
+    header_depth = choice(ENV_MARKDOWN_HEADER_DEPTH, MARKDOWN_HEADER_DEPTHS)
 
     strategy = choice(ENV_STRATEGY, STRATEGIES)
     words = _word_windows(
@@ -254,6 +262,9 @@ def load_settings(
         max_request_bytes=defaults.max_request_bytes if max_bytes is None else max_bytes,
         deadline_seconds=deadline,
         chunk_workers=defaults.chunk_workers if workers is None else workers,
+        markdown_header_depth=(
+            header_depth if isinstance(header_depth, int) else defaults.markdown_header_depth
+        ),
         embedding=embedding,
         app_settings_used=frozenset(given),
     )
@@ -340,6 +351,11 @@ def describe_settings(settings: Settings) -> dict[str, object]:
         ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
         ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
         ("chunkWorkers", ENV_CHUNK_WORKERS, settings.chunk_workers),
+        (
+            "markdownHeaderDepth",
+            ENV_MARKDOWN_HEADER_DEPTH,
+            f"h{settings.markdown_header_depth}",
+        ),
         *describe_embedding(settings.embedding),
     ]
     return {

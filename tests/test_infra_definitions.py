@@ -22,6 +22,7 @@ from infra.checks import (
     check_definitions,
     literal_value,
     parse_duration,
+    source_type,
     web_api_skills,
 )
 from infra.search_definitions import (
@@ -304,6 +305,16 @@ def test_every_projected_member_is_one_the_real_skill_outputs() -> None:
     for member in members:
         outer, _, inner = member.partition("/")
         assert not inner or inner in chunk[outer], member
+
+
+def test_a_projection_may_read_the_layout_sections_levels() -> None:
+    _, _, skillset, _ = wire()
+    context = "/document/chunks/*"
+    assert source_type(f"{context}/sections", context, skillset) == "Edm.ComplexType"
+    for level in range(1, 7):
+        assert source_type(f"{context}/sections/h{level}", context, skillset) == "Edm.String"
+    assert source_type(f"{context}/sections/h7", context, skillset) is None
+    assert source_type(f"{context}/offset/h1", context, skillset) is None
 
 
 def test_the_deploy_script_reads_only_what_the_bicep_outputs() -> None:

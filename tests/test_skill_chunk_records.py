@@ -18,6 +18,7 @@ CHUNK_KEYS = {
     "text",
     "title",
     "headings",
+    "sections",
     "ordinal",
     "offset",
     "length",
@@ -64,7 +65,7 @@ def test_chunks_have_the_projection_shape_and_text_items_follow_them() -> None:
     record = answer({"text": DOCUMENT, "url": "https://docs.test/guide.md#old"})
     chunks = chunks_of(record)
     assert len(chunks) >= 2
-    assert set(record.data) == {"chunks", "textItems"}
+    assert set(record.data) == {"chunks", "textItems", "offsets", "lengths", "ordinalPositions"}
     assert record.data["textItems"] == [chunk["text"] for chunk in chunks]
     for ordinal, chunk in enumerate(chunks):
         assert set(chunk) == CHUNK_KEYS
@@ -123,7 +124,13 @@ def test_no_url_means_null_urls_and_a_url_without_anchor_stays_as_is() -> None:
 def test_empty_text_has_no_chunks_and_a_warning(text: str, what: str) -> None:
     record = answer({"text": text})
     assert record.errors == ()
-    assert record.data == {"chunks": [], "textItems": []}
+    assert record.data == {
+        "chunks": [],
+        "textItems": [],
+        "offsets": [],
+        "lengths": [],
+        "ordinalPositions": [],
+    }
     assert record.warnings == (f"input 'text' is {what}; the record has no chunks",)
 
 

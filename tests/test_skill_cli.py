@@ -39,7 +39,13 @@ def test_prints_one_answer_per_file(files: list[Path], capsys: pytest.CaptureFix
     assert page["data"]["chunks"][0]["title"] == "Page 2"
     assert broken["data"]["chunks"][0]["content"] == "Caf\ufffd au lait."
     assert "lone surrogate" in broken["warnings"][0]["message"]
-    assert empty["data"] == {"chunks": [], "textItems": []}
+    assert empty["data"] == {
+        "chunks": [],
+        "textItems": [],
+        "offsets": [],
+        "lengths": [],
+        "ordinalPositions": [],
+    }
 
 
 def test_record_errors_set_the_exit_status(

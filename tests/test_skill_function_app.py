@@ -50,7 +50,13 @@ def check_answer(values: list[dict[str, Any]], batch: Batch) -> None:
         words = batch.bad.get(value["recordId"])
         if words is None:
             assert value["errors"] == []
-            assert set(value["data"]) == {"chunks", "textItems"}
+            assert set(value["data"]) == {
+                "chunks",
+                "textItems",
+                "offsets",
+                "lengths",
+                "ordinalPositions",
+            }
             assert value["data"]["chunks"]
         else:
             assert value["data"] == {}
@@ -105,7 +111,13 @@ def test_edge_cases_in_one_batch(
     assert list(by_id) == list(data)
 
     for key in ("empty", "blank"):
-        assert by_id[key]["data"] == {"chunks": [], "textItems": []}
+        assert by_id[key]["data"] == {
+            "chunks": [],
+            "textItems": [],
+            "offsets": [],
+            "lengths": [],
+            "ordinalPositions": [],
+        }
         assert by_id[key]["errors"] == []
         assert "no chunks" in by_id[key]["warnings"][0]["message"]
     assert by_id["unknown-format"]["data"]["chunks"]

@@ -72,6 +72,7 @@ def test_every_app_setting_is_read() -> None:
             "EMBEDDING_CONCURRENCY": "2",
             "EMBEDDING_MAX_RETRIES": "0",
             "CHUNK_WORKERS": "3",
+            "CHUNK_MARKDOWN_HEADER_DEPTH": "H4",
             "UNRELATED": "x",
         }
     )
@@ -90,6 +91,7 @@ def test_every_app_setting_is_read() -> None:
     assert settings.max_request_bytes == 1000
     assert settings.deadline_seconds == 12.5
     assert settings.chunk_workers == 3
+    assert settings.markdown_header_depth == 4
     embedding = settings.embedding
     assert settings.embedding_provider == embedding.provider == "openai"
     assert (embedding.model, embedding.dimensions, embedding.send_dimensions) == (
