@@ -6,7 +6,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_file
+from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_or_exit
 from chunking.options import OptionError
 from chunking.pipeline import chunk_document
 from chunking.pipes import run_piped
@@ -36,13 +36,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except OptionError as error:
         parser.error(str(error))
     for name in args.files or ["-"]:
-        try:
-            decoded = read_file(name)
-        except OSError as error:
-            parser.exit(2, f"{parser.prog}: cannot read {name}: {error.strerror}\n")
-        text = decoded.text
-        for warning in decoded.warnings:
-            print(f"{name}: warning: {warning}", file=sys.stderr)
+        text = read_or_exit(parser, name)
         try:
             document = chunk_document(
                 text,

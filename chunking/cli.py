@@ -155,6 +155,12 @@ def read_file(name: str) -> DecodedFile:
     return decoded
 
 
-def read_text(name: str) -> str:
-    """A file's text (`read_file`), without the decoding's warnings."""
-    return read_file(name).text
+def read_or_exit(parser: argparse.ArgumentParser, name: str) -> str:
+    """A file's text (`read_file`), its decoding warnings on stderr; exit 2 if unreadable."""
+    try:
+        decoded = read_file(name)
+    except OSError as error:
+        parser.exit(2, f"{parser.prog}: cannot read {name}: {error.strerror}\n")
+    for warning in decoded.warnings:
+        print(f"{name}: warning: {warning}", file=sys.stderr)
+    return decoded.text

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_file
+from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_or_exit
 from chunking.options import OptionError
 from chunking.pipes import run_piped
 from chunking.report.chunk_map import map_document
@@ -40,13 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OptionError as error:
         parser.error(str(error))
     name = args.file
-    try:
-        decoded = read_file(name)
-    except OSError as error:
-        parser.exit(2, f"{parser.prog}: cannot read {name}: {error.strerror}\n")
-    text = decoded.text
-    for warning in decoded.warnings:
-        print(f"{name}: warning: {warning}", file=sys.stderr)
+    text = read_or_exit(parser, name)
     try:
         chunk_map = map_document(
             text,
