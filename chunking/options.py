@@ -164,6 +164,72 @@ class WordWindows:
             )
 
 
+DEFAULT_SEMANTIC_PERCENTILE = 95.0
+"""A breakpoint where the distance between neighbouring sentence groups is above this
+percentile of the document's distances (LangChain's and LlamaIndex's default)."""
+DEFAULT_SEMANTIC_WINDOW = 1
+"""Sentences either side of a boundary embedded with it (the "buffer" of the literature)."""
+DEFAULT_SEMANTIC_MIN_FILL = 0.25
+"""A chunk ends at a breakpoint only once it holds this share of the room: no one-line
+chunks, the known failure of peers' semantic splitters."""
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticBreaks:
+    """The `semantic` strategy's own parameters."""
+
+    percentile: float = DEFAULT_SEMANTIC_PERCENTILE
+    """`semanticPercentile`: distances above this percentile of the document's are breaks."""
+    window: int = DEFAULT_SEMANTIC_WINDOW
+    """`semanticWindow`: sentences either side of a boundary that are embedded with it."""
+    min_fill: float = DEFAULT_SEMANTIC_MIN_FILL
+    """`semanticMinFill`: share of the room (0..1) a chunk holds before a break may end it."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.percentile <= 100:  # also refuses NaN
+            raise OptionError(f"semanticPercentile must be from 0 to 100 (got {self.percentile!r})")
+        if not 0 <= self.window <= MAX_SEMANTIC_WINDOW:
+            raise OptionError(
+                f"semanticWindow must be from 0 to {MAX_SEMANTIC_WINDOW} "
+                f"(got {shown_integer(self.window)})"
+            )
+        if not 0 <= self.min_fill <= 1:
+            raise OptionError(f"semanticMinFill must be from 0 to 1 (got {self.min_fill!r})")
+
+
+MAX_SEMANTIC_WINDOW = 5
+"""Sentences either side; more blurs every boundary into its neighbours."""
+
+BINARY_SCORERS = ("embeddings", "crossEncoder", "rerank")
+"""What scores a split of the `binary` strategy: cosine between the two halves'
+embeddings (the default), a local cross-encoder, or a rerank endpoint."""
+DEFAULT_BINARY_CANDIDATES = 16
+"""Split positions scored per level of the recursion, at most."""
+MAX_BINARY_CANDIDATES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class BinarySplit:
+    """The `binary` strategy's own parameters."""
+
+    scorer: str = "embeddings"
+    """`binaryScorer`: one of `BINARY_SCORERS`."""
+    candidates: int = DEFAULT_BINARY_CANDIDATES
+    """`binaryCandidates`: split positions scored per part, evenly spread over its sentence
+    boundaries, so a part of n sentences costs min(n - 1, candidates) scores."""
+
+    def __post_init__(self) -> None:
+        if self.scorer not in BINARY_SCORERS:
+            raise OptionError(
+                f"binaryScorer must be one of {', '.join(BINARY_SCORERS)} (got {self.scorer!r})"
+            )
+        if not 1 <= self.candidates <= MAX_BINARY_CANDIDATES:
+            raise OptionError(
+                f"binaryCandidates must be from 1 to {MAX_BINARY_CANDIDATES} "
+                f"(got {shown_integer(self.candidates)})"
+            )
+
+
 STRATEGY_NAMES = ("structure", "words")
 """The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
 
@@ -193,16 +259,21 @@ class ChunkOptions:
     words: WordWindows = field(default=WordWindows(), repr=False)
     """The `words` strategy's windows. Out of the repr, which chunk ids hash: ids of the
     other strategies stay as they were (`identity` adds it for `words`)."""
+    semantic: SemanticBreaks = field(default=SemanticBreaks(), repr=False)
+    """The `semantic` strategy's parameters (in `identity` for that strategy only)."""
+    binary: BinarySplit = field(default=BinarySplit(), repr=False)
+    """The `binary` strategy's parameters (in `identity` for that strategy only)."""
 
     def __post_init__(self) -> None:
-        if self.strategy == "words" and self.mode is SplitMode.SENTENCES:
+        if self.strategy != "structure" and self.mode is SplitMode.SENTENCES:
             raise OptionError(
-                "textSplitMode sentences does not apply to strategy 'words' "
-                "(it cuts word windows; use pages)"
+                f"textSplitMode sentences does not apply to strategy {self.strategy!r} "
+                "(it plans its own chunks; use pages)"
             )
 
     def identity(self) -> str:
         """Everything that decides the chunks, as text: what chunk ids are derived from."""
-        if self.strategy == "words":
-            return f"{self!r}{self.words!r}"
+        own = {"words": self.words, "semantic": self.semantic, "binary": self.binary}
+        if self.strategy in own:
+            return f"{self!r}{own[self.strategy]!r}"
         return repr(self)

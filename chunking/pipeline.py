@@ -13,6 +13,7 @@ from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.formats.detect import detect_format
 from chunking.formats.titles import resolve_title
 from chunking.options import ChunkOptions, OptionError
+from chunking.scoring import Scoring
 from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
 from chunking.strategies import STRATEGIES
@@ -70,8 +71,12 @@ def chunk_document(
     title: str | None = None,
     file_name: str | None = None,
     content_type: str | None = None,
+    scoring: Scoring | None = None,
 ) -> ChunkedDocument:
     """Chunk one document.
+
+    `scoring` gives the scored strategies (`semantic`, `binary`) their embedder and pair
+    scorer; they raise `ScoringError` (from `chunking.scoring`) when it fails or is missing.
 
     Raises `OptionError` for settings that cannot be honoured (e.g. an encoder
     that is not available); everything else about the input becomes a warning.
@@ -87,7 +92,7 @@ def chunk_document(
     title_text, title_heading = resolve_title(outline, given=title, file_name=file_name)
     tree = SectionTree.build(outline, title_heading)
     context = Contextualizer.for_options(sizer, title_text, options)
-    spans = strategy(outline, tree, sizer, context, options)
+    spans = strategy(outline, tree, sizer, context, options, scoring or Scoring())
     if options.strip_markup and outline.format == "markdown":
         code, hidden = code_regions(outline), left_out(outline)
         spans = [_without_markup(span, outline, code, hidden, sizer) for span in spans]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
-from chunking.options import clipped_repr
+from chunking.options import BINARY_SCORERS, BinarySplit, SemanticBreaks, clipped_repr
 from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
 from skills.settings import (
     FORMATS,
@@ -21,7 +21,7 @@ from skills.settings import (
     UNITS,
     WORD_SCOPES,
 )
-from skills.values import describe, parse_choice, parse_integer
+from skills.values import describe, parse_choice, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -55,6 +55,22 @@ INPUT_WORD_OVERLAP = "wordOverlap"
 INPUT_WORD_SCOPE = "wordScope"
 WORD_INPUTS = (INPUT_WORDS_PER_CHUNK, INPUT_WORD_OVERLAP, INPUT_WORD_SCOPE)
 """The `words` strategy's own inputs: an error with any other strategy."""
+INPUT_SEMANTIC_PERCENTILE = "semanticPercentile"
+INPUT_SEMANTIC_WINDOW = "semanticWindow"
+INPUT_SEMANTIC_MIN_FILL = "semanticMinFill"
+SEMANTIC_INPUTS = (INPUT_SEMANTIC_PERCENTILE, INPUT_SEMANTIC_WINDOW, INPUT_SEMANTIC_MIN_FILL)
+"""The `semantic` strategy's own inputs."""
+INPUT_BINARY_SCORER = "binaryScorer"
+INPUT_BINARY_CANDIDATES = "binaryCandidates"
+BINARY_INPUTS = (INPUT_BINARY_SCORER, INPUT_BINARY_CANDIDATES)
+"""The `binary` strategy's own inputs."""
+STRATEGY_INPUTS: Mapping[str, tuple[str, ...]] = {
+    "words": WORD_INPUTS,
+    "semantic": SEMANTIC_INPUTS,
+    "binary": BINARY_INPUTS,
+}
+"""Each strategy's own inputs: given with another strategy, they are an error."""
+BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
 
 KNOWN_INPUTS = (
     INPUT_TEXT,
@@ -74,6 +90,8 @@ KNOWN_INPUTS = (
     INPUT_DEFAULT_LANGUAGE_CODE,
     INPUT_STRATEGY,
     *WORD_INPUTS,
+    *SEMANTIC_INPUTS,
+    *BINARY_INPUTS,
     INPUT_MARKDOWN_HEADER_DEPTH,
     INPUT_FILE_DATA,
 )
@@ -179,7 +197,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         or settings.default_language_code
     )
 
-    strategy, words = _read_strategy(reader, settings)
+    strategy, words, semantic, binary = _read_strategy(reader, settings)
     header_depth = reader.choice(
         INPUT_MARKDOWN_HEADER_DEPTH, MARKDOWN_HEADER_DEPTHS, settings.markdown_header_depth
     )
@@ -209,6 +227,8 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 strip_markup=settings.strip_markup,
                 strategy=strategy,
                 words=words,
+                semantic=semantic,
+                binary=binary,
             )
         except OptionError as error:
             reader.errors.append(str(error))
@@ -227,32 +247,45 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     )
 
 
-def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, WordWindows]:
-    """`strategy` and the `words` strategy's inputs; an input that does not fit the
-    chosen strategy is an error naming it and the strategy it belongs to."""
+def _read_strategy(
+    reader: _Reader, settings: Settings
+) -> tuple[str, WordWindows, SemanticBreaks, BinarySplit]:
+    """`strategy` and the chosen strategy's own inputs; an input of another strategy is
+    an error naming it and the strategy it belongs to."""
     strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
-    given = [name for name in WORD_INPUTS if reader.data.get(name) not in (None, "")]
-    if strategy != "words":
-        if given:
+    for owner, names in STRATEGY_INPUTS.items():
+        given = [name for name in names if reader.data.get(name) not in (None, "")]
+        if owner != strategy and given:
             reader.errors.append(
-                f"input(s) {', '.join(map(repr, given))} only apply to strategy 'words' "
+                f"input(s) {', '.join(map(repr, given))} only apply to strategy {owner!r} "
                 f"(strategy is {strategy!r}; strategies are {', '.join(STRATEGIES)})"
             )
-        return strategy, settings.words
-    if reader.data.get(INPUT_PAGE_OVERLAP_LENGTH) is not None:
-        reader.errors.append(
-            f"input {INPUT_PAGE_OVERLAP_LENGTH!r} does not apply to strategy 'words': its "
-            f"windows overlap by {INPUT_WORD_OVERLAP!r}, in words"
-        )
-    defaults = settings.words
-    size = reader.integer(INPUT_WORDS_PER_CHUNK, defaults.size)
-    overlap = reader.integer(INPUT_WORD_OVERLAP, defaults.overlap)
-    scope = reader.choice(INPUT_WORD_SCOPE, WORD_SCOPES, defaults.scope)
+    words, semantic, binary = settings.words, SemanticBreaks(), BinarySplit()
     try:
-        return strategy, WordWindows(size, overlap, scope)
+        if strategy == "words":
+            if reader.data.get(INPUT_PAGE_OVERLAP_LENGTH) is not None:
+                reader.errors.append(
+                    f"input {INPUT_PAGE_OVERLAP_LENGTH!r} does not apply to strategy 'words': "
+                    f"its windows overlap by {INPUT_WORD_OVERLAP!r}, in words"
+                )
+            size = reader.integer(INPUT_WORDS_PER_CHUNK, words.size)
+            overlap = reader.integer(INPUT_WORD_OVERLAP, words.overlap)
+            scope = reader.choice(INPUT_WORD_SCOPE, WORD_SCOPES, words.scope)
+            words = WordWindows(size, overlap, scope)
+        elif strategy == "semantic":
+            semantic = SemanticBreaks(
+                percentile=reader.number(INPUT_SEMANTIC_PERCENTILE, semantic.percentile),
+                window=reader.integer(INPUT_SEMANTIC_WINDOW, semantic.window),
+                min_fill=reader.number(INPUT_SEMANTIC_MIN_FILL, semantic.min_fill),
+            )
+        elif strategy == "binary":
+            binary = BinarySplit(
+                scorer=reader.choice(INPUT_BINARY_SCORER, BINARY_SCORER_CHOICES, binary.scorer),
+                candidates=reader.integer(INPUT_BINARY_CANDIDATES, binary.candidates),
+            )
     except OptionError as error:
         reader.errors.append(str(error))
-        return strategy, defaults
+    return strategy, words, semantic, binary
 
 
 def _read_file_text(
@@ -358,6 +391,20 @@ class _Reader:
             self.errors.append(
                 f"input {name!r} must be an integer, as a JSON number or a numeric string "
                 f'such as "512" (got {describe(value)})'
+            )
+            return default
+        return number
+
+    def number(self, name: str, default: float) -> float:
+        """An optional number input: a JSON number or a numeric string such as "95"."""
+        value = self.data.get(name)
+        if value is None:
+            return default
+        number = parse_number(value)
+        if number is None:
+            self.errors.append(
+                f"input {name!r} must be a number, as a JSON number or a numeric string "
+                f'such as "95" (got {describe(value)})'
             )
             return default
         return number

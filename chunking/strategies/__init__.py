@@ -4,7 +4,8 @@ Each strategy is a module here with a function of the `Strategy` signature,
 registered in `STRATEGIES`: `structure` (the default) and `words` (fixed word
 windows).  It gets the same outline, section tree, sizer and contextualizer, and
 must return spans of the source whose embedded text fits the limit, with tables
-and code never cut inside a row or line.
+and code never cut inside a row or line. Strategies that score text get `Scoring`
+(`chunking.scoring`): the caller's embedder and pair scorer, so they stay pure.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer
     from chunking.options import ChunkOptions
     from chunking.outline import Outline
+    from chunking.scoring import Scoring
     from chunking.sections import SectionTree
     from chunking.sizing import Sizer
     from chunking.split.splitter import Span
@@ -33,8 +35,10 @@ class Strategy(Protocol):
         sizer: Sizer,
         context: Contextualizer,
         options: ChunkOptions,
+        scoring: Scoring,
     ) -> list[Span]:
-        """Spans in document order, each within the limit."""
+        """Spans in document order, each within the limit. `scoring` is what the scored
+        strategies call for embeddings or similarity (the others ignore it)."""
         ...
 
 

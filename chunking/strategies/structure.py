@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer
     from chunking.options import ChunkOptions
     from chunking.outline import Outline
+    from chunking.scoring import Scoring
     from chunking.sections import SectionTree
     from chunking.sizing import Sizer
     from chunking.split.splitter import Span
@@ -21,6 +22,7 @@ def structure_spans(
     sizer: Sizer,
     context: Contextualizer,
     options: ChunkOptions,
+    scoring: Scoring | None = None,
 ) -> list[Span]:
     """Cut by sections, then blocks, lines, sentences, words (the default)."""
     return StructureSplitter(outline, tree, sizer, context, options).spans()

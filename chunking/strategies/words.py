@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer
     from chunking.options import ChunkOptions
     from chunking.outline import Outline, Region
+    from chunking.scoring import Scoring
     from chunking.sections import SectionTree
     from chunking.sizing import Sizer
 
@@ -52,6 +53,7 @@ def word_spans(
     sizer: Sizer,
     context: Contextualizer,
     options: ChunkOptions,
+    scoring: Scoring | None = None,
 ) -> list[Span]:
     """Word windows over the document (or each section), cut further only to fit the limit."""
     return _WordWindows(outline, tree, sizer, context, options).spans()
