@@ -30,7 +30,7 @@ class ScoringError(Exception):
 class TextEmbedder(Protocol):
     """Embeds texts, one vector per text, in order."""
 
-    def __call__(self, texts: Sequence[str]) -> Sequence[Vector]:
+    def __call__(self, texts: Sequence[str], /) -> Sequence[Vector]:
         """Vectors for `texts`; raises `ScoringError`."""
         ...
 
@@ -39,7 +39,7 @@ class PairScorer(Protocol):
     """Scores how closely the second text of each pair follows from / matches the first
     (a cross-encoder's or reranker's relevance): higher is more similar."""
 
-    def __call__(self, pairs: Sequence[tuple[str, str]]) -> Sequence[float]:
+    def __call__(self, pairs: Sequence[tuple[str, str]], /) -> Sequence[float]:
         """One score per pair, in order; raises `ScoringError`."""
         ...
 
@@ -76,7 +76,7 @@ class CachedEmbedder:
         self.calls = 0
         """Texts actually sent to `embed` (what the scoring cost is counted in)."""
 
-    def __call__(self, texts: Sequence[str]) -> Sequence[Vector]:
+    def __call__(self, texts: Sequence[str], /) -> Sequence[Vector]:
         missing = list(dict.fromkeys(text for text in texts if text not in self.cache))
         if missing:
             vectors = self.embed(missing)
