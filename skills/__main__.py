@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from chunking.pipes import run_piped
 from skills.embedding_clients import build_embedder
+from skills.scoring import ScoringService
 from skills.service import HTTP_OK, answer_chunk_request
 from skills.settings import SettingsError, settings_from_environment
 
@@ -169,7 +170,13 @@ async def _answer(
         None if isinstance(settings, SettingsError) else build_embedder(settings.embedding)
     )
     try:
-        return await answer_chunk_request(body, settings, embedder=embedder, progress=progress)
+        return await answer_chunk_request(
+            body,
+            settings,
+            embedder=embedder,
+            progress=progress,
+            scoring=ScoringService(embedder=embedder),
+        )
     finally:
         if embedder is not None:
             await embedder.aclose()

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from skills import __version__
 from skills.contract import RequestError, render_error
 from skills.request_body import ERROR_HEADERS, read_body
+from skills.scoring import ScoringService
 from skills.service import answer_chunk_request, request_deadline, request_limit
 from skills.settings import (
     SettingsError,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from skills.embedding import Embedder
+    from skills.scoring import PairClient
     from skills.settings import Settings
     from skills.workers import ChunkerState, RecordChunker
 
@@ -58,19 +60,22 @@ def build_app(
     *,
     embedder: Embedder | None = None,
     chunker: RecordChunker | None = None,
+    pair_client: PairClient | None = None,
 ) -> Starlette:
     """The ASGI app; without `settings` it reads them from the environment at first use.
 
     Passing settings (or a SettingsError) is how tests and other hosts configure it.
     Without `embedder`, the one the settings ask for is built at the first request
     that has chunks to embed (none for EMBEDDING_PROVIDER=none). Without `chunker`, the
-    settings' worker processes (CHUNK_WORKERS) start at the first request.
+    settings' worker processes (CHUNK_WORKERS) start at the first request. The `binary`
+    strategy's cross-encoder or rerank client is `pair_client`, or the settings' one.
     """
     current: Callable[[], Settings | SettingsError] = (
         settings_from_environment if settings is None else (lambda: settings)
     )
     embedders = _EmbedderSlot(embedder)
     chunkers = _ChunkerSlot(chunker)
+    pair_clients = _PairClientSlot(pair_client)
 
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
@@ -84,6 +89,9 @@ def build_app(
             started=started,
             embedder=embedders.get(settings_now),
             chunker=chunkers.get(settings_now),
+            scoring=ScoringService(
+                embedder=embedders.get(settings_now), pairs=pair_clients.get(settings_now)
+            ),
         )
         headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
         return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
@@ -128,6 +136,7 @@ def build_app(
         yield
         await chunkers.close()
         await embedders.close()
+        await pair_clients.close()
 
     return Starlette(
         routes=[
@@ -172,6 +181,24 @@ class _ServerErrors:
             if not started:  # else the client already has a status line; nothing to add
                 error = RequestError(HTTP_SERVER_ERROR, SERVER_ERROR_MESSAGE)
                 await _error_response(error)(scope, receive, send)
+
+
+class _PairClientSlot:
+    """The app's pair scorer for `binary`: the injected one, or the settings' one built at
+    first use (none unless CROSS_ENCODER_PATH or RERANK_ENDPOINT is set)."""
+
+    def __init__(self, given: PairClient | None) -> None:
+        self.given = given
+        self.built: PairClient | None = None
+
+    def get(self, settings: Settings | SettingsError) -> PairClient | None:
+        if self.given is not None or isinstance(settings, SettingsError):
+            return self.given
+        return self.built
+
+    async def close(self) -> None:
+        if self.built is not None:
+            await self.built.aclose()
 
 
 class _EmbedderSlot:

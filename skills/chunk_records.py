@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, urldefrag
 
 from chunking import OptionError, chunk_document
+from chunking.scoring import ScoringError
 from skills.contract import InputRecord, OutputRecord, failed_record
 from skills.record_inputs import InputErrors, read_record_inputs
 from skills.settings import SettingsError
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from chunking import Chunk, ChunkedDocument
+    from chunking.scoring import Scoring
     from skills.record_inputs import RecordInputs
     from skills.settings import Settings
 
@@ -40,8 +42,13 @@ FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 """Characters RFC 3986 allows in a fragment as they are; the rest is percent-encoded."""
 
 
-def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> OutputRecord:
-    """The answer for one record: its chunks and warnings, or its errors and `data: {}`."""
+def chunk_record(
+    record: InputRecord, settings: Settings | SettingsError, scoring: Scoring | None = None
+) -> OutputRecord:
+    """The answer for one record: its chunks and warnings, or its errors and `data: {}`.
+
+    `scoring` serves the scored strategies (`semantic`, `binary`); a scorer that fails or
+    times out fails this record only."""
     if isinstance(settings, SettingsError):
         return failed_record(record.record_id, misconfigured_message(settings))
     inputs = read_record_inputs(record.data, settings)
@@ -62,9 +69,16 @@ def chunk_record(record: InputRecord, settings: Settings | SettingsError) -> Out
             title=inputs.title,
             file_name=inputs.file_name,
             content_type=inputs.content_type,
+            scoring=scoring,
         )
     except OptionError as error:
         return failed_record(record.record_id, str(error), warnings=inputs.warnings)
+    except ScoringError as error:
+        return failed_record(
+            record.record_id,
+            f"not chunked: strategy {inputs.options.strategy!r} could not score the text: {error}",
+            warnings=inputs.warnings,
+        )
     except Exception:  # one record's failure must not touch the others
         logger.exception("chunking record %r failed", record.record_id)
         return failed_record(

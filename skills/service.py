@@ -26,6 +26,7 @@ from skills.embed_records import (
     service_unavailable,
     texts_to_embed,
 )
+from skills.scoring import ScoringService
 from skills.settings import (
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -102,6 +103,7 @@ async def answer_chunk_request(
     embedder: Embedder | None = None,
     chunker: RecordChunker | None = None,
     progress: Callable[[int, int], None] | None = None,
+    scoring: ScoringService | None = None,
 ) -> Answer:
     """The full answer to a chunk request body received at `started` (time.monotonic()).
 
@@ -111,6 +113,8 @@ async def answer_chunk_request(
     chunk of every record is embedded in one go (`progress(done, total)` is told as
     chunks get vectors); when the embedding service gave nothing at all because it is
     throttling or down, the answer is a 503 with Retry-After so the indexer retries.
+    `scoring` serves the scored strategies' sentence embeddings and pair scores; without
+    it, they use `embedder` for embeddings and have no pair scorer.
     """
     started = time.monotonic() if started is None else started
     limit = request_limit(settings)
@@ -125,7 +129,11 @@ async def answer_chunk_request(
     mark = time.monotonic()
     reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
     chunked = await chunk_within_deadline(
-        parsed, settings, started + deadline - reserve, chunker or ThreadChunker()
+        parsed,
+        settings,
+        started + deadline - reserve,
+        chunker or ThreadChunker(),
+        scoring or ScoringService(embedder=embedder),
     )
     if isinstance(chunked, Answer):
         return chunked
@@ -209,6 +217,7 @@ async def chunk_within_deadline(
     settings: Settings | SettingsError,
     until: float,
     chunker: RecordChunker,
+    scoring: ScoringService | None = None,
 ) -> list[OutputRecord] | Answer:
     """Every record's answer by `until`, or a 503 when no record could even be started.
 
@@ -217,7 +226,7 @@ async def chunk_within_deadline(
     """
     if not records:
         return []
-    outcomes = await chunker.chunk(records, settings, until)
+    outcomes = await chunker.chunk(records, settings, until, scoring)
     if all(isinstance(outcome, NotStarted) for outcome in outcomes):
         error = RequestError(
             HTTP_UNAVAILABLE,

@@ -17,6 +17,7 @@ never compute, so the event loop and its executor stay free.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import ctypes
 import logging
@@ -30,17 +31,21 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from chunking.scoring import Scoring, ScoringError
 from skills.chunk_records import chunk_record
 from skills.contract import OutputRecord, failed_record
+from skills.scoring import blocking_scoring
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Coroutine, Sequence
     from multiprocessing.connection import Connection
     from multiprocessing.context import ForkServerContext, ForkServerProcess
 
+    from chunking.scoring import Vector
     from skills.contract import InputRecord
+    from skills.scoring import ScoringService
     from skills.settings import Settings, SettingsError
 
 logger = logging.getLogger(__name__)
@@ -106,9 +111,16 @@ class RecordChunker(Protocol):
     """Chunks a request's records, answering every one of them by `until`."""
 
     async def chunk(
-        self, records: Sequence[InputRecord], settings: Settings | SettingsError, until: float
+        self,
+        records: Sequence[InputRecord],
+        settings: Settings | SettingsError,
+        until: float,
+        scoring: ScoringService | None = None,
     ) -> list[Outcome]:
-        """One outcome per record, in order, all by `until` (time.monotonic())."""
+        """One outcome per record, in order, all by `until` (time.monotonic()).
+
+        `scoring` answers the scored strategies' calls (sentence embeddings, pair scores)
+        in the caller's event loop; without it they fail their record with a clear error."""
         ...
 
     def state(self) -> ChunkerState: ...
@@ -173,12 +185,17 @@ class ProcessChunker:
         self._finalizer = weakref.finalize(self, _shut_down, self._jobs, self._slots)
 
     async def chunk(
-        self, records: Sequence[InputRecord], settings: Settings | SettingsError, until: float
+        self,
+        records: Sequence[InputRecord],
+        settings: Settings | SettingsError,
+        until: float,
+        scoring: ScoringService | None = None,
     ) -> list[Outcome]:
         futures: list[Future[Outcome]] = []
+        bridge = None if scoring is None else _Bridge(scoring, asyncio.get_running_loop())
         for record in records:
             future: Future[Outcome] = Future()
-            self._jobs.put(_Job(record, settings, until, future, _is_large(record)))
+            self._jobs.put(_Job(record, settings, until, future, _is_large(record), bridge))
             futures.append(future)
         waiting = [asyncio.wrap_future(future) for future in futures]
         # A worker answers Overran itself at `until`; the grace covers the kill, and the
@@ -272,6 +289,68 @@ class _Job:
     until: float
     future: Future[Outcome]
     large: bool
+    bridge: _Bridge | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Bridge:
+    """Answers a worker's scoring calls with the app's ScoringService, in the app's loop."""
+
+    service: ScoringService
+    loop: asyncio.AbstractEventLoop
+
+    def answer(self, call: _ScoringCall, until: float) -> _ScoringAnswer:
+        """The answer to one call, never later than `until`; failures are answers too."""
+        left = until - time.monotonic()
+        work: Coroutine[Any, Any, Sequence[Any]] = (
+            self.service.embed(call.texts, left)
+            if call.pairs is None
+            else self.service.score(call.pairs, left)
+        )
+        future = asyncio.run_coroutine_threadsafe(work, self.loop)
+        try:
+            return _ScoringAnswer(result=list(future.result(max(left, 0.0))))
+        except ScoringError as error:
+            return _ScoringAnswer(error=str(error))
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return _ScoringAnswer(error="the scorer did not answer before the record's deadline")
+        except Exception:  # a bug in a scorer fails only its record
+            logger.exception("a scoring call failed")
+            return _ScoringAnswer(error="internal error while scoring; the logs have the details")
+
+
+@dataclass(frozen=True, slots=True)
+class _ScoringCall:
+    """What a worker asks the app: embeddings of `texts`, or scores of `pairs`."""
+
+    texts: tuple[str, ...] = ()
+    pairs: tuple[tuple[str, str], ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _ScoringAnswer:
+    result: list[Any] | None = None
+    error: str | None = None
+
+
+def _worker_scoring(connection: Connection, pair_source: str) -> Scoring:
+    """A worker's `Scoring`: each call goes to the app over the pipe and waits for it."""
+
+    def ask(call: _ScoringCall) -> list[Any]:
+        connection.send(call)
+        answer: _ScoringAnswer = connection.recv()
+        if answer.error is not None or answer.result is None:
+            raise ScoringError(answer.error or "the scorer gave no answer")
+        return answer.result
+
+    def embed(texts: Sequence[str], /) -> Sequence[Vector]:
+        return ask(_ScoringCall(texts=tuple(texts)))
+
+    def pairs(pairs: Sequence[tuple[str, str]], /) -> Sequence[float]:
+        return ask(_ScoringCall(pairs=tuple(pairs)))
+
+    return Scoring(embed=embed, pairs=pairs, pair_source=pair_source)
 
 
 class _Counts:
@@ -345,15 +424,23 @@ class _Slot:
             self._start()
         assert self.connection is not None
         try:
-            self.connection.send((job.record, job.settings))
-            if not self.connection.poll(max(job.until - time.monotonic(), 0.0)):
-                logger.warning(
-                    "record %r overran its deadline; stopping its chunk worker",
-                    job.record.record_id,
-                )
-                self._replace()
-                return Overran()
-            output, logs, resident = self.connection.recv()
+            source = None if job.bridge is None else job.bridge.service.pair_source
+            self.connection.send((job.record, job.settings, source))
+            while True:
+                if not self.connection.poll(max(job.until - time.monotonic(), 0.0)):
+                    logger.warning(
+                        "record %r overran its deadline; stopping its chunk worker",
+                        job.record.record_id,
+                    )
+                    self._replace()
+                    return Overran()
+                message = self.connection.recv()
+                if not isinstance(message, _ScoringCall):
+                    break
+                # Only a job with a bridge gets a worker Scoring, so only it can ask.
+                assert job.bridge is not None
+                self.connection.send(job.bridge.answer(message, job.until))
+            output, logs, resident = message
             self.bloated = resident > self.memory_limit
         except (EOFError, OSError):
             if self.closed:
@@ -414,11 +501,17 @@ class ThreadChunker:
         self._counts = _Counts()
 
     async def chunk(
-        self, records: Sequence[InputRecord], settings: Settings | SettingsError, until: float
+        self,
+        records: Sequence[InputRecord],
+        settings: Settings | SettingsError,
+        until: float,
+        scoring: ScoringService | None = None,
     ) -> list[Outcome]:
         if not records:
             return []
-        run = _ThreadRun(records, settings, self._counts)
+        loop = asyncio.get_running_loop()
+        blocking = None if scoring is None else blocking_scoring(scoring, loop, until)
+        run = _ThreadRun(records, settings, self._counts, blocking)
         worker = asyncio.get_running_loop().run_in_executor(None, run.run)
         await asyncio.wait({worker}, timeout=max(until - time.monotonic(), 0.0))
         run.stop.set()
@@ -442,12 +535,17 @@ class ThreadChunker:
 class _ThreadRun:
     """Chunks records in order on one thread until done or told to stop."""
 
-    __slots__ = ("counts", "outputs", "records", "settings", "started", "stop")
+    __slots__ = ("counts", "outputs", "records", "scoring", "settings", "started", "stop")
 
     def __init__(
-        self, records: Sequence[InputRecord], settings: Settings | SettingsError, counts: _Counts
+        self,
+        records: Sequence[InputRecord],
+        settings: Settings | SettingsError,
+        counts: _Counts,
+        scoring: Scoring | None = None,
     ) -> None:
         self.records = records
+        self.scoring = scoring
         self.settings = settings
         self.counts = counts
         self.outputs: list[OutputRecord] = []
@@ -462,14 +560,16 @@ class _ThreadRun:
             for record in self.records:
                 if self.stop.is_set():
                     return
-                self.outputs.append(_chunk_safely(record, self.settings))
+                self.outputs.append(_chunk_safely(record, self.settings, self.scoring))
         finally:
             self.counts.add(busy=-1)
 
 
-def _chunk_safely(record: InputRecord, settings: Settings | SettingsError) -> OutputRecord:
+def _chunk_safely(
+    record: InputRecord, settings: Settings | SettingsError, scoring: Scoring | None = None
+) -> OutputRecord:
     try:
-        return chunk_record(record, settings)
+        return chunk_record(record, settings, scoring)
     except Exception:  # a bug outside chunking still stays in its record
         logger.exception("answering record %r failed", record.record_id)
         return failed_record(
@@ -487,10 +587,11 @@ def _serve(connection: Connection) -> None:
     root.setLevel(logging.INFO)
     while True:
         try:
-            record, settings = connection.recv()
+            record, settings, pair_source = connection.recv()
         except (EOFError, OSError):
             return  # the app is gone, or replaced this worker
-        output = _chunk_safely(record, settings)
+        scoring = None if pair_source is None else _worker_scoring(connection, pair_source)
+        output = _chunk_safely(record, settings, scoring)
         connection.send((output, collected.drain(), _resident_bytes()))
 
 

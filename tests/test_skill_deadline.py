@@ -177,7 +177,11 @@ class _Cancelling:
     """A chunker in the middle of stopping an overrunning worker, for the health answer."""
 
     async def chunk(
-        self, records: Sequence[InputRecord], settings: Settings | SettingsError, until: float
+        self,
+        records: Sequence[InputRecord],
+        settings: Settings | SettingsError,
+        until: float,
+        scoring: object = None,
     ) -> list[Outcome]:
         return [NotStarted() for _ in records]
 
