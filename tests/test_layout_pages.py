@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 from chunking import ChunkOptions, Limits, Unit, chunk_document
 from chunking.outline import BlockKind
 from chunking.pipeline import parse
-from tests.layout_markdown import FURNITURE_WORDS, LayoutDocument, build, index_layout
+from tests.layout_markdown import (
+    FURNITURE_WORDS,
+    LAYOUT_PARAGRAPHS,
+    LayoutDocument,
+    LayoutParagraphs,
+    build,
+    index_layout,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 SAMPLES = Path(__file__).parent.parent / "samples"
@@ -205,21 +212,14 @@ def test_a_page_marker_shown_in_a_code_block_is_no_page_break() -> None:
     assert parse(text, "markdown").pages is None
 
 
-_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"])
-_LINE = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
-_PARAGRAPH = st.lists(
-    st.tuples(_LINE, st.sampled_from(["", ".", ","]), st.booleans()), min_size=1, max_size=6
-)
-
-
 @settings(max_examples=60, deadline=None)
 @given(
-    paragraphs=st.lists(_PARAGRAPH, min_size=1, max_size=8),
+    paragraphs=LAYOUT_PARAGRAPHS,
     limit=st.sampled_from([300, 500, 800]),
     overlap=st.sampled_from([0, 60]),
 )
 def test_page_properties_hold_wherever_the_markers_fall(
-    paragraphs: list[list[tuple[str, str, bool]]], limit: int, overlap: int
+    paragraphs: LayoutParagraphs, limit: int, overlap: int
 ) -> None:
     """Markers after any line (mid-paragraph or not): pages right, no furniture, no
     cut in a break that interrupts a sentence."""
