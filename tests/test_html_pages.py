@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
 from chunking.pipeline import parse
+from tests.helpers import chunk_and_audit
 from tests.layout_markdown import LAYOUT_PARAGRAPHS, LayoutParagraphs
 
 if TYPE_CHECKING:
@@ -137,7 +138,9 @@ def test_markers_between_the_blocks_of_a_real_page_keep_its_chunks(name: str) ->
     assert count >= 8
     options = ChunkOptions(limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=2000))
     before = chunk_document(html, options=options, format="html").chunks
-    after = chunk_document(paged, options=options, format="html").chunks
+    document, audit = chunk_and_audit(paged, options, format="html")
+    assert not audit.violations, audit.examples
+    after = document.chunks
     assert [(c.start, c.end, c.text, c.headings) for c in after] == [
         (c.start, c.end, c.text, c.headings) for c in before
     ]
