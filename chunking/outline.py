@@ -122,14 +122,16 @@ class Region:
 
 @dataclass(frozen=True, slots=True)
 class Pages:
-    """The pages of a paged document (Layout markdown): where each begins, and its markers."""
+    """The pages of a paged document (Layout markdown, or HTML with Layout's page comments):
+    where each begins, and its markers."""
 
     starts: tuple[int, ...]
     """Offset where each page begins, ascending, the first 0: page n begins at
     `starts[n - 1]`, the line after the `<!-- PageBreak -->` that ends page n - 1."""
     markers: tuple[tuple[int, int], ...]
     """Sorted spans of the page marker lines (header, footer, number, break): metadata,
-    so a chunk's pages are those of the characters it has outside them."""
+    so a chunk's pages are those of the characters it has outside them. Empty for HTML,
+    whose rendering leaves the comments out."""
 
     def page_at(self, offset: int) -> int:
         """The 1-based page holding the character at `offset`."""
@@ -202,7 +204,7 @@ class Outline:
     JSX comments, Layout page marker lines with their line breaks): inside chunks'
     `content`, left out of their embedded text."""
     pages: Pages | None = None
-    """Where each page begins, for a document with page markers (Layout markdown)."""
+    """Where each page begins, for a document with page markers (Layout markdown or HTML)."""
     unbroken: tuple[tuple[int, int], ...] = ()
     """Sorted spans `(low, high)` no chunk ends in (`low < end <= high`) unless nothing
     else fits: a paragraph or table interrupted by page markers, from its first half's

@@ -26,8 +26,9 @@ class SectionTree:
     hidden: int
     """Index of the heading used as the document title (kept out of paths), or -1."""
     markers: dict[int, int]
-    """End of each container end marker (docfx `---`, `::: zone-end`) by its start:
-    like a heading, a marker a chunk begins with is skipped for its path."""
+    """End of each container end marker (docfx `---`, `::: zone-end`) and of each block
+    of Layout page markers, by its start: like a heading, a marker a chunk begins with
+    is skipped for its path."""
 
     @classmethod
     def build(cls, outline: Outline, hidden: int = -1) -> SectionTree:
@@ -59,7 +60,7 @@ class SectionTree:
             ends=tuple(ends),
             parents=tuple(parents),
             hidden=hidden,
-            markers={b.start: b.end for b in outline.blocks if b.kind is BlockKind.MARKER},
+            markers=_skipped_markers(outline),
         )
 
     def chain_at(self, offset: int) -> list[int]:
@@ -156,3 +157,14 @@ class SectionTree:
         """Start of the last heading at or before `offset`, or -1."""
         index = bisect.bisect_right(self.starts, offset) - 1
         return self.starts[index] if index >= 0 else -1
+
+
+def _skipped_markers(outline: Outline) -> dict[int, int]:
+    """Blocks a chunk's path looks past: container end markers, and page marker blocks
+    (a Layout document begins with a page header, which is no section's content)."""
+    pages = set() if outline.pages is None else {low for low, _ in outline.pages.markers}
+    return {
+        b.start: b.end
+        for b in outline.blocks
+        if b.kind is BlockKind.MARKER or (b.kind is BlockKind.MARKUP and b.start in pages)
+    }

@@ -336,12 +336,12 @@ def _check_literal_limits(name: str, inputs: dict[str, str]) -> list[str]:
 
 def skill_output_paths(skillset: WireJson) -> set[str]:
     """Enrichment paths the skills create: `<context>/<targetName>`."""
-    paths = set()
-    for skill in skillset.get("skills", []):
-        context = skill.get("context") or "/document"
-        for output in skill.get("outputs", []):
-            paths.add(f"{context}/{output.get('targetName') or output['name']}")
-    return paths
+    return {path for skill in skillset.get("skills", []) for path in _output_paths(skill)}
+
+
+def _output_paths(skill: WireJson) -> set[str]:
+    context = skill.get("context") or "/document"
+    return {f"{context}/{o.get('targetName') or o['name']}" for o in skill.get("outputs", [])}
 
 
 def source_type(source: str, source_context: str, skillset: WireJson) -> str | None:
@@ -356,12 +356,30 @@ def source_type(source: str, source_context: str, skillset: WireJson) -> str | N
         # Only the measures and sections nest: `offset/codePoint`, `sections/h1`.
         outer, _, unit = member.partition("/")
         if outer == "sections":
-            return "Edm.String" if unit in SECTION_LEVELS else None
+            depth = _section_depth(skillset, collection)
+            known = unit in SECTION_LEVELS and int(unit[1:]) <= depth
+            return "Edm.String" if known else None
         known = SKILL_CHUNK_FIELDS.get(outer) == "Edm.ComplexType" and unit in MEASURE_UNITS
         return "Edm.Int32" if known else None
     if source.startswith("/document/") and "*" not in source:
         return DOCUMENT_FIELDS.get(source.removeprefix("/document/"), "Edm.String")
     return None
+
+
+def _section_depth(skillset: WireJson, collection: str) -> int:
+    """The deepest `sections` key of the chunks at `collection`: the literal
+    `markdownHeaderDepth` of the skill that makes them, else h6 (the skill's default;
+    an app setting may lower it, which the definitions cannot see)."""
+    for skill in skillset.get("skills", []):
+        if collection not in _output_paths(skill):
+            continue
+        for entry in skill.get("inputs", []):
+            source = str(entry.get("source", ""))
+            if entry.get("name") == "markdownHeaderDepth" and source.startswith("="):
+                value = str(literal_value(source))
+                if value in SECTION_LEVELS:
+                    return int(value[1:])
+    return len(SECTION_LEVELS)
 
 
 def check_projection(skillset: WireJson, index: WireJson) -> list[str]:

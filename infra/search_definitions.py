@@ -97,6 +97,17 @@ OFFSET_FIELD = "offset"
 """Where the chunk starts in its document's source, in code points."""
 LENGTH_FIELD = "length"
 """The chunk's length in code points (`content` has exactly this many)."""
+SECTION_DEPTH = 6
+"""Heading levels the index keeps per chunk: the skill is sent `markdownHeaderDepth`
+`h6`, so its `sections` has h1 to h6, one `header_<n>` field each."""
+HEADER_FIELDS: dict[str, str] = {
+    f"header_{level}": f"{CHUNKS_CONTEXT}/sections/h{level}"
+    for level in range(1, SECTION_DEPTH + 1)
+}
+"""Index field <- the chunk's Layout-style `sections/h<n>`: the heading at each level,
+"" where there is none. Named as the portal wizard and Microsoft's Layout how-to name
+the fields they fill from the Layout skill's `sections`, so queries and projections
+written for a Layout index keep working."""
 
 CHUNK_FIELD_SOURCES: dict[str, str] = {
     # The searchable `chunk` is the chunk's `text`: the title and heading path, then the
@@ -120,6 +131,7 @@ CHUNK_FIELD_SOURCES: dict[str, str] = {
     # Pages of a chunk of Layout markdown (null without page markers): citations.
     "pageNumberFrom": f"{CHUNKS_CONTEXT}/pageNumberFrom",
     "pageNumberTo": f"{CHUNKS_CONTEXT}/pageNumberTo",
+    **HEADER_FIELDS,
 }
 """Index field <- enrichment path, for every projected field (the key and parent id are
 filled by the service and must not be mapped)."""
@@ -334,6 +346,10 @@ def build_index(setup: SearchSetup) -> SearchIndex:
         SearchField(name=LENGTH_FIELD, type="Edm.Int32"),
         SearchField(name="pageNumberFrom", type="Edm.Int32", filterable=True, sortable=True),
         SearchField(name="pageNumberTo", type="Edm.Int32", filterable=True, sortable=True),
+        # Searchable only, as in a Layout index: a heading has no length limit, and a
+        # filterable string over 32,766 bytes would fail the document (`headings` is the
+        # field to filter on).
+        *(SearchField(name=name, type=text, searchable=True) for name in HEADER_FIELDS),
     ]
     vector_search = VectorSearch(
         algorithms=[
@@ -384,6 +400,8 @@ def build_skill(setup: SearchSetup) -> WebApiSkill:
         InputFieldMappingEntry(name=name, source=source)
         for name, source in setup.chunk.literal_inputs().items()
     ]
+    # Pinned, not left to the app setting: the index has a field for each level.
+    inputs.append(InputFieldMappingEntry(name="markdownHeaderDepth", source=f"='h{SECTION_DEPTH}'"))
     auth = setup.skill_auth
     return WebApiSkill(
         name=SKILL_NAME,

@@ -10,11 +10,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hypothesis import strategies as st
+
 PAGE_CHARACTERS = 3000
 HEADER = "Contoso Ltd. — Quarterly Engineering Report"
 FOOTER = "Contoso Ltd. — Confidential — Page {n} of {total}"
 """Furniture text that must never reach a chunk's embedded text."""
 FURNITURE_WORDS = ("Contoso Ltd.", "Quarterly Engineering Report", "Confidential —")
+
+LayoutParagraphs = list[list[tuple[str, str, bool]]]
+"""Paragraphs of lines `(words, end punctuation, page break after the line)`."""
+_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"])
+_LINE = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
+_PARAGRAPH = st.lists(
+    st.tuples(_LINE, st.sampled_from(["", ".", ","]), st.booleans()), min_size=1, max_size=6
+)
+LAYOUT_PARAGRAPHS = st.lists(_PARAGRAPH, min_size=1, max_size=8)
+"""Where page markers may fall: after any line of any paragraph (the property tests of
+markdown and HTML pages draw from this)."""
 
 _PLAIN = re.compile(r"[A-Za-z(\"']")
 WRAP = 100

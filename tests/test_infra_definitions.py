@@ -253,6 +253,16 @@ def _whole_measure(defs: list[Wire]) -> None:
     _mapping(defs[2], "length")["source"] = "/document/chunks/*/length"
 
 
+def _drop_header_field(defs: list[Wire]) -> None:
+    defs[1]["fields"] = [f for f in defs[1]["fields"] if f["name"] != "header_2"]
+
+
+def _shallow_sections(defs: list[Wire]) -> None:
+    # At depth h3 the skill's `sections` has no h4: the index's header_4 would stay empty.
+    inputs = web_api_skills(defs[2])[0]["inputs"]
+    next(i for i in inputs if i["name"] == "markdownHeaderDepth")["source"] = "='h3'"
+
+
 MUTATIONS: dict[str, tuple[Callable[[list[Wire]], None], str]] = {
     "renamed skill output": (_rename_output, "not produced"),
     "renamed chunk member": (_rename_chunk_member, "/document/chunks/*/txt"),
@@ -273,6 +283,11 @@ MUTATIONS: dict[str, tuple[Callable[[list[Wire]], None], str]] = {
     "undefined vector profile": (_undefined_profile, "'nope'"),
     "misspelled offset unit": (_misspelled_measure, "offset/codepoint"),
     "whole measure into an integer": (_whole_measure, "Edm.ComplexType"),
+    "missing heading field": (_drop_header_field, "'header_2', which is not an index field"),
+    "heading level the skill does not emit": (
+        _shallow_sections,
+        "'/document/chunks/*/sections/h4' (for 'header_4') is not produced",
+    ),
 }
 
 
@@ -315,6 +330,27 @@ def test_a_projection_may_read_the_layout_sections_levels() -> None:
         assert source_type(f"{context}/sections/h{level}", context, skillset) == "Edm.String"
     assert source_type(f"{context}/sections/h7", context, skillset) is None
     assert source_type(f"{context}/offset/h1", context, skillset) is None
+    # A skill told a shallower depth has no keys below it.
+    inputs = web_api_skills(skillset)[0]["inputs"]
+    next(i for i in inputs if i["name"] == "markdownHeaderDepth")["source"] = "='h2'"
+    assert source_type(f"{context}/sections/h2", context, skillset) == "Edm.String"
+    assert source_type(f"{context}/sections/h3", context, skillset) is None
+
+
+def test_the_index_has_a_field_for_each_heading_level_and_the_projection_fills_it() -> None:
+    """Layout-compatible headings: header_1 .. header_6 <- the chunk's sections/h1 .. h6,
+    and the skill is told the depth the index has (not left to an app setting)."""
+    _, index, skillset, _ = wire()
+    skill = web_api_skills(skillset)[0]
+    depth = next(i for i in skill["inputs"] if i["name"] == "markdownHeaderDepth")
+    assert literal_value(depth["source"]) == "h6"
+    for level in range(1, 7):
+        field = _field(index, f"header_{level}")
+        assert field["type"] == "Edm.String"
+        assert field["searchable"] is True
+        mapping = _mapping(skillset, f"header_{level}")
+        assert mapping["source"] == f"/document/chunks/*/sections/h{level}"
+    assert not any(f["name"] == "header_7" for f in index["fields"])
 
 
 def test_the_deploy_script_reads_only_what_the_bicep_outputs() -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from azure.core.credentials import AzureKeyCredential
+from azure.search.documents import SearchClient
 from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
@@ -24,9 +26,11 @@ from infra.replay import (
     with_file_data,
 )
 from infra.search_definitions import build_definitions
+from skills.library import chunk_records
 from skills.service import answer_chunk_request
 from skills.settings import Settings, load_settings
 from tests.helpers import embedded_content
+from tests.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -44,6 +48,7 @@ LAYOUT_PAGES = 3
 """Pages of samples/layout-report.md (Document Layout markdown, written by hand)."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MODEL = "text-embedding-3-small"
+SEARCH_KEY = "search-admin-key"
 
 Wire = dict[str, Any]
 
@@ -123,6 +128,45 @@ def test_the_samples_project_into_valid_chunk_documents(skill: str) -> None:
     assert any(doc["url"] and "#" in doc["url"] for doc in html)  # anchors from the DOM
     # Without an embedding provider the vector stays empty, and the replay says so.
     assert any("no embeddings" in warning for warning in report.warnings)
+
+
+def test_the_layout_sample_s_sections_round_trip_into_the_index(skill: str) -> None:
+    """Layout markdown through the replay into the Search stub and back: every chunk's
+    header_1 .. header_6 is its `sections` as the skill returned it."""
+    sample = SAMPLES / "layout-report.md"
+    report = run(skill, paths=[sample])
+    assert report.ok, report.problems
+    (answer,) = chunk_records(
+        [{"text": sample.read_text(encoding="utf-8"), "fileName": sample.name}],
+        Settings(chunk_workers=0),
+    )
+    sections = {chunk["ordinal"]: chunk["sections"] for chunk in answer.chunks}
+    assert len(report.documents) == len(sections) > 1
+    header_fields = [f"header_{level}" for level in range(1, 7)]
+    index = definitions(skill)[1]
+    with SearchStub(index, api_key=SEARCH_KEY) as search:
+        client = SearchClient(search.endpoint, index["name"], AzureKeyCredential(SEARCH_KEY))
+        results = client.upload_documents(report.documents)
+        assert all(result.succeeded for result in results)
+        stored = list(client.search("*", select=["ordinal", *header_fields]))
+    assert len(stored) == len(sections)
+    for document in stored:
+        expected = sections[document["ordinal"]]
+        assert [document[name] for name in header_fields] == [
+            expected[f"h{level}"] for level in range(1, 7)
+        ]
+    by_ordinal = {document["ordinal"]: document for document in stored}
+    # The first chunk begins at the first page's header comment, before the H1.
+    assert (by_ordinal[0]["header_1"], by_ordinal[0]["header_2"]) == (
+        "Contoso Operations Review 2025",
+        "Summary",
+    )
+    outages = by_ordinal[max(by_ordinal)]
+    assert (outages["header_1"], outages["header_2"], outages["header_3"]) == (
+        "Contoso Operations Review 2025",
+        "Outages",
+        "",
+    )
 
 
 def test_a_chunk_without_a_page_range_fails_loudly() -> None:

@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 from chunking import ChunkOptions, Limits, Unit, chunk_document
 from chunking.outline import BlockKind
 from chunking.pipeline import parse
-from tests.layout_markdown import FURNITURE_WORDS, LayoutDocument, build, index_layout
+from tests.helpers import chunk_and_audit
+from tests.layout_markdown import (
+    FURNITURE_WORDS,
+    LAYOUT_PARAGRAPHS,
+    LayoutDocument,
+    LayoutParagraphs,
+    build,
+    index_layout,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 SAMPLES = Path(__file__).parent.parent / "samples"
@@ -87,7 +95,8 @@ def test_the_built_document_is_long_enough_and_has_what_the_issue_asks(
 def test_layout_document_pages_furniture_and_sentences(
     layout: LayoutDocument, limits: Limits
 ) -> None:
-    document = chunk_document(layout.text, options=ChunkOptions(limits=limits), format="markdown")
+    document, audit = chunk_and_audit(layout.text, ChunkOptions(limits=limits))
+    assert not audit.violations, audit.examples  # paths, sizes, coverage, cuts
     text = layout.text
     for chunk in document.chunks:
         assert chunk.page_from is not None
@@ -205,21 +214,14 @@ def test_a_page_marker_shown_in_a_code_block_is_no_page_break() -> None:
     assert parse(text, "markdown").pages is None
 
 
-_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"])
-_LINE = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
-_PARAGRAPH = st.lists(
-    st.tuples(_LINE, st.sampled_from(["", ".", ","]), st.booleans()), min_size=1, max_size=6
-)
-
-
 @settings(max_examples=60, deadline=None)
 @given(
-    paragraphs=st.lists(_PARAGRAPH, min_size=1, max_size=8),
+    paragraphs=LAYOUT_PARAGRAPHS,
     limit=st.sampled_from([300, 500, 800]),
     overlap=st.sampled_from([0, 60]),
 )
 def test_page_properties_hold_wherever_the_markers_fall(
-    paragraphs: list[list[tuple[str, str, bool]]], limit: int, overlap: int
+    paragraphs: LayoutParagraphs, limit: int, overlap: int
 ) -> None:
     """Markers after any line (mid-paragraph or not): pages right, no furniture, no
     cut in a break that interrupts a sentence."""
@@ -249,6 +251,7 @@ def test_page_properties_hold_wherever_the_markers_fall(
         limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=limit, page_overlap_length=overlap)
     )
     document = chunk_document(layout.text, options=options, format="markdown")
+    blocks = parse(layout.text, "markdown").blocks
     for chunk in document.chunks:
         pages = {
             _page_of(layout, offset)
@@ -261,11 +264,51 @@ def test_page_properties_hold_wherever_the_markers_fall(
         assert "Contoso" not in chunk.text
         for low, high in layout.sentence_gaps:
             # The splitter plans on the source, markers included: a paragraph whose marker
-            # lines alone take the room has no other place to cut (a known limit).
-            first = layout.text.rfind("\n\n", 0, low) + 2
-            last = layout.text.find("\n\n", high)
+            # lines alone take the room has no other place to cut (a known limit, see
+            # test_markers_alone_over_the_limit_do_not_force_a_cut_between_broken_halves).
+            # The paragraph is the block the gap is in: halves without a sentence end
+            # are joined across the markers even where a blank line parts them.
+            block = next((b for b in blocks if b.start <= low and high <= b.end), None)
+            first = layout.text.rfind("\n\n", 0, low) + 2 if block is None else block.start
+            last = layout.text.find("\n\n", high) if block is None else block.end
             if (last if last >= 0 else len(layout.text)) - first <= limit // 2:
                 assert not low <= chunk.end <= high
+
+
+def test_a_page_header_before_the_first_heading_is_no_part_of_the_path() -> None:
+    # A Layout document opens with its first page's header: the first chunk began at that
+    # comment, before the H1, so its path was the root's (no headings, empty sections).
+    text = (SAMPLES / "layout-report.md").read_text(encoding="utf-8")
+    assert text.startswith("<!-- PageHeader=")
+    bare = text.split("\n", 1)[1]
+    first, bare_first = (chunk_document(t, format="markdown").chunks[0] for t in (text, bare))
+    assert first.headings == bare_first.headings == ("Summary",)
+    assert first.outline_path == bare_first.outline_path
+    assert first.text.startswith("Contoso Operations Review 2025 › Summary\n")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known (issue 19): spans are planned on the raw text, so page marker lines count "
+    "against the limit although the embedded text leaves them out; two paragraphs without a "
+    "sentence end, parted by markers, are one unbroken block of 392 raw characters (19 "
+    "embedded) at a limit of 300, and the cut falls inside a marker comment. Found by "
+    "hypothesis in test_page_properties_hold_wherever_the_markers_fall; present before this "
+    "session's changes too (same chunks with main's code).",
+)
+def test_markers_alone_over_the_limit_do_not_force_a_cut_between_broken_halves() -> None:
+    header = '<!-- PageHeader="Contoso Ltd. — Report" -->'
+    lines = [header, ""]
+    for page in (1, 2, 3):
+        lines.append("alpha")
+        lines += [f'<!-- PageFooter="Contoso Ltd. — Page {page}" -->', "<!-- PageBreak -->", header]
+        if page == 2:
+            lines.append("")  # a paragraph ends here, without a sentence end
+    lines += ["alpha", ""]
+    text = "\n".join(lines) + "\n"
+    options = ChunkOptions(limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=300))
+    chunks = chunk_document(text, options=options, format="markdown").chunks
+    assert len(chunks) == 1  # 19 characters of embedded text fit one chunk
 
 
 def test_layout_visual_lines_are_not_boundaries_sentences_are() -> None:

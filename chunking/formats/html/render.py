@@ -3,6 +3,8 @@
 The outline's `source` is the rendering built here, not the HTML: headings become
 `#` lines, lists `- ` items, `<pre>` a fenced block, tables GFM pipe tables.  Spans
 are recorded while the text is appended, so no offset is ever searched for later.
+Layout's page marker comments (`<!-- PageBreak -->`, ...) render as nothing; a break
+starts the next page of the outline's page map where the walk meets it.
 lxml trees stay inside this module.
 """
 
@@ -31,10 +33,20 @@ from chunking.formats.html.tree import (
     Element,
     attr,
     attr_tokens,
+    page_marker,
     parse_tree,
     sanitize,
 )
-from chunking.outline import Anchor, Block, BlockKind, Heading, Outline, Region, RegionKind
+from chunking.outline import (
+    Anchor,
+    Block,
+    BlockKind,
+    Heading,
+    Outline,
+    Pages,
+    Region,
+    RegionKind,
+)
 
 __all__ = ["parse_html"]
 
@@ -385,6 +397,12 @@ class _Renderer:
         """Subtrees `main_content.furniture` chose to leave out: hidden, navigation, furniture."""
         self.muted = 0
         """Open heading-debris elements: their text is not rendered (ids still count)."""
+        self.paged = False
+        """The page has Layout page markers: it gets a page map, one page without breaks."""
+        self.page_starts: list[int] = []
+        """Offset where each page after the first begins: where its break was met."""
+        self.held_breaks = 0
+        """Breaks met inside a table or `<pre>`, which are written when they close."""
 
     # --- output primitives -------------------------------------------------
 
@@ -483,12 +501,34 @@ class _Renderer:
         self.resolve_ids()
         self.write(body)
         self.blocks.append(Block(kind, start, self.pos))
+        self.place_held_breaks()
         region_kind = _REGION_KINDS.get(kind)
         if region_kind is not None:
             # A header-only table ends on its delimiter row, before the lead's newline.
             lead_end = min(start + len(lead), self.pos)
             self.regions.append(Region(region_kind, start, self.pos, lead_end, lead))
         return start
+
+    # --- page markers -----------------------------------------------------
+
+    def page_marker(self, node: Element) -> None:
+        """A comment the walk meets: a page break starts the next page here."""
+        kind = page_marker(node)
+        if kind is None:
+            return
+        self.paged = True
+        if kind == "furniture":
+            return  # a header, footer or page number: its text is no content
+        if self.mode is _Mode.TABLE or self.mode is _Mode.PRE:
+            # Their text is written at their end: the page begins after them.
+            self.held_breaks += 1
+        else:
+            self.page_starts.append(self.pos)
+
+    def place_held_breaks(self) -> None:
+        if self.held_breaks:
+            self.page_starts += [self.pos] * self.held_breaks
+            self.held_breaks = 0
 
     # --- element bookkeeping ----------------------------------------------
 
@@ -598,6 +638,7 @@ class _Renderer:
     def finish(self, title: str | None, warnings: list[str]) -> Outline:
         self.close_block()
         self.resolve_ids()
+        self.place_held_breaks()
         if not self.pos and self.dropped:
             warnings.append(
                 f"no text outside boilerplate: {self.dropped} navigation, banner, "
@@ -612,6 +653,8 @@ class _Renderer:
             regions=tuple(self.regions),
             anchors=tuple(self.anchors),
             warnings=tuple(warnings),
+            # Nothing is hidden: the comments are not in the rendering at all.
+            pages=Pages((0, *self.page_starts), ()) if self.paged else None,
         )
 
 
@@ -1147,6 +1190,8 @@ def _walk(r: _Renderer, children: Iterator[Element], leave: _Exit | None = None)
                     break
                 if child_leave is not None:
                     child_leave()
+            elif type(child.tag) is not str:
+                r.page_marker(child)
             text = child.tail
             if text:
                 r.add_text(text)

@@ -4,14 +4,25 @@ limit), the element protocol, and the text normalization every reader of it shar
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from lxml import etree  # type: ignore[import-untyped]
+
+from chunking.formats.page_markers import PAGE_BREAK_BODY, PAGE_MARKER_BODY
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-__all__ = ["Element", "attr", "attr_tokens", "collapse", "parse_tree", "sanitize"]
+__all__ = [
+    "Element",
+    "PageMarker",
+    "attr",
+    "attr_tokens",
+    "collapse",
+    "page_marker",
+    "parse_tree",
+    "sanitize",
+]
 
 
 class Element(Protocol):
@@ -235,10 +246,57 @@ def strip_doctype_subset(html: str) -> str:
     return match.group("kept").rstrip() + ">" + html[match.end() :]
 
 
+# --- page markers ---------------------------------------------------------------
+
+PageMarker = Literal["break", "furniture"]
+"""A page marker comment: a page break, or a page header, footer or number."""
+
+_MARKER_COMMENT: Final = re.compile(rf"<!--{PAGE_MARKER_BODY}-->")
+_MARKER_TEXT: Final = re.compile(PAGE_MARKER_BODY)
+_BREAK_TEXT: Final = re.compile(PAGE_BREAK_BODY)
+
+
+def page_marker(node: Element) -> PageMarker | None:
+    """What a node of the tree is as a page marker: None for an element or any other comment."""
+    if node.tag is not etree.Comment:
+        return None
+    text = node.text or ""
+    if _BREAK_TEXT.fullmatch(text):
+        return "break"
+    return "furniture" if _MARKER_TEXT.fullmatch(text) else None
+
+
+def _keep_page_markers_only(document: list[Any]) -> list[Element]:
+    """The tree as `remove_comments` would leave it, but for the page marker comments.
+
+    A removed comment's tail joins the text before it, as it does when libxml2 drops
+    the comment, so the page renders the same with or without its markers. `document`
+    is lxml's own tree (`_Node`s carry no comments)."""
+    for top in document:
+        for comment in list(top.iter(etree.Comment)):
+            parent = comment.getparent()
+            if parent is None or page_marker(comment) is not None:
+                continue
+            if comment.tail:
+                previous = comment.getprevious()
+                if previous is not None:
+                    previous.tail = (previous.tail or "") + comment.tail
+                else:
+                    parent.text = (parent.text or "") + comment.tail
+            parent.remove(comment)  # lxml removes the tail with it
+    return [top for top in document if type(top.tag) is str or page_marker(top) is not None]
+
+
 def parse_tree(html: str) -> list[Element]:
-    """The document's top-level elements: `<html>`, and any opened after `</html>`."""
+    """The document's top-level elements: `<html>`, and any opened after `</html>`.
+
+    Comments are dropped, except Layout's page markers in a page that has them; the
+    walk reads those, and skips them as it skips every comment."""
     html = strip_doctype_subset(html)
-    parser = etree.HTMLParser(**_PARSER_OPTIONS)
+    # Most pages have no page markers: libxml2 drops their comments while parsing.
+    markers = "-->" in html and _MARKER_COMMENT.search(html) is not None
+    options = {**_PARSER_OPTIONS, "remove_comments": False} if markers else _PARSER_OPTIONS
+    parser = etree.HTMLParser(**options)
     # feed() rather than fromstring(): it takes a str with an XML encoding declaration.
     parser.feed(html)
     root = parser.close()
@@ -248,9 +306,11 @@ def parse_tree(html: str) -> list[Element]:
     document = [root, *root.itersiblings()]
     # A parse stopped at the limit leaves the elements then open as the tree's
     # rightmost path; a shallower one means nothing was cut.
-    if _rightmost_depth(document[-1]) < _TREE_DEPTH_LIMIT:
-        return document
-    # libxml2's event interface has no depth limit (BeautifulSoup builds on it too).
+    last = next(top for top in reversed(document) if type(top.tag) is str)
+    if _rightmost_depth(last) < _TREE_DEPTH_LIMIT:
+        return _keep_page_markers_only(document) if markers else document
+    # libxml2's event interface has no depth limit (BeautifulSoup builds on it too); the
+    # builder takes no comments, so a page nested this deep gets no pages.
     parser = etree.HTMLParser(target=_NodeBuilder(), **_PARSER_OPTIONS)
     parser.feed(html)
     nodes: list[Element] = parser.close()

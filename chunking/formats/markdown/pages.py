@@ -17,15 +17,16 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
+from chunking.formats.page_markers import PAGE_BREAK_BODY, PAGE_MARKER_BODY
 from chunking.outline import Block, BlockKind, Pages
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-_MARKER = r"<!--[ \t]*(?:PageBreak|Page(?:Header|Footer|Number)=\"[^\"\r\n]*\")[ \t]*-->"
+_MARKER = rf"<!--{PAGE_MARKER_BODY}-->"
 _MARKER_BLOCK = re.compile(rf"[ \t]*{_MARKER}(?:\s*{_MARKER})*[ \t]*")
 """A block of nothing but page markers (the parsers make each comment line a block)."""
-_PAGE_BREAK = re.compile(r"<!--[ \t]*PageBreak[ \t]*-->")
+_PAGE_BREAK = re.compile(rf"<!--{PAGE_BREAK_BODY}-->")
 _MARKER_LINE = re.compile(rf"^[ \t]*{_MARKER}[ \t]*(?=\r?$)", re.MULTILINE)
 """A marker on a line of its own, wherever the parser put the line (an HTML block such
 as a table takes the lines up to the next blank one)."""
