@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 CHUNK_SCHEMA = (
     "chunk_id string, parent_id string, chunk string, content string, title string, "
     "headings array<string>, url string, anchor string, ordinal int, chunk_hash string, "
-    "file_name string, embedding array<float>, offset int, length int, error string"
+    "file_name string, embedding array<float>, offset int, length int, "
+    "pageNumberFrom int, pageNumberTo int, "
+    + ", ".join(f"header_{level} string" for level in range(1, 7))
+    + ", error string"
 )
 """The rows' Spark schema: the chunk index's fields (as `infra.search_definitions`
 projects them), and `error`, set on the one row of a document that could not be chunked
@@ -51,6 +54,8 @@ _MEMBERS = {
     "ordinal": "ordinal",
     "chunk_hash": "id",
     "embedding": "embedding",
+    "pageNumberFrom": "pageNumberFrom",
+    "pageNumberTo": "pageNumberTo",
 }
 """Row column <- member of a skill chunk object, as the index projection maps them."""
 _INPUTS = {"text": "text", "title": "title", "url": "url", "format": "format"}
@@ -143,6 +148,10 @@ def _rows(
         # The index's span fields are the code-point members of the skill's measures.
         row["offset"] = chunk["offset"]["codePoint"]
         row["length"] = chunk["length"]["codePoint"]
+        # The Layout-style heading levels: `header_<n>` <- `sections/h<n>` ("" if unset).
+        sections = chunk.get("sections") or {}
+        for level in range(1, 7):
+            row[f"header_{level}"] = sections.get(f"h{level}", "")
         row["chunk_id"] = chunk_key(parent, int(chunk["ordinal"]))
         row["parent_id"] = parent
         row["file_name"] = file_name

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from infra.search_definitions import CHUNK_FIELD_SOURCES
 from skills.library import chunk_records
 from skills.settings import Settings
 from skills.spark import CHUNK_SCHEMA, chunk_frames, chunk_key, upload_rows
@@ -29,9 +30,12 @@ if shutil.which("java") is None:
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 DOCUMENTS = [
-    p
-    for p in sorted(FIXTURES.rglob("*"))
-    if p.suffix in {".md", ".html"} and p.name != "SOURCES.md"
+    *(
+        p
+        for p in sorted(FIXTURES.rglob("*"))
+        if p.suffix in {".md", ".html"} and p.name != "SOURCES.md"
+    ),
+    ROOT / "samples" / "layout-report.md",  # Layout markdown: page fields and sections
 ]
 
 
@@ -60,10 +64,10 @@ def spark() -> Iterator[Any]:
 def _frame(spark: Any) -> Any:
     rows = [
         {
-            "key": path.relative_to(FIXTURES).as_posix(),
+            "key": path.relative_to(ROOT).as_posix(),
             "text": path.read_text(encoding="utf-8"),
             "file_name": path.name,
-            "url": f"https://docs.example/{path.relative_to(FIXTURES).as_posix()}",
+            "url": f"https://docs.example/{path.relative_to(ROOT).as_posix()}",
             "title": None,
             "format": None,
         }
@@ -94,7 +98,7 @@ def test_rows_equal_the_skills_chunks_for_the_same_documents(spark: Any) -> None
         by_parent.setdefault(row.parent_id, []).append(row)
     assert len(by_parent) == len(DOCUMENTS)
     for path in DOCUMENTS:
-        key = path.relative_to(FIXTURES).as_posix()
+        key = path.relative_to(ROOT).as_posix()
         (answer,) = chunk_records(
             [
                 {
@@ -117,7 +121,19 @@ def test_rows_equal_the_skills_chunks_for_the_same_documents(spark: Any) -> None
         assert [row.chunk_id for row in got] == [
             chunk_key(key, c["ordinal"]) for c in answer.chunks
         ]
+        assert [(row.pageNumberFrom, row.pageNumberTo) for row in got] == [
+            (c.get("pageNumberFrom"), c.get("pageNumberTo")) for c in answer.chunks
+        ]
+        assert [[row[f"header_{n}"] for n in range(1, 7)] for row in got] == [
+            [c["sections"].get(f"h{n}", "") for n in range(1, 7)] for c in answer.chunks
+        ]
         assert all(row.embedding is None for row in got)
+
+
+def test_the_rows_have_every_field_the_index_projection_fills() -> None:
+    """A field added to the index (pages, Layout heading levels) reaches Spark's rows too."""
+    columns = {part.split()[0] for part in CHUNK_SCHEMA.split(", ")}
+    assert columns == {*CHUNK_FIELD_SOURCES, "chunk_id", "parent_id", "error"}
 
 
 def test_a_bad_document_gets_an_error_row_and_the_rest_chunk(spark: Any) -> None:
