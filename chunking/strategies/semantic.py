@@ -12,8 +12,8 @@ weaker at the one where it happens. Both cost one embedding per sentence.
 
 A boundary whose distance is above the `percentile` of the document's distances is a
 breakpoint. Chunks are then packed from whole groups (the units between breakpoints):
-a chunk ends at the furthest breakpoint (or heading) that fits the limit, prefix
-included, and holds at least `min_fill` of the room. Where there is none (a group
+a chunk ends at the furthest breakpoint (or heading, or the document's end) that fits
+the limit, prefix included, and holds at least `min_fill` of the room. Where there is none (a group
 alone over the limit, or a breakpoint too early to leave a chunk that full), the
 structure strategy's cut is taken: headings, blocks, lines (rows of a table, lines of
 code, never cut inside), sentences, words, so the hard limit always holds. A heading
@@ -197,8 +197,8 @@ class SemanticSplitter(StructureSplitter):
             if Level.H1 <= level <= Level.H6
         ]
         """Section boundaries (where a heading, or the markup opening it, starts)."""
-        self.ends = sorted(set(self.breakpoints) | set(self.headings))
-        """Where a chunk ends best: a breakpoint or a heading."""
+        self.ends = sorted({*self.breakpoints, *self.headings, self.end})
+        """Where a chunk ends best: a breakpoint, a heading, or the end of the document."""
         self.break_set = set(self.breakpoints)
         measure = self.spans_of_source
         self.end_totals = measure.totals(self.ends)
@@ -297,4 +297,3 @@ class SemanticSplitter(StructureSplitter):
     def _is_continuation(self, next_start: int) -> bool:
         """No overlap after a breakpoint: the next chunk is about something else."""
         return next_start not in self.break_set and super()._is_continuation(next_start)
-

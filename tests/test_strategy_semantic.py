@@ -1,0 +1,344 @@
+"""The `semantic` strategy: breaks where the meaning shifts, packed up to the limit (issue 16,
+item 2)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.strategy_semantic import HashedEmbedder, hashed_scoring
+from chunking import ChunkOptions, Limits, OptionError, Unit
+from chunking.options import SemanticBreaks
+from chunking.pipeline import chunk_document, parse
+from chunking.scoring import Scoring, ScoringError
+from chunking.strategies.semantic import percentile
+from skills.chunk_records import chunk_record
+from skills.contract import InputRecord
+from skills.record_inputs import InputErrors, read_record_inputs
+from skills.settings import Settings
+from tests.helpers import chunk_and_audit, edges_inside_lines
+from tests.strategies import MARKDOWN, limits
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from chunking.scoring import Vector
+
+TOPICS = ("apple", "river", "engine", "violin", "glacier")
+
+
+@dataclass
+class TopicEmbedder:
+    """Counts of each topic word: sentences of one topic are identical, of two orthogonal."""
+
+    calls: list[list[str]] = field(default_factory=list)
+
+    def __call__(self, texts: Sequence[str], /) -> list[Vector]:
+        self.calls.append(list(texts))
+        return [tuple(float(text.count(topic)) for topic in TOPICS) for text in texts]
+
+
+def topic_text(groups: Sequence[tuple[str, int]]) -> tuple[str, list[int]]:
+    """One paragraph of sentences, `count` about each `topic` in turn, and where each
+    topic's first sentence starts."""
+    sentences: list[str] = []
+    starts: list[int] = []
+    position = 0
+    for topic, count in groups:
+        starts.append(position)
+        for number in range(count):
+            sentence = f"The {topic} sentence number {number} says a little more."
+            sentences.append(sentence)
+            position += len(sentence) + 1
+    return " ".join(sentences), starts
+
+
+def semantic_options(
+    limits: Limits | None = None, percentile: float = 80, window: int = 1, min_fill: float = 0.25
+) -> ChunkOptions:
+    return ChunkOptions(
+        limits=limits or Limits(Unit.CHARACTERS, 600, 0),
+        strategy="semantic",
+        semantic=SemanticBreaks(percentile, window, min_fill),
+    )
+
+
+GROUPS = [("apple", 5), ("river", 8), ("engine", 3), ("violin", 6), ("glacier", 4)]
+
+
+def test_chunks_end_where_the_topic_changes() -> None:
+    text, starts = topic_text(GROUPS)
+    embedder = TopicEmbedder()
+    document, audit = chunk_and_audit(
+        text, semantic_options(), format="text", scoring=Scoring(embed=embedder)
+    )
+    assert not audit.violations, audit.examples
+    # Every chunk starts at a topic's first sentence and ends where a topic ends.
+    assert {c.start for c in document.chunks} <= set(starts)
+    ends = {start - 1 for start in starts[1:]} | {len(text)}
+    assert {c.end for c in document.chunks} <= ends
+    # Whole groups are packed: apple (5 sentences, 240 characters) and river (8, 384) do
+    # not fit 600 together; river and engine (3) do, and violin (6) and glacier (4).
+    assert [c.start for c in document.chunks] == [starts[0], starts[1], starts[3]]
+    # The structure strategy, with no meaning to go by, cuts inside topics.
+    structure = chunk_document(text, options=ChunkOptions(limits=Limits(Unit.CHARACTERS, 600, 0)))
+    assert not {c.start for c in structure.chunks} <= set(starts)
+
+
+def test_one_embedding_per_sentence_in_one_call() -> None:
+    text, _ = topic_text(GROUPS)
+    embedder = TopicEmbedder()
+    chunk_document(text, options=semantic_options(), format="text", scoring=Scoring(embedder))
+    sentences = sum(count for _, count in GROUPS)
+    assert len(embedder.calls) == 1
+    assert len(embedder.calls[0]) == len(set(embedder.calls[0])) == sentences
+
+
+def test_a_wider_window_still_finds_the_shifts_at_about_one_text_per_sentence() -> None:
+    text, starts = topic_text(GROUPS)
+    embedder = TopicEmbedder()
+    options = semantic_options(window=2, percentile=70)
+    document = chunk_document(text, options=options, format="text", scoring=Scoring(embedder))
+    assert {c.start for c in document.chunks} <= set(starts)
+    sentences = sum(count for _, count in GROUPS)
+    # Pairs of neighbours, plus the one-sentence windows at the paragraph's two edges.
+    assert len(embedder.calls) == 1
+    assert len(embedder.calls[0]) == sentences + 1
+
+
+def test_a_break_too_early_for_min_fill_does_not_end_a_chunk() -> None:
+    text, starts = topic_text([("apple", 1), ("river", 20)])
+    options = semantic_options(percentile=50, min_fill=0.25)
+    document = chunk_document(
+        text, options=options, format="text", scoring=Scoring(TopicEmbedder())
+    )
+    # One apple sentence is under a quarter of 600 characters: it opens the first chunk.
+    assert document.chunks[0].start == 0
+    assert document.chunks[0].end > starts[1]
+    lax = chunk_document(
+        text,
+        options=semantic_options(percentile=50, min_fill=0.0),
+        format="text",
+        scoring=Scoring(TopicEmbedder()),
+    )
+    assert lax.chunks[0].end == starts[1] - 1
+
+
+def test_a_group_over_the_limit_is_cut_by_structure_within_the_limit() -> None:
+    text, _ = topic_text([("apple", 40), ("river", 2)])
+    document, audit = chunk_and_audit(
+        text, semantic_options(), format="text", scoring=Scoring(TopicEmbedder())
+    )
+    assert not audit.violations, audit.examples
+    assert all(c.size <= 600 for c in document.chunks)
+    assert len(document.chunks) > 3
+    # Cut at sentence ends, as the structure strategy cuts.
+    assert all(c.content.endswith(".") for c in document.chunks)
+
+
+def test_no_chunk_crosses_a_heading_into_a_section_of_its_own() -> None:
+    first, _ = topic_text([("apple", 6)])
+    second, _ = topic_text([("apple", 6)])
+    text = f"# Doc\n\n## One\n\n{first}\n\n## Two\n\n{second}\n"
+    document, audit = chunk_and_audit(
+        text, semantic_options(percentile=100), scoring=Scoring(TopicEmbedder())
+    )
+    assert not audit.violations, audit.examples
+    assert [c.headings for c in document.chunks] == [("One",), ("Two",)]
+
+
+def test_tables_and_code_stay_whole_and_are_cut_only_between_rows() -> None:
+    small = "| a | b |\n|---|---|\n" + "".join(f"| apple {i} | river {i} |\n" for i in range(3))
+    rows = "".join(f"| {TOPICS[i % 5]} {i} x | other {i} y |\n" for i in range(40))
+    big = "| h1 | h2 |\n|----|----|\n" + rows
+    code = "".join(f"call_{TOPICS[i % 5]}({i}, two, three)\n" for i in range(30))
+    text = (
+        f"# T\n\nThe apple text. The river text.\n\n{small}\nThe engine text.\n\n{big}\n"
+        f"```python\n{code}```\n\nThe violin text.\n"
+    )
+    document, audit = chunk_and_audit(
+        text, semantic_options(percentile=0, min_fill=0.0), scoring=Scoring(TopicEmbedder())
+    )
+    assert not audit.violations, audit.examples
+    assert not audit.allowed, audit.allowed
+    # From the first table on, every cut is at a row or line end.
+    assert edges_inside_lines(text, document.chunks, low=text.index("| a |")) == []
+    # The small table fits: one chunk holds it whole, however its rows' topics differ.
+    assert any(small.strip() in c.content for c in document.chunks)
+    continued = [c for c in document.chunks if c.content.startswith("| ") and "h1" not in c.content]
+    assert continued
+    assert all("| h1 | h2 |\n|----|----|\n" in c.text for c in continued)
+
+
+def test_a_scoring_error_comes_out_of_chunk_document() -> None:
+    def failing(texts: Sequence[str]) -> list[Vector]:
+        raise ScoringError("the embedding provider said no")
+
+    text, _ = topic_text(GROUPS)
+    with pytest.raises(ScoringError, match="the embedding provider said no"):
+        chunk_document(text, options=semantic_options(), format="text", scoring=Scoring(failing))
+    with pytest.raises(ScoringError, match=r"no embedding provider|none is configured"):
+        chunk_document(text, options=semantic_options(), format="text")
+
+    def short(texts: Sequence[str]) -> list[Vector]:
+        return [(1.0,)] * (len(texts) - 1)
+
+    with pytest.raises(ScoringError, match="vectors for"):
+        chunk_document(text, options=semantic_options(), format="text", scoring=Scoring(short))
+
+
+def test_a_text_with_one_sentence_embeds_nothing() -> None:
+    embedder = TopicEmbedder()
+    document = chunk_document(
+        "Just one sentence here.",
+        options=semantic_options(),
+        format="text",
+        scoring=Scoring(embedder),
+    )
+    assert len(document.chunks) == 1
+    assert embedder.calls == []
+
+
+def test_a_semantic_record_that_cannot_embed_fails_alone() -> None:
+    """Without the app's scorer wired in, the record fails; the others do not."""
+    text, _ = topic_text(GROUPS)
+    failed = chunk_record(InputRecord("1", {"text": text, "strategy": "semantic"}), Settings())
+    assert failed.errors
+    assert failed.data == {}
+    fine = chunk_record(InputRecord("2", {"text": text}), Settings())
+    assert not fine.errors
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"semanticPercentile": 101}, "semanticPercentile must be from 0 to 100"),
+        ({"semanticPercentile": "abc"}, "input 'semanticPercentile' must be a number"),
+        ({"semanticWindow": 9}, "semanticWindow must be from 1 to 5"),
+        ({"semanticWindow": 0}, "semanticWindow must be from 1 to 5"),
+        ({"semanticMinFill": 2}, "semanticMinFill must be from 0 to 1"),
+    ],
+)
+def test_record_inputs_are_validated_by_name(inputs: dict[str, object], message: str) -> None:
+    found = read_record_inputs({"text": "x", "strategy": "semantic", **inputs}, Settings())
+    assert isinstance(found, InputErrors), found
+    assert any(message in error for error in found.messages), found.messages
+
+
+def test_record_inputs_reach_the_options() -> None:
+    found = read_record_inputs(
+        {"text": "x", "strategy": "semantic", "semanticPercentile": "90", "semanticWindow": 2},
+        Settings(),
+    )
+    assert not isinstance(found, InputErrors), found.messages
+    assert found.options.semantic == SemanticBreaks(90, 2, 0.25)
+
+
+def test_the_percentile_interpolates_as_numpy_does() -> None:
+    values = [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert percentile(values, 0) == 0.0
+    assert percentile(values, 100) == 4.0
+    assert percentile(values, 50) == 2.0
+    assert percentile(values, 95) == pytest.approx(3.8)
+    assert percentile([7.0], 95) == 7.0
+
+
+def test_ids_follow_the_semantic_parameters() -> None:
+    text, _ = topic_text(GROUPS)
+    a = chunk_document(
+        text, options=semantic_options(percentile=90), format="text", scoring=hashed_scoring()
+    )
+    b = chunk_document(
+        text, options=semantic_options(percentile=95), format="text", scoring=hashed_scoring()
+    )
+    assert a.chunks[0].id != b.chunks[0].id
+
+
+# -- invariants -------------------------------------------------------------------------
+
+SEMANTIC = st.builds(
+    SemanticBreaks,
+    st.sampled_from([0.0, 50.0, 90.0, 95.0, 100.0]),
+    st.integers(1, 3),
+    st.sampled_from([0.0, 0.25, 0.5, 1.0]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(MARKDOWN, limits(), SEMANTIC)
+def test_semantic_chunks_keep_every_invariant(
+    text: str, chosen: Limits, breaks: SemanticBreaks
+) -> None:
+    options = ChunkOptions(limits=chosen, strategy="semantic", semantic=breaks)
+    document, audit = chunk_and_audit(text, options, scoring=hashed_scoring())
+    assert not audit.violations, audit.examples
+    again = chunk_document(text, options=options, format="markdown", scoring=hashed_scoring())
+    assert again == document
+
+
+def _random_topic(texts: Sequence[str]) -> list[Vector]:
+    """A vector from each text's digest: neighbours look unrelated, so breaks are many."""
+    vectors: list[Vector] = []
+    for text in texts:
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        vectors.append(tuple(float(byte) - 127.5 for byte in digest))
+    return vectors
+
+
+PROSE_SENTENCE = st.builds(
+    lambda words: " ".join(words).capitalize() + ".",
+    st.lists(st.from_regex(r"[a-z]{1,10}", fullmatch=True), min_size=3, max_size=18),
+)
+PROSE = st.lists(
+    st.one_of(
+        st.lists(PROSE_SENTENCE, min_size=1, max_size=12).map(" ".join),
+        st.builds(lambda depth, word: f"{'#' * depth} {word}", st.integers(1, 3), PROSE_SENTENCE),
+    ),
+    min_size=1,
+    max_size=20,
+).map("\n\n".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(PROSE, st.integers(300, 1200), st.sampled_from([0.1, 0.25, 0.4, 0.5]))
+def test_no_chunk_is_under_min_fill_but_a_sections_last(
+    text: str, maximum: int, min_fill: float
+) -> None:
+    options = ChunkOptions(
+        limits=Limits(Unit.CHARACTERS, maximum, 0),
+        strategy="semantic",
+        semantic=SemanticBreaks(50, 1, min_fill),
+    )
+    document, audit = chunk_and_audit(text, options, scoring=Scoring(_random_topic))
+    assert not audit.violations, audit.examples
+    heading_starts = {h.start for h in parse(text, "markdown").headings}
+    chunks = document.chunks
+    for chunk, following in itertools.pairwise(chunks):
+        if following.start in heading_starts:
+            continue  # the last chunk of its section (or of sections too small to stand alone)
+        prefix = len(chunk.text) - len(chunk.content)
+        room = maximum - prefix
+        # Trailing whitespace trimmed off a cut costs a character or two of the fill.
+        assert len(chunk.content) + 2 >= min_fill * room, (chunk.content, room)
+
+
+def test_the_hashed_embedder_is_deterministic_and_counts() -> None:
+    embedder = HashedEmbedder()
+    first = embedder(["the apple", "THE apple"])
+    assert first[0] == first[1]
+    assert embedder.calls == 1
+    assert embedder.texts == 2
+    assert embedder([""])[0] == (0.0,) * len(first[0])
+
+
+def test_semantic_options_are_validated_by_name() -> None:
+    with pytest.raises(OptionError, match="semanticPercentile"):
+        SemanticBreaks(percentile=float("nan"))
+    with pytest.raises(OptionError, match="semanticWindow"):
+        SemanticBreaks(window=6)
