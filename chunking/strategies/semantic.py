@@ -36,9 +36,11 @@ import bisect
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.outline import BlockKind, Level
-from chunking.scoring import CachedEmbedder, Scoring, ScoringError, cosine
+from chunking.scoring import CachedEmbedder, Scoring, ScoringError
 from chunking.split.splitter import StructureSplitter, _trim
 
 if TYPE_CHECKING:
@@ -62,6 +64,8 @@ sentences) costs one call, a long one a few, each of a bounded size."""
 EXACT_TRIES = 4
 """Breakpoints tried per chunk when the estimate fits and the exact size does not (a
 token merged at the join): rare, and bounding it keeps the walk linear."""
+EMBEDDING_MATRIX_DIMENSIONS = 2
+"""Vectors stacked: one row per text (a flat or deeper array is a provider's mistake)."""
 _SKIPPED_BLOCKS = frozenset({BlockKind.HEADING, BlockKind.MARKUP, BlockKind.MARKUP_END})
 """Blocks that are no text of their section: headings begin it, markup is not prose."""
 _NO_UNIT = frozenset({BlockKind.MARKER})
@@ -152,17 +156,25 @@ def _distances(
 ) -> list[tuple[int, float]]:
     """One embedder call for the windows of `pending` boundaries, and their distances."""
     texts = [text for _, before, after in pending for text in (before, after)]
-    vectors = embed(texts)
-    found: list[tuple[int, float]] = []
-    for index, (position, _, _) in enumerate(pending):
-        before, after = vectors[2 * index], vectors[2 * index + 1]
-        if len(before) != len(after):
-            raise ScoringError(
-                f"the embedding provider returned vectors of {len(before)} and {len(after)} "
-                "dimensions for one document"
-            )
-        found.append((position, 1.0 - cosine(before, after)))
-    return found
+    try:
+        matrix = np.asarray(embed(texts), dtype=np.float64)
+    except ValueError:  # vectors of different lengths
+        raise ScoringError(
+            "the embedding provider returned vectors of different dimensions for one document"
+        ) from None
+    if matrix.ndim != EMBEDDING_MATRIX_DIMENSIONS or matrix.shape[0] != len(texts):
+        raise ScoringError(
+            f"the embedding provider returned {matrix.shape[0]} vectors for {len(texts)} texts"
+        )
+    before, after = matrix[0::2], matrix[1::2]
+    # Cosine of each pair at once: the pure-Python one took a quarter of the strategy's time.
+    norms = np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1)
+    dots = np.einsum("ij,ij->i", before, after)
+    similarity = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    return [
+        (position, 1.0 - float(value))
+        for (position, _, _), value in zip(pending, similarity, strict=True)
+    ]
 
 
 class SemanticSplitter(StructureSplitter):
