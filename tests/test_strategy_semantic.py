@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.corpus_audit import main as audit_main
 from bench.strategy_semantic import HashedEmbedder, hashed_scoring
 from chunking import ChunkOptions, Limits, OptionError, Unit
 from chunking.options import SemanticBreaks
@@ -395,3 +396,16 @@ def test_the_command_line_embeds_with_the_local_model() -> None:
     assert records
     assert all(r["content"] == source[r["start"] : r["end"]] for r in records)
     assert all(r["size"] <= 512 for r in records)
+
+
+def test_the_corpus_audit_runs_semantic_with_the_offline_embedder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, _ = topic_text(GROUPS * 4)
+    (tmp_path / "doc.md").write_text(f"# Title\n\n{text}\n\n## Part\n\n{text}\n")
+    assert audit_main([str(tmp_path), "--strategy", "semantic", "--semantic-window", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "== 512 tokens / 64, strategy semantic 95/2 fill 0.25: 1 documents" in out
+    assert "lost_text: 0" in out
+    with pytest.raises(SystemExit):
+        audit_main([str(tmp_path), "--semantic-percentile", "90"])
