@@ -409,3 +409,22 @@ def test_the_corpus_audit_runs_semantic_with_the_offline_embedder(
     assert "lost_text: 0" in out
     with pytest.raises(SystemExit):
         audit_main([str(tmp_path), "--semantic-percentile", "90"])
+
+
+def test_a_header_left_out_is_counted_once_per_chunk() -> None:
+    header = "| " + " | ".join(f"column {i} long name" for i in range(8)) + " |\n"
+    header += "|" + "---|" * 8 + "\n"
+    rows = "".join("| " + " | ".join(f"v{i}{j}" for j in range(8)) + " |\n" for i in range(60))
+    text = f"# T\n\nIntro.\n\n{header}{rows}"
+    document, audit = chunk_and_audit(
+        text, semantic_options(Limits(Unit.CHARACTERS, 300, 0)), scoring=hashed_scoring()
+    )
+    assert not audit.violations, audit.examples
+    continued = [c for c in document.chunks if c.content.startswith("| v")]
+    assert continued
+    assert all("column 0" not in c.text for c in continued)
+    said = [w for w in document.warnings if "do not repeat their table header" in w]
+    assert said == [
+        f"{len(continued)} continuation chunk(s) do not repeat their table header or code "
+        "fence line: with the title and headings it is over half of maximumPageLength"
+    ]

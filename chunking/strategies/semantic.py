@@ -190,6 +190,8 @@ class SemanticSplitter(StructureSplitter):
         scoring: Scoring,
     ) -> None:
         super().__init__(outline, tree, sizer, context, options)
+        self._last_room: tuple[int, tuple[int, str]] | None = None
+        """The start `_room` was last asked about, and its answer."""
         breaks = options.semantic
         self.min_fill = breaks.min_fill
         distances = boundary_distances(
@@ -265,6 +267,13 @@ class SemanticSplitter(StructureSplitter):
         return self.doc.region_at(position) < 0 or self.source[position - 1] in "\r\n"
 
     # -- choosing ------------------------------------------------------------------
+
+    def _room(self, start: int) -> tuple[int, str]:
+        """The structure splitter's room, once per start: `_at_break` and the fallback
+        both ask, and a lead left out is counted for the warning each time it is asked."""
+        if self._last_room is None or self._last_room[0] != start:
+            self._last_room = (start, super()._room(start))
+        return self._last_room[1]
 
     def _next_span(self, start: int, previous_end: int) -> Span | None:
         span = self._at_break(start, previous_end)
