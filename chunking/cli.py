@@ -93,7 +93,7 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         "--semantic-window",
         type=int,
         default=None,
-        help="strategy semantic: sentences embedded either side of a boundary (1)",
+        help="strategy semantic: sentences embedded either side of a boundary (2)",
     )
     parser.add_argument(
         "--semantic-min-fill",

@@ -167,9 +167,13 @@ class WordWindows:
 DEFAULT_SEMANTIC_PERCENTILE = 95.0
 """A breakpoint where the distance between neighbouring sentence groups is above this
 percentile of the document's distances (LangChain's and LlamaIndex's default)."""
-DEFAULT_SEMANTIC_WINDOW = 1
+DEFAULT_SEMANTIC_WINDOW = 2
 """Sentences either side of a boundary embedded with it, each side on its own (the
-"buffer" of the literature): at least 1, a side holds one sentence or more."""
+"buffer" of the literature): at least 1, a side holds one sentence or more. On
+samples/eval (180 questions, e5-small, 12% overlap) a window of 2 against 1 held the
+whole answer in the top 5 as often or more at every limit: 0.911 / 0.939 / 0.928 against
+0.894 / 0.917 / 0.917 at 256 / 512 / 1024 tokens (each within the paired interval), for
+11% more sentence embeddings (3,839 against 3,450)."""
 DEFAULT_SEMANTIC_MIN_FILL = 0.25
 """A chunk ends at a breakpoint only once it holds this share of the room: no one-line
 chunks, the known failure of peers' semantic splitters."""
