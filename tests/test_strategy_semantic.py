@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from bench.corpus_audit import main as audit_main
 from bench.strategy_semantic import HashedEmbedder, hashed_scoring
+from bench.strategy_semantic import main as bench_main
 from chunking import ChunkOptions, Limits, OptionError, Unit
 from chunking.options import SemanticBreaks
 from chunking.pipeline import chunk_document, parse
@@ -428,3 +429,19 @@ def test_a_header_left_out_is_counted_once_per_chunk() -> None:
         f"{len(continued)} continuation chunk(s) do not repeat their table header or code "
         "fence line: with the title and headings it is over half of maximumPageLength"
     ]
+
+
+def test_the_throughput_bench_prints_both_strategies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, _ = topic_text(GROUPS)
+    (tmp_path / "a.md").write_text(f"# A\n\n{text}\n")
+    (tmp_path / "b.html").write_text(f"<h1>B</h1><p>{text}</p>")
+    assert bench_main(["--corpus", str(tmp_path), "--unit", "characters"]) == 0
+    out = capsys.readouterr().out
+    assert "| markdown | structure |" in out
+    rows = [line.split("|") for line in out.splitlines() if "| semantic |" in line]
+    assert len(rows) == 2
+    # One document each, one call each, a window text per sentence (and one more).
+    assert [row[8].strip() for row in rows] == ["1", "1"]
+    assert all(int(row[7]) >= sum(count for _, count in GROUPS) for row in rows)
