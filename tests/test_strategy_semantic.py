@@ -445,3 +445,17 @@ def test_the_throughput_bench_prints_both_strategies(
     # One document each, one call each, a window text per sentence (and one more).
     assert [row[8].strip() for row in rows] == ["1", "1"]
     assert all(int(row[7]) >= sum(count for _, count in GROUPS) for row in rows)
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 5])
+def test_a_section_of_n_sentences_costs_n_plus_window_minus_one_texts(window: int) -> None:
+    text, _ = topic_text(GROUPS)
+    body = f"# A\n\n{text}\n\n## B\n\n{text}\n"
+    embedder = TopicEmbedder()
+    chunk_document(
+        body, options=semantic_options(window=window), format="markdown", scoring=Scoring(embedder)
+    )
+    sentences = sum(count for _, count in GROUPS)
+    sent = [text for call in embedder.calls for text in call]
+    # The two sections hold the same sentences: the second costs nothing more.
+    assert len(sent) == len(set(sent)) == sentences + window - 1

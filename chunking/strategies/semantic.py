@@ -21,11 +21,13 @@ is crossed only as the structure strategy crosses one: when the section before i
 too small to stand alone (`section_fill`). A chunk that ends at a breakpoint is not
 overlapped by the next one (the topic changed there); a chunk the fallback cut is.
 
-Cost, per document: one embedding per distinct window text, that is about one per
-unit (sentence, table, code block), plus up to 2·(window − 1) per section for the
-shorter windows at its edges; sent in calls of at most `BOUNDARIES_PER_CALL`
-boundaries (one call for a document of up to that many sentences), through a
-`CachedEmbedder`, so a text repeated in the document is embedded once. Everything
+Cost, per document: one embedding per distinct window text: a section of n units
+(sentences, tables, code blocks) has at most n + window − 1 of them (the n − window + 1
+full windows, and the shorter ones at its two edges), so about one per sentence; sent in
+calls of at most `BOUNDARIES_PER_CALL` boundaries (one call for a document of up to that
+many sentences), through a `CachedEmbedder`, so a text repeated in the document is
+embedded once. On the shared corpus that is 5,903 texts and 70 calls per MB of markdown,
+2,711 and 20 per MB of HTML (window 2); a section of one unit costs nothing. Everything
 else is linear in the document: each boundary is embedded and compared once, and each
 chunk looks at the breakpoints within its own reach by bisection.
 """
