@@ -20,11 +20,15 @@ from hypothesis import strategies as st
 from bench.corpus_audit import main as audit_main
 from bench.strategy_semantic import HashedEmbedder, hashed_scoring
 from bench.strategy_semantic import main as bench_main
-from chunking import ChunkOptions, Limits, OptionError, Unit
+from chunking import ChunkOptions, Limits, OptionError, SplitMode, Unit
 from chunking.options import SemanticBreaks
 from chunking.pipeline import chunk_document, parse
 from chunking.scoring import Scoring, ScoringError
 from chunking.strategies.semantic import percentile
+from evaluation.__main__ import build_parser, grid_from
+from evaluation.chunkers import chunk_all
+from evaluation.documents import EvalDocument
+from evaluation.settings import Grid, Setting
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
 from skills.embedding_settings import E5_MODEL, local_provider_installed
@@ -459,3 +463,43 @@ def test_a_section_of_n_sentences_costs_n_plus_window_minus_one_texts(window: in
     sent = [text for call in embedder.calls for text in call]
     # The two sections hold the same sentences: the second costs nothing more.
     assert len(sent) == len(set(sent)) == sentences + window - 1
+
+
+# -- the evaluation --------------------------------------------------------------------
+
+
+def test_the_semantic_pairs_multiply_only_the_semantic_rows() -> None:
+    grid = Grid(
+        maximums=(512,),
+        overlaps=("12%",),
+        modes=(SplitMode.PAGES, SplitMode.SENTENCES),
+        strategies=("structure", "semantic"),
+        word_windows=((200, 40), (10, 2)),
+        semantic_breaks=((95, 2), (90, 1), (95, 9)),
+        chunkers=("ours",),
+    )
+    settings, skipped = grid.settings()
+    assert [s.label for s in settings] == [
+        "ours 512/12% tokens prefix",
+        "ours 512/12% tokens semantic 95/2 prefix",
+        "ours 512/12% tokens semantic 90/1 prefix",
+        "ours 512/12% tokens sentences prefix",
+    ]
+    assert any("semantic 95/9" in reason and "semanticWindow" in reason for reason in skipped)
+    assert any("strategy semantic cuts pages" in reason for reason in skipped)
+    arguments = build_parser().parse_args(["d", "q.jsonl", "--semantic", "95/2,90"])
+    assert grid_from(arguments).semantic_breaks == ((95.0, 2), (90.0, 2))
+    with pytest.raises(OptionError, match="--semantic items"):
+        grid_from(build_parser().parse_args(["d", "q.jsonl", "--semantic", "x/1"]))
+
+
+def test_the_evaluation_counts_what_the_strategy_embeds() -> None:
+    text, _ = topic_text(GROUPS)
+    document = EvalDocument("t.txt", text, "text", text)
+    setting = Setting("ours", Unit.TOKENS, 512, 64, "64", strategy="semantic", semantic_window=1)
+    run = chunk_all(setting, [document, document], Scoring(TopicEmbedder()))
+    sentences = sum(count for _, count in GROUPS)
+    # Per document: each is planned on its own, as the skill plans each record.
+    assert (run.scored_texts, run.scoring_calls) == (2 * sentences, 2)
+    structure = Setting("ours", Unit.TOKENS, 512, 64, "64")
+    assert chunk_all(structure, [document]).scored_texts == 0
