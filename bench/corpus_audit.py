@@ -2,15 +2,21 @@
 
     python -m bench.corpus_audit [CORPUS_DIR] [--strategy words [--words-per-chunk N]
                                  [--word-overlap M] [--word-scope section|document]]
+                                 [--strategy semantic [--semantic-percentile P]
+                                 [--semantic-window W] [--embedder hashed|app]]
 
 Settings: 512 cl100k tokens / 64 overlap, and 2000 characters / 500 overlap, with the
 structure strategy unless `--strategy` names another (its own options as the CLI's).
+A strategy that embeds gets a hashed bag of words (`--embedder hashed`, the default: no
+model, deterministic) or the app's embedding provider (`--embedder app`: the local
+model unless the environment names another, as `python -m chunking` does).
 Exits 1 if any invariant is violated, 2 if there is no document to audit.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -18,10 +24,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.documents import NOT_DOCUMENTS
+from bench.strategy_semantic import hashed_scoring
+from chunking.app_scoring import AppScoring
 from chunking.audit import Audit, audit_document, flag_path_debris
-from chunking.cli import word_windows
+from chunking.cli import semantic_breaks, word_windows
 from chunking.options import STRATEGY_NAMES, ChunkOptions, Limits, OptionError, Unit, WordScope
 from chunking.pipeline import chunk_document, parse
+from chunking.scoring import CachedEmbedder, Scoring
 from chunking.sizing import make_sizer
 
 SETTINGS = {
@@ -43,10 +52,14 @@ def corpus_files(root: Path) -> list[Path]:
 
 
 def audit_corpus(
-    files: list[Path], limits: Limits, base: ChunkOptions | None = None
+    files: list[Path],
+    limits: Limits,
+    base: ChunkOptions | None = None,
+    scoring: Scoring | None = None,
 ) -> tuple[Audit, float]:
     """Chunk and audit every file at `limits` (the other options from `base`, default
-    ones without); returns the audit and the seconds spent chunking."""
+    ones without; `scoring` for a strategy that embeds); returns the audit and the
+    seconds spent chunking."""
     options = replace(base or ChunkOptions(), limits=limits)
     sizer = make_sizer(limits.unit, options.encoder_model_name)
     total = Audit()
@@ -54,7 +67,7 @@ def audit_corpus(
     for path in files:
         text = path.read_text(encoding="utf-8")
         began = time.perf_counter()
-        document = chunk_document(text, options=options, file_name=path.name)
+        document = chunk_document(text, options=options, file_name=path.name, scoring=scoring)
         seconds += time.perf_counter() - began
         outline = parse(text, file_name=path.name)
         audit = audit_document(str(path), outline, document, options, sizer, file_name=path.name)
@@ -63,6 +76,8 @@ def audit_corpus(
     return total, seconds
 
 
+APP_CACHE_TEXTS = 20_000
+"""Window vectors `--embedder app` keeps (about 60 MB at 384 dimensions)."""
 NO_DOCUMENTS = 2
 """Exit status when the folder is missing or holds no markdown or HTML document."""
 
@@ -76,13 +91,19 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--words-per-chunk", type=int, default=None)
     parser.add_argument("--word-overlap", type=int, default=None)
     parser.add_argument("--word-scope", choices=[s.value for s in WordScope], default=None)
+    parser.add_argument("--semantic-percentile", type=float, default=None)
+    parser.add_argument("--semantic-window", type=int, default=None)
+    parser.add_argument("--semantic-min-fill", type=float, default=None)
+    parser.add_argument("--embedder", choices=("hashed", "app"), default="hashed")
     return parser
 
 
 def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ChunkOptions:
     """The options besides the limits: the strategy and its own parameters."""
     try:
-        return ChunkOptions(strategy=args.strategy, words=word_windows(args))
+        return ChunkOptions(
+            strategy=args.strategy, words=word_windows(args), semantic=semantic_breaks(args)
+        )
     except OptionError as error:
         parser.error(str(error))
 
@@ -94,6 +115,9 @@ def _strategy_label(options: ChunkOptions) -> str:
     if options.strategy == "words":
         words = options.words
         return f", strategy words {words.size}/{words.overlap} {words.scope.value}"
+    if options.strategy == "semantic":
+        breaks = options.semantic
+        return f", strategy semantic {breaks.percentile:g}/{breaks.window} fill {breaks.min_fill:g}"
     return f", strategy {options.strategy}"
 
 
@@ -109,9 +133,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no markdown or HTML documents under {root} ({state})", file=sys.stderr)
         return NO_DOCUMENTS
     size_mb = sum(p.stat().st_size for p in files) / 1e6
+    app = AppScoring(os.environ)
+    try:
+        # The app's model is slow: each distinct window is embedded once over both settings.
+        scoring = (
+            Scoring(embed=CachedEmbedder(app.embed, APP_CACHE_TEXTS))
+            if args.embedder == "app"
+            else hashed_scoring()
+        )
+        return _audit_settings(files, size_mb, base, scoring)
+    finally:
+        app.close()
+
+
+def _audit_settings(files: list[Path], size_mb: float, base: ChunkOptions, scoring: Scoring) -> int:
+    """Audit at each of `SETTINGS` and print the figures; 1 on any violation."""
     failed = False
     for label, limits in SETTINGS.items():
-        audit, seconds = audit_corpus(files, limits, base)
+        audit, seconds = audit_corpus(files, limits, base, scoring)
         fills = sorted(audit.fill)
         print(
             f"== {label}{_strategy_label(base)}: {audit.documents} documents "

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from chunking.app_scoring import AppScoring
 from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_or_exit
 from chunking.options import OptionError
 from chunking.pipeline import chunk_document
 from chunking.pipes import run_piped
+from chunking.scoring import ScoringError
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+
+    from chunking.options import ChunkOptions
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -35,44 +40,64 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         options = chunk_options(args)
     except OptionError as error:
         parser.error(str(error))
-    for name in args.files or ["-"]:
-        text = read_or_exit(parser, name)
-        try:
-            document = chunk_document(
-                text,
-                options=options,
-                format=args.format,
-                title=args.title,
-                file_name=None if name == "-" else name,
-            )
-        except OptionError as error:
-            parser.error(str(error))
-        for warning in document.warnings:
-            print(f"{name}: warning: {warning}", file=sys.stderr)
-        for chunk in document.chunks:
-            record = {
-                "source": name,
-                "ordinal": chunk.ordinal,
-                "content": chunk.content,
-                "text": chunk.text,
-                "start": chunk.start,
-                "end": chunk.end,
-                "headings": list(chunk.headings),
-                "title": chunk.title,
-                "size": chunk.size,
-                "anchor": chunk.anchor,
-                "id": chunk.id,
-                "pageNumberFrom": chunk.page_from,
-                "pageNumberTo": chunk.page_to,
-            }
-            line = json.dumps(record, ensure_ascii=False)
-            if not line.isascii():
-                try:
-                    line.encode("utf-8")
-                except UnicodeEncodeError:  # lone surrogates: fall back to \u escapes
-                    line = json.dumps(record)
-            out.write(line + "\n")
+    # The scored strategies embed with the app's provider, started on their first call.
+    scorer = AppScoring(os.environ)
+    try:
+        for name in args.files or ["-"]:
+            _print_chunks(parser, args, name, options, scorer, out)
+    finally:
+        scorer.close()
     return 0
+
+
+def _print_chunks(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    name: str,
+    options: ChunkOptions,
+    scorer: AppScoring,
+    out: TextIO,
+) -> None:
+    """Chunk one file and write its JSON lines; exit on an option or scoring error."""
+    text = read_or_exit(parser, name)
+    try:
+        document = chunk_document(
+            text,
+            options=options,
+            format=args.format,
+            title=args.title,
+            file_name=None if name == "-" else name,
+            scoring=scorer.scoring(),
+        )
+    except OptionError as error:
+        parser.error(str(error))
+    except ScoringError as error:
+        parser.exit(1, f"{parser.prog}: {name}: {error}\n")
+    for warning in document.warnings:
+        print(f"{name}: warning: {warning}", file=sys.stderr)
+    for chunk in document.chunks:
+        record = {
+            "source": name,
+            "ordinal": chunk.ordinal,
+            "content": chunk.content,
+            "text": chunk.text,
+            "start": chunk.start,
+            "end": chunk.end,
+            "headings": list(chunk.headings),
+            "title": chunk.title,
+            "size": chunk.size,
+            "anchor": chunk.anchor,
+            "id": chunk.id,
+            "pageNumberFrom": chunk.page_from,
+            "pageNumberTo": chunk.page_to,
+        }
+        line = json.dumps(record, ensure_ascii=False)
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: fall back to \u escapes
+                line = json.dumps(record)
+        out.write(line + "\n")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from chunking.options import (
     Limits,
     OptionError,
     Sections,
+    SemanticBreaks,
     SplitMode,
     Unit,
     WordScope,
@@ -63,7 +64,9 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         "--strategy",
         choices=STRATEGY_NAMES,
         default="structure",
-        help="structure: by sections, blocks, sentences (default); words: fixed word windows",
+        help="structure: by sections, blocks, sentences (default); words: fixed word windows; "
+        "semantic: where the meaning shifts (embeds sentences with the app's embedding "
+        "provider: EMBEDDING_PROVIDER, local by default)",
     )
     parser.add_argument(
         "--words-per-chunk", type=int, default=None, help="strategy words: words per window (200)"
@@ -79,6 +82,24 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         choices=[s.value for s in WordScope],
         default=None,
         help="strategy words: windows stay in a section (default) or run over the document",
+    )
+    parser.add_argument(
+        "--semantic-percentile",
+        type=float,
+        default=None,
+        help="strategy semantic: a break where the distance is above this percentile (95)",
+    )
+    parser.add_argument(
+        "--semantic-window",
+        type=int,
+        default=None,
+        help="strategy semantic: sentences embedded either side of a boundary (2)",
+    )
+    parser.add_argument(
+        "--semantic-min-fill",
+        type=float,
+        default=None,
+        help="strategy semantic: share of the room a chunk holds before a break ends it (0.25)",
     )
     parser.add_argument(
         "--keep-markup",
@@ -110,28 +131,57 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
         strip_markup=not args.keep_markup,
         strategy=args.strategy,
         words=word_windows(args),
+        semantic=semantic_breaks(args),
     )
 
 
 def word_windows(args: argparse.Namespace) -> WordWindows:
     """The `words` strategy's options (`--words-per-chunk`, `--word-overlap`,
     `--word-scope`); given with another strategy, they are an error."""
-    given = {
-        "--words-per-chunk": args.words_per_chunk,
-        "--word-overlap": args.word_overlap,
-        "--word-scope": args.word_scope,
-    }
-    named = [name for name, value in given.items() if value is not None]
-    if named and args.strategy != "words":
-        raise OptionError(
-            f"{', '.join(named)} only apply to --strategy words (got --strategy {args.strategy})"
-        )
+    _only_with(
+        args,
+        "words",
+        {
+            "--words-per-chunk": args.words_per_chunk,
+            "--word-overlap": args.word_overlap,
+            "--word-scope": args.word_scope,
+        },
+    )
     defaults = WordWindows()
     return WordWindows(
         size=defaults.size if args.words_per_chunk is None else args.words_per_chunk,
         overlap=defaults.overlap if args.word_overlap is None else args.word_overlap,
         scope=defaults.scope if args.word_scope is None else WordScope(args.word_scope),
     )
+
+
+def semantic_breaks(args: argparse.Namespace) -> SemanticBreaks:
+    """The `semantic` strategy's options (`--semantic-percentile`, `--semantic-window`,
+    `--semantic-min-fill`); given with another strategy, they are an error."""
+    percentile, fill = args.semantic_percentile, args.semantic_min_fill
+    window = args.semantic_window
+    _only_with(
+        args,
+        "semantic",
+        {"--semantic-percentile": percentile, "--semantic-window": window,
+         "--semantic-min-fill": fill},
+    )  # fmt: skip
+    defaults = SemanticBreaks()
+    return SemanticBreaks(
+        percentile=defaults.percentile if percentile is None else percentile,
+        window=defaults.window if window is None else window,
+        min_fill=defaults.min_fill if fill is None else fill,
+    )
+
+
+def _only_with(args: argparse.Namespace, strategy: str, given: dict[str, object]) -> None:
+    """`OptionError` if any of `given` (a strategy's own options) is set with another one."""
+    named = [name for name, value in given.items() if value is not None]
+    if named and args.strategy != strategy:
+        raise OptionError(
+            f"{', '.join(named)} only apply to --strategy {strategy} "
+            f"(got --strategy {args.strategy})"
+        )
 
 
 class UnreadableFile(OSError):

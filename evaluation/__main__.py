@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from chunking.options import (
+    DEFAULT_SEMANTIC_PERCENTILE,
+    DEFAULT_SEMANTIC_WINDOW,
     DEFAULT_WORD_OVERLAP,
     DEFAULT_WORDS_PER_CHUNK,
     OptionError,
@@ -18,6 +20,7 @@ from chunking.options import (
     Unit,
 )
 from chunking.pipes import run_piped
+from chunking.scoring import Scoring
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
 from evaluation.embedding import PROVIDERS, EmbeddingError, build_embeddings
@@ -98,12 +101,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead of --sections: pack, or shares 0..1 at which a heading ends a chunk",
     )
     parser.add_argument(
-        "--strategy", default="structure", help="our splitting strategies: structure,words"
+        "--strategy",
+        default="structure",
+        help="our splitting strategies: structure,words,semantic (semantic embeds sentences "
+        "with the evaluation's embedding model, cached like the chunks)",
     )
     parser.add_argument(
         "--words",
         default=f"{DEFAULT_WORDS_PER_CHUNK}/{DEFAULT_WORD_OVERLAP}",
         help="strategy words: wordsPerChunk/wordOverlap pairs, e.g. 200/40,100/20",
+    )
+    parser.add_argument(
+        "--semantic",
+        default=f"{DEFAULT_SEMANTIC_PERCENTILE:g}/{DEFAULT_SEMANTIC_WINDOW}",
+        help="strategy semantic: semanticPercentile/semanticWindow pairs, e.g. 95/1,90/2",
     )
     parser.add_argument(
         "--baselines",
@@ -174,6 +185,7 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
             str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
         ),
         word_windows=tuple(_word_window(item) for item in _items(arguments.words)),
+        semantic_breaks=tuple(_semantic_break(item) for item in _items(arguments.semantic)),
         chunkers=("ours", *baselines),
     )
 
@@ -186,6 +198,18 @@ def _word_window(text: str) -> tuple[int, int]:
     except ValueError:
         raise OptionError(
             f"--words items must be wordsPerChunk/wordOverlap such as 200/40 (got {text!r})"
+        ) from None
+
+
+def _semantic_break(text: str) -> tuple[float, int]:
+    """One `--semantic` item: `PERCENTILE/WINDOW`."""
+    percentile, _, window = text.partition("/")
+    try:
+        return float(percentile), int(window or str(DEFAULT_SEMANTIC_WINDOW))
+    except ValueError:
+        raise OptionError(
+            "--semantic items must be semanticPercentile/semanticWindow such as 95/1 "
+            f"(got {text!r})"
         ) from None
 
 
@@ -221,6 +245,19 @@ def main(argv: list[str] | None = None) -> int:
             skipped=skipped,
             progress=progress,
         )
+        print(format_table(sweep))
+        if sweep.recommendation is not None:
+            print("\n" + sweep.recommendation.sentence)
+        # Before the embeddings close: the chunk maps chunk again, and a semantic setting
+        # embeds its sentences again (from the cache).
+        json_path, html_path = write_outputs(
+            sweep,
+            questions,
+            documents,
+            embeddings.model,
+            arguments.out,
+            scoring=Scoring(embed=embeddings.embed_sentences),
+        )
     except EmbeddingError as error:
         print(f"python -m evaluation: {error}", file=sys.stderr)
         return 1
@@ -228,12 +265,6 @@ def main(argv: list[str] | None = None) -> int:
         if embeddings is not None:
             embeddings.close()
         cache.close()
-    print(format_table(sweep))
-    if sweep.recommendation is not None:
-        print("\n" + sweep.recommendation.sentence)
-    json_path, html_path = write_outputs(
-        sweep, questions, documents, embeddings.model, arguments.out
-    )
     print(
         f"\n{len(questions)} questions, {len(documents)} documents, {len(sweep.results)} settings; "
         f"embeddings: {embeddings.model}, {embeddings.sent} embedded, {embeddings.cached} "

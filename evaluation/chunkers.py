@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.peers import langchain_markdown
 from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
+from chunking.scoring import Scoring
 from chunking.sizing import make_sizer
 from evaluation.split_skill import split_pages, split_sentences
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
 
+    from chunking.scoring import TextEmbedder, Vector
     from evaluation.documents import EvalDocument
     from evaluation.settings import Setting
 
@@ -34,22 +36,47 @@ class ChunkRun:
 
     chunks: tuple[EvalChunk, ...]
     warnings: tuple[str, ...]
+    scored_texts: int = 0
+    """Texts the strategy sent to its embedder (the semantic strategy: its sentence
+    windows, each distinct one once per document): what it would cost to index."""
+    scoring_calls: int = 0
+    """Embedder calls those texts took."""
+
+
+@dataclass(slots=True)
+class CountingEmbedder:
+    """An embedder that counts the texts and calls it is given."""
+
+    embed: TextEmbedder
+    texts: int = field(default=0)
+    calls: int = field(default=0)
+
+    def __call__(self, texts: Sequence[str], /) -> Sequence[Vector]:
+        self.calls += 1
+        self.texts += len(texts)
+        return self.embed(texts)
 
 
 class BaselineUnavailableError(RuntimeError):
     """A baseline's package is not installed (requirements-bench.txt)."""
 
 
-def chunk_all(setting: Setting, documents: Iterable[EvalDocument]) -> ChunkRun:
-    """The chunks of every document at `setting`, in document order."""
+def chunk_all(
+    setting: Setting, documents: Iterable[EvalDocument], scoring: Scoring | None = None
+) -> ChunkRun:
+    """The chunks of every document at `setting`, in document order; `scoring` is what a
+    strategy that embeds sentences calls (counted)."""
     chunker = _CHUNKERS[setting.chunker]
+    given = scoring or Scoring()
+    counter = CountingEmbedder(given.embed)
+    counted = Scoring(embed=counter, pairs=given.pairs, pair_source=given.pair_source)
     chunks: list[EvalChunk] = []
     warnings: list[str] = []
     for document in documents:
-        found, notes = chunker(setting, document)
+        found, notes = chunker(setting, document, counted)
         chunks.extend(found)
         warnings.extend(f"{document.name}: {note}" for note in notes)
-    return ChunkRun(tuple(chunks), tuple(warnings))
+    return ChunkRun(tuple(chunks), tuple(warnings), counter.texts, counter.calls)
 
 
 def chunk_options(setting: Setting) -> ChunkOptions:
@@ -60,22 +87,31 @@ def chunk_options(setting: Setting) -> ChunkOptions:
         title_prefix=setting.title_prefix,
         strategy=setting.strategy,
         words=setting.words,
+        semantic=setting.semantic,
         strip_markup=setting.strip_markup,
         section_fill=setting.section_fill,
     )
 
 
-def _ours(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+def _ours(
+    setting: Setting, document: EvalDocument, scoring: Scoring
+) -> tuple[list[EvalChunk], list[str]]:
     options = chunk_options(setting)
     # The file name goes in as the skill gets it from metadata_storage_name.
     result = chunk_document(
-        document.text, options=options, format=document.format, file_name=document.name
+        document.text,
+        options=options,
+        format=document.format,
+        file_name=document.name,
+        scoring=scoring,
     )
     chunks = [EvalChunk(document.name, c.start, c.end, c.text) for c in result.chunks]
     return chunks, list(result.warnings)
 
 
-def _split_skill(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+def _split_skill(
+    setting: Setting, document: EvalDocument, scoring: Scoring
+) -> tuple[list[EvalChunk], list[str]]:
     source = document.source
     if setting.mode is SplitMode.SENTENCES:
         pages = split_sentences(source)
@@ -86,7 +122,9 @@ def _split_skill(setting: Setting, document: EvalDocument) -> tuple[list[EvalChu
     return chunks, []
 
 
-def _langchain(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+def _langchain(
+    setting: Setting, document: EvalDocument, scoring: Scoring
+) -> tuple[list[EvalChunk], list[str]]:
     """LangChain's header splitter, then its recursive splitter, headings left out of the text.
 
     LangChain returns texts, not offsets (and strips lines), so each chunk is located
@@ -148,7 +186,9 @@ def _locate(source: str, text: str, cursor: int) -> tuple[int, int] | None:
     return start, end
 
 
-_CHUNKERS: dict[str, Callable[[Setting, EvalDocument], tuple[list[EvalChunk], list[str]]]] = {
+_CHUNKERS: dict[
+    str, Callable[[Setting, EvalDocument, Scoring], tuple[list[EvalChunk], list[str]]]
+] = {
     "ours": _ours,
     "split-skill": _split_skill,
     "langchain": _langchain,

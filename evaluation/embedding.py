@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
+    from chunking.scoring import Vector
     from evaluation.cache import EmbeddingCache
     from skills.embedding import Embedder
 
@@ -96,6 +97,12 @@ class Embeddings:
         truncated = np.array([found[d][1] for d in digests], dtype=np.bool_)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return (vectors / np.maximum(norms, 1e-12)).astype(np.float32), truncated
+
+    def embed_sentences(self, texts: Sequence[str], /) -> list[Vector]:
+        """Vectors for a strategy's sentence windows (`Scoring.embed`): embedded as
+        passages, through the same cache."""
+        vectors, _ = self.embed(texts, "passage")
+        return [tuple(float(x) for x in row) for row in vectors]
 
     def _embed_fresh(
         self, texts: list[str], role: Role

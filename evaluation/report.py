@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from chunking.scoring import Scoring
     from evaluation.documents import EvalDocument
     from evaluation.metrics import Interval
     from evaluation.questions import Question
@@ -53,6 +54,7 @@ def table_rows(sweep: Sweep) -> list[list[str]]:
         "IoU@5",
         "chunks",
         "tokens",
+        "scored",
         "truncated",
         "Δcomplete@5 vs split",
         "Δhit@5 vs split",
@@ -71,6 +73,7 @@ def table_rows(sweep: Sweep) -> list[list[str]]:
                 f"{m['iou@5'].mean:.3f}",
                 str(result.cost.chunks),
                 f"{result.cost.tokens:,}",
+                f"{result.cost.scored_texts:,}",
                 f"{result.truncated_share * PERCENT:.0f}%",
                 _delta(comparison.differences["complete@5"] if comparison else None),
                 _delta(comparison.differences["hit@5"] if comparison else None),
@@ -158,6 +161,8 @@ def results_json(
                     "embeddedTokens": r.cost.tokens,
                     "embeddingPrice": r.cost.price,
                     "vectorStorageBytes": r.cost.storage_bytes,
+                    "scoredTexts": r.cost.scored_texts,
+                    "scoringCalls": r.cost.scoring_calls,
                 },
                 "truncatedShare": r.truncated_share,
                 "completeAt5By": (
@@ -190,8 +195,10 @@ def write_outputs(
     documents: dict[str, EvalDocument],
     model: str,
     folder: Path,
+    scoring: Scoring | None = None,
 ) -> tuple[Path, Path]:
-    """results.json and report.html in `folder`."""
+    """results.json and report.html in `folder` (`scoring`: what a strategy that embeds
+    sentences calls when the chunk maps chunk again)."""
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / "results.json"
     json_path.write_text(
@@ -204,7 +211,7 @@ def write_outputs(
     recommended = _recommended(sweep)
     if recommended is not None:
         # The per-question links of report.html point at these.
-        for name, page in question_maps(recommended, questions, documents).items():
+        for name, page in question_maps(recommended, questions, documents, scoring).items():
             path = folder / name
             path.parent.mkdir(exist_ok=True)
             path.write_text(page, encoding="utf-8")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from chunking.encodings import load_encoding
+from chunking.scoring import Scoring
 from chunking.sizing import TokenSizer
 from evaluation.chunkers import BaselineUnavailableError, EvalChunk, chunk_all
 from evaluation.metrics import (
@@ -51,6 +52,10 @@ class Cost:
     """Vector storage: chunks × dimensions × 4 bytes (float32)."""
     price: float
     """Embedding cost at the given price per million tokens."""
+    scored_texts: int = 0
+    """Texts the strategy itself embedded to plan the chunks (semantic: sentence windows)."""
+    scoring_calls: int = 0
+    """Embedder calls those took."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +130,7 @@ def run_sweep(
         if progress is not None:
             progress(f"chunking {setting.label}", number - 1, len(settings))
         try:
-            run = chunk_all(setting, ordered)
+            run = chunk_all(setting, ordered, Scoring(embed=embeddings.embed_sentences))
         except BaselineUnavailableError as error:
             sweep.skipped.append(f"{setting.label}: {error}")
             continue
@@ -152,6 +157,8 @@ def run_sweep(
             tokens=tokens,
             storage_bytes=len(texts) * vectors.shape[1] * BYTES_PER_FLOAT,
             price=tokens * price / TOKENS_PER_MILLION,
+            scored_texts=run.scored_texts,
+            scoring_calls=run.scoring_calls,
         )
         sweep.results.append(
             SettingResult(

@@ -7,11 +7,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chunking.options import (
+    DEFAULT_SEMANTIC_PERCENTILE,
+    DEFAULT_SEMANTIC_WINDOW,
     DEFAULT_WORD_OVERLAP,
     DEFAULT_WORDS_PER_CHUNK,
     SECTIONS_APART_FILL,
     Limits,
     OptionError,
+    SemanticBreaks,
     SplitMode,
     Unit,
     WordWindows,
@@ -49,6 +52,10 @@ class Setting:
     """Ours with strategy `words` only: words in each window."""
     word_overlap: int = DEFAULT_WORD_OVERLAP
     """Ours with strategy `words` only: words each window repeats from the previous one."""
+    semantic_percentile: float = DEFAULT_SEMANTIC_PERCENTILE
+    """Ours with strategy `semantic` only: breaks above this percentile of the distances."""
+    semantic_window: int = DEFAULT_SEMANTIC_WINDOW
+    """Ours with strategy `semantic` only: sentences embedded either side of a boundary."""
 
     @property
     def limits(self) -> Limits:
@@ -61,6 +68,11 @@ class Setting:
         return WordWindows(self.words_per_chunk, self.word_overlap)
 
     @property
+    def semantic(self) -> SemanticBreaks:
+        """The `semantic` strategy's parameters, validated."""
+        return SemanticBreaks(self.semantic_percentile, self.semantic_window)
+
+    @property
     def label(self) -> str:
         """A short unique name: `ours 512/12% tokens pages prefix`."""
         unit = "chars" if self.unit is Unit.CHARACTERS else "tokens"
@@ -70,6 +82,8 @@ class Setting:
         if self.chunker == "ours":
             if self.strategy == "words":
                 parts.append(f"words {self.words_per_chunk}/{self.word_overlap}")
+            elif self.strategy == "semantic":
+                parts.append(f"semantic {self.semantic_percentile:g}/{self.semantic_window}")
             elif self.strategy != "structure":
                 parts.append(self.strategy)
             parts.append("prefix" if self.title_prefix else "no-prefix")
@@ -81,6 +95,9 @@ class Setting:
             elif self.section_fill != SECTIONS_APART_FILL:
                 parts.append(f"apart@{self.section_fill:g}")
         return " ".join(parts)
+
+
+_DEFAULT_BREAKS = ((DEFAULT_SEMANTIC_PERCENTILE, DEFAULT_SEMANTIC_WINDOW),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +116,8 @@ class Grid:
     word_windows: tuple[tuple[int, int], ...] = ((DEFAULT_WORDS_PER_CHUNK, DEFAULT_WORD_OVERLAP),)
     """(wordsPerChunk, wordOverlap) pairs for the `words` strategy; other strategies
     ignore them, so they are not multiplied by them."""
+    semantic_breaks: tuple[tuple[float, int], ...] = _DEFAULT_BREAKS
+    """(semanticPercentile, semanticWindow) pairs for the `semantic` strategy only."""
     chunkers: tuple[ChunkerName, ...] = ("ours", "split-skill")
 
     def settings(self) -> tuple[list[Setting], list[str]]:
@@ -120,16 +139,20 @@ class Grid:
                 self.section_fills if ours else (SECTIONS_APART_FILL,),
             ):
                 windows = self.word_windows if strategy == "words" else self.word_windows[:1]
-                for size, word_overlap in windows:
+                breaks = self.semantic_breaks if strategy == "semantic" else _DEFAULT_BREAKS
+                for (size, word_overlap), (percentile, window) in itertools.product(
+                    windows, breaks
+                ):
                     setting = Setting(
                         chunker, unit, maximum, length, overlap, mode, prefix, strategy, plain,
-                        fill, size, word_overlap,
+                        fill, size, word_overlap, percentile, window,
                     )  # fmt: skip
                     try:
                         setting.limits  # noqa: B018 (validates)
                         setting.words  # noqa: B018 (validates)
-                        if strategy == "words" and mode is SplitMode.SENTENCES:
-                            raise OptionError("strategy words cuts pages, not sentences")
+                        setting.semantic  # noqa: B018 (validates)
+                        if strategy != "structure" and mode is SplitMode.SENTENCES:
+                            raise OptionError(f"strategy {strategy} cuts pages, not sentences")
                     except OptionError as error:
                         skipped.append(f"{setting.label}: {error}")
                         continue

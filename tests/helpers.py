@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from chunking import (
     ChunkedDocument,
@@ -18,6 +19,12 @@ from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.pipeline import FormatName, parse
 from chunking.sizing import make_sizer
 from chunking.split.sentences import sentencex_ends
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from chunking.chunk import Chunk
+    from chunking.scoring import Scoring
 
 
 def options(
@@ -46,13 +53,30 @@ def chunk_and_audit(
     format: FormatName = "markdown",
     title: str | None = None,
     file_name: str | None = None,
+    scoring: Scoring | None = None,
 ) -> tuple[ChunkedDocument, Audit]:
-    """Chunk a document and check every invariant of the result."""
-    document = chunk_document(text, options=opts, format=format, title=title, file_name=file_name)
+    """Chunk a document and check every invariant of the result (`scoring` for a
+    strategy that embeds or scores)."""
+    document = chunk_document(
+        text, options=opts, format=format, title=title, file_name=file_name, scoring=scoring
+    )
     outline = parse(text, format, file_name=file_name)
     sizer = make_sizer(opts.limits.unit, opts.encoder_model_name)
     audit = audit_document("doc", outline, document, opts, sizer, title=title, file_name=file_name)
     return document, audit
+
+
+def edges_inside_lines(text: str, chunks: Sequence[Chunk], low: int = 0) -> list[int]:
+    """Chunk starts and ends from `low` on that fall inside a line of `text` (with
+    non-whitespace on both sides): a table row or code line cut there would be cut."""
+    inside = []
+    for chunk in chunks:
+        for edge in (chunk.start, chunk.end):
+            line_start = text.rfind("\n", 0, edge) + 1
+            line_end = text.find("\n", edge)
+            if edge >= low and text[line_start:edge].strip() and text[edge:line_end].strip():
+                inside.append(edge)
+    return inside
 
 
 def embedded_content(text: str, format: FormatName, start: int, end: int) -> str:

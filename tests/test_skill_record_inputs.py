@@ -284,13 +284,13 @@ def test_strategy_words_and_its_inputs_reach_the_options() -> None:
     ("data", "message"),
     [
         (
-            {"strategy": "semantic"},
-            "input 'strategy' must be one of structure, words (got string 'semantic')",
+            {"strategy": "sliding"},
+            "input 'strategy' must be one of structure, words, semantic (got string 'sliding')",
         ),
         (
             {"wordsPerChunk": 10},
             "input(s) 'wordsPerChunk' only apply to strategy 'words' (strategy is 'structure'; "
-            "strategies are structure, words)",
+            "strategies are structure, words, semantic)",
         ),
         (
             {"strategy": "words", "wordsPerChunk": 10, "wordOverlap": 10},

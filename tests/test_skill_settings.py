@@ -288,7 +288,7 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
             }
         )
     message = str(raised.value)
-    assert "CHUNK_STRATEGY must be one of structure, words (got 'sliding')" in message
+    assert "CHUNK_STRATEGY must be one of structure, words, semantic (got 'sliding')" in message
     assert "wordOverlap must be at least 0 and less than wordsPerChunk (10)" in message
     assert "CHUNK_WORD_SCOPE must be one of section, document (got 'page')" in message
     with pytest.raises(SettingsError, match="CHUNK_TEXT_SPLIT_MODE sentences does not apply"):

@@ -19,7 +19,7 @@ from evaluation.documents import load_documents
 from evaluation.metrics import score_question
 from evaluation.questions import load_questions
 from evaluation.settings import Setting
-from tests.helpers import chunk_and_audit
+from tests.helpers import chunk_and_audit, edges_inside_lines
 from tests.strategies import MARKDOWN, limits
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "eval"
@@ -39,7 +39,7 @@ def words_options(
 
 
 def test_the_registry_holds_every_strategy_the_options_name() -> None:
-    assert tuple(STRATEGIES) == STRATEGY_NAMES == ("structure", "words")
+    assert tuple(STRATEGIES) == STRATEGY_NAMES == ("structure", "words", "semantic")
 
 
 @pytest.mark.parametrize(
@@ -121,11 +121,7 @@ def test_table_rows_and_code_lines_stay_whole() -> None:
     text = f"# T\n\nIntro text.\n\n| h1 | h2 |\n|----|----|\n{rows}\n```python\n{code}```\n"
     document, audit = chunk_and_audit(text, words_options(7, 2), file_name="t.md")
     assert not audit.violations, audit.examples
-    for chunk in document.chunks:
-        for edge in (chunk.start, chunk.end):
-            line_start = text.rfind("\n", 0, edge) + 1
-            line_end = text.find("\n", edge)
-            assert not text[line_start:edge].strip() or not text[edge:line_end].strip()
+    assert edges_inside_lines(text, document.chunks) == []
     continued = [c for c in document.chunks if c.content.startswith("| cell")]
     assert continued
     assert all("| h1 | h2 |\n|----|----|\n| cell" in c.text for c in continued)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chunking.app_scoring import AppScoring
 from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_or_exit
 from chunking.options import OptionError
 from chunking.pipes import run_piped
 from chunking.report.chunk_map import map_document
 from chunking.report.page import render_chunk_map
+from chunking.scoring import ScoringError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     name = args.file
     text = read_or_exit(parser, name)
+    scorer = AppScoring(os.environ)  # started only by a strategy that embeds
     try:
         chunk_map = map_document(
             text,
@@ -49,9 +53,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             format=args.format,
             title=args.title,
             file_name=None if name == "-" else name,
+            scoring=scorer.scoring(),
         )
     except OptionError as error:
         parser.error(str(error))
+    except ScoringError as error:
+        parser.exit(1, f"{parser.prog}: {name}: {error}\n")
+    finally:
+        scorer.close()
     # surrogateescape: bytes that were not UTF-8 go back out as they came in.
     page = render_chunk_map(chunk_map).encode("utf-8", errors="surrogateescape")
     if args.output == "-":
