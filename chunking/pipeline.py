@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
@@ -180,7 +179,7 @@ def _without_markup(
     size = sizer.size(text)
     if size > span.size:
         return span
-    return replace(span, text=text, size=size)
+    return span.with_text(text, size)
 
 
 def _document_digest(source: str, options: ChunkOptions) -> bytes:

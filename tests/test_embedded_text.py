@@ -94,3 +94,18 @@ def test_sections_apart_end_chunks_at_headings(fill: float) -> None:
     assert inside < headings_inside(packed.chunks)
     if fill == 0.0:
         assert inside == 0
+
+
+@pytest.mark.parametrize(
+    ("source", "plain"),
+    [
+        ("``a ` [b](c) d`` and [e](f)", "``a ` [b](c) d`` and e"),
+        ("```x``` `` y `` `z", "```x``` `` y `` `z"),
+        ("``[a](b)` **c** __d__", "``[a](b)` c d"),
+        ("<!-- x --><b>y</b> \\# z", "y # z"),
+    ],
+)
+def test_inline_code_runs_and_bold_marks(source: str, plain: str) -> None:
+    # The pattern starts every kind with a literal (the first backtick of a run
+    # apart from the rest): a run closes only on a run of the same length.
+    assert plain_markdown(source, 0, len(source), ()) == plain

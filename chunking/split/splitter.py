@@ -76,6 +76,11 @@ class Span:
     """The full embedded text."""
     size: int
 
+    def with_text(self, text: str, size: int) -> Span:
+        """The span with another embedded text: `dataclasses.replace` cost a tenth of
+        the markup stripping on the markdown corpus (it reflects on the fields)."""
+        return Span(self.start, self.end, self.chain, self.headings, self.lead, text, size)
+
 
 @dataclass(slots=True)
 class _Document:
