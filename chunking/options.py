@@ -230,7 +230,7 @@ class BinarySplit:
             )
 
 
-STRATEGY_NAMES = ("structure", "words")
+STRATEGY_NAMES = ("structure", "words", "binary")
 """The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
 
 

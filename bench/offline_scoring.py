@@ -1,0 +1,63 @@
+"""A deterministic offline scorer for the scored strategies: no model, no network.
+
+`hashed_embedding` turns each text into a bag of its lowercased words hashed into a
+fixed number of buckets (blake2b, so the same on every machine and run): texts that
+share words have a high cosine, texts that share none have 0. It is what the corpus
+audit, the throughput bench and the tests give `semantic` / `binary` so that they run
+without a model; it says nothing about retrieval quality (the evaluation uses the
+real local model for that).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING
+
+from chunking.scoring import CachedEmbedder, Scoring, Vector, cosine
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+DIMENSIONS = 256
+"""Buckets: enough that a few hundred distinct words rarely collide."""
+_WORD = re.compile(r"\w+")
+
+
+def hashed_vector(text: str, dimensions: int = DIMENSIONS) -> Vector:
+    """The hashed bag of words of `text`."""
+    vector = [0.0] * dimensions
+    for word in _WORD.findall(text.lower()):
+        digest = hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        vector[int.from_bytes(digest, "little") % dimensions] += 1.0
+    return tuple(vector)
+
+
+def hashed_embedding(texts: Sequence[str]) -> list[Vector]:
+    """`hashed_vector` of each text, in order (a `TextEmbedder`)."""
+    return [hashed_vector(text) for text in texts]
+
+
+def hashed_pairs(pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """The cosine of each pair's hashed vectors (a `PairScorer`)."""
+    return [cosine(hashed_vector(left), hashed_vector(right)) for left, right in pairs]
+
+
+class CountingPairs:
+    """`hashed_pairs`, counting calls and pairs (what the bench reports per MB)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.pairs = 0
+
+    def __call__(self, pairs: Sequence[tuple[str, str]], /) -> list[float]:
+        self.calls += 1
+        self.pairs += len(pairs)
+        return hashed_pairs(pairs)
+
+
+def offline_scoring() -> tuple[Scoring, CachedEmbedder, CountingPairs]:
+    """A `Scoring` of hashed vectors (embeddings cached), with its counters."""
+    embedder = CachedEmbedder(hashed_embedding)
+    pairs = CountingPairs()
+    return Scoring(embed=embedder, pairs=pairs, pair_source="hashed"), embedder, pairs
