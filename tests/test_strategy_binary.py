@@ -247,3 +247,9 @@ def test_every_invariant_holds_and_the_output_is_deterministic(
     document = chunked(text, opts, scoring)
     again = chunk_document(text, options=opts, format="markdown", scoring=offline_scoring()[0])
     assert again == document
+
+
+def test_a_pair_scorer_of_the_other_kind_is_an_error_that_names_both() -> None:
+    scoring = Scoring(pairs=lambda pairs: [0.0] * len(pairs), pair_source="rerank")
+    with pytest.raises(ScoringError, match="binaryScorer crossEncoder is not configured here"):
+        chunk_document(sentences(20), options=options(scorer="crossEncoder"), scoring=scoring)

@@ -68,6 +68,8 @@ OVER_ESTIMATE = 1.1
 being measured exactly (estimates differ from exact sizes by a token at each edge)."""
 OVER_ESTIMATE_MARGIN = 16
 """...and by this many units more, for small limits."""
+PAIR_SOURCES = ("crossEncoder", "rerank")
+"""The pair scorers an app configures (`Scoring.pair_source`), one at a time."""
 
 
 def binary_spans(
@@ -276,8 +278,13 @@ class _BinarySplitter:
             texts = [text for pair in sides for text in pair]
             vectors = dict(zip(texts, self.embed(texts), strict=True))
             return [cosine(vectors[left], vectors[right]) for left, right in sides]
+        source, scorer = self.scoring.pair_source, self.options.binary.scorer
+        if source in PAIR_SOURCES and source != scorer:
+            raise ScoringError(
+                f"binaryScorer {scorer} is not configured here: pairs are scored by {source} "
+                f"(binaryScorer {source} or embeddings)"
+            )
         scores = list(self.scoring.pairs(list(sides)))
-        source = self.scoring.pair_source
         if len(scores) != len(sides):
             raise ScoringError(
                 f"the {source} scorer returned {len(scores)} scores for {len(sides)} pairs"
