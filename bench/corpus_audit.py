@@ -2,27 +2,49 @@
 
     python -m bench.corpus_audit [CORPUS_DIR] [--strategy words [--words-per-chunk N]
                                  [--word-overlap M] [--word-scope section|document]]
+                                 [--strategy binary [--binary-scorer S]
+                                 [--binary-candidates K] [--scores offline|app]]
 
 Settings: 512 cl100k tokens / 64 overlap, and 2000 characters / 500 overlap, with the
 structure strategy unless `--strategy` names another (its own options as the CLI's).
+A scored strategy gets hashed bag-of-words vectors (`bench.offline_scoring`, no model)
+unless `--scores app` asks for the app's scorers (the app settings in the environment:
+the local model, a cross-encoder folder, a rerank endpoint).
 Exits 1 if any invariant is violated, 2 if there is no document to audit.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.documents import NOT_DOCUMENTS
+from bench.offline_scoring import offline_scoring
 from chunking.audit import Audit, audit_document, flag_path_debris
-from chunking.cli import word_windows
-from chunking.options import STRATEGY_NAMES, ChunkOptions, Limits, OptionError, Unit, WordScope
+from chunking.cli import binary_split, needs_scoring, word_windows
+from chunking.options import (
+    BINARY_SCORERS,
+    STRATEGY_NAMES,
+    ChunkOptions,
+    Limits,
+    OptionError,
+    Unit,
+    WordScope,
+)
 from chunking.pipeline import chunk_document, parse
 from chunking.sizing import make_sizer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from chunking.scoring import Scoring
 
 SETTINGS = {
     "512 tokens / 64": Limits(Unit.TOKENS, 512, 64),
@@ -43,10 +65,14 @@ def corpus_files(root: Path) -> list[Path]:
 
 
 def audit_corpus(
-    files: list[Path], limits: Limits, base: ChunkOptions | None = None
+    files: list[Path],
+    limits: Limits,
+    base: ChunkOptions | None = None,
+    scoring: Callable[[], Scoring] | None = None,
 ) -> tuple[Audit, float]:
     """Chunk and audit every file at `limits` (the other options from `base`, default
-    ones without); returns the audit and the seconds spent chunking."""
+    ones without; each document's `Scoring` from `scoring`); returns the audit and the
+    seconds spent chunking (scoring included)."""
     options = replace(base or ChunkOptions(), limits=limits)
     sizer = make_sizer(limits.unit, options.encoder_model_name)
     total = Audit()
@@ -54,7 +80,12 @@ def audit_corpus(
     for path in files:
         text = path.read_text(encoding="utf-8")
         began = time.perf_counter()
-        document = chunk_document(text, options=options, file_name=path.name)
+        document = chunk_document(
+            text,
+            options=options,
+            file_name=path.name,
+            scoring=scoring() if scoring is not None else None,
+        )
         seconds += time.perf_counter() - began
         outline = parse(text, file_name=path.name)
         audit = audit_document(str(path), outline, document, options, sizer, file_name=path.name)
@@ -76,13 +107,23 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--words-per-chunk", type=int, default=None)
     parser.add_argument("--word-overlap", type=int, default=None)
     parser.add_argument("--word-scope", choices=[s.value for s in WordScope], default=None)
+    parser.add_argument("--binary-scorer", choices=BINARY_SCORERS, default=None)
+    parser.add_argument("--binary-candidates", type=int, default=None)
+    parser.add_argument(
+        "--scores",
+        choices=("offline", "app"),
+        default="offline",
+        help="a scored strategy's scorer: hashed vectors (default) or the app's scorers",
+    )
     return parser
 
 
 def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ChunkOptions:
     """The options besides the limits: the strategy and its own parameters."""
     try:
-        return ChunkOptions(strategy=args.strategy, words=word_windows(args))
+        return ChunkOptions(
+            strategy=args.strategy, words=word_windows(args), binary=binary_split(args)
+        )
     except OptionError as error:
         parser.error(str(error))
 
@@ -94,7 +135,27 @@ def _strategy_label(options: ChunkOptions) -> str:
     if options.strategy == "words":
         words = options.words
         return f", strategy words {words.size}/{words.overlap} {words.scope.value}"
+    if options.strategy == "binary":
+        binary = options.binary
+        return f", strategy binary {binary.scorer} {binary.candidates}"
     return f", strategy {options.strategy}"
+
+
+@contextmanager
+def _scorers(base: ChunkOptions, scores: str) -> Iterator[Callable[[], Scoring] | None]:
+    """Each document's `Scoring` for a scored strategy: offline hashed vectors, or the
+    app's scorers on a background event loop."""
+    if not needs_scoring(base):
+        yield None
+    elif scores == "offline":
+        scoring, _ = offline_scoring()
+        yield lambda: scoring
+    else:
+        from skills.scoring.threaded import threaded_scoring
+        from skills.settings import load_settings
+
+        with threaded_scoring(load_settings(os.environ)) as factory:
+            yield factory
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     size_mb = sum(p.stat().st_size for p in files) / 1e6
     failed = False
     for label, limits in SETTINGS.items():
-        audit, seconds = audit_corpus(files, limits, base)
+        with _scorers(base, args.scores) as scoring:
+            audit, seconds = audit_corpus(files, limits, base, scoring)
         fills = sorted(audit.fill)
         print(
             f"== {label}{_strategy_label(base)}: {audit.documents} documents "

@@ -14,7 +14,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING
 
-from chunking.scoring import CachedEmbedder, Scoring, Vector, cosine
+from chunking.scoring import Scoring, Vector, cosine
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -43,21 +43,29 @@ def hashed_pairs(pairs: Sequence[tuple[str, str]]) -> list[float]:
     return [cosine(hashed_vector(left), hashed_vector(right)) for left, right in pairs]
 
 
-class CountingPairs:
-    """`hashed_pairs`, counting calls and pairs (what the bench reports per MB)."""
+class Counted:
+    """The hashed scorers, counting calls and texts (what the bench reports per MB)."""
 
     def __init__(self) -> None:
         self.calls = 0
-        self.pairs = 0
+        """Scorer calls: one per split of the `binary` strategy."""
+        self.texts = 0
+        """Texts embedded, or pairs scored."""
 
-    def __call__(self, pairs: Sequence[tuple[str, str]], /) -> list[float]:
+    def embed(self, texts: Sequence[str], /) -> list[Vector]:
         self.calls += 1
-        self.pairs += len(pairs)
+        self.texts += len(texts)
+        return hashed_embedding(texts)
+
+    def pairs(self, pairs: Sequence[tuple[str, str]], /) -> list[float]:
+        self.calls += 1
+        self.texts += len(pairs)
         return hashed_pairs(pairs)
 
 
-def offline_scoring() -> tuple[Scoring, CachedEmbedder, CountingPairs]:
-    """A `Scoring` of hashed vectors (embeddings cached), with its counters."""
-    embedder = CachedEmbedder(hashed_embedding)
-    pairs = CountingPairs()
-    return Scoring(embed=embedder, pairs=pairs, pair_source="hashed"), embedder, pairs
+def offline_scoring() -> tuple[Scoring, Counted]:
+    """A `Scoring` of hashed vectors, with its counters. No cache across documents: the
+    strategies keep one per document (`CachedEmbedder`), and a corpus's worth of vectors
+    held at once would take gigabytes."""
+    counted = Counted()
+    return Scoring(embed=counted.embed, pairs=counted.pairs, pair_source="hashed"), counted

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_or_exit
+from chunking.cli import Parser, add_chunk_arguments, chunk_options, needs_scoring, read_or_exit
 from chunking.options import OptionError
 from chunking.pipeline import chunk_document
 from chunking.pipes import run_piped
+from chunking.scoring import Scoring, ScoringError
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
+
+    from chunking.chunk import ChunkedDocument
+
+SCORING_FAILED = 1
+"""Exit status when a scored strategy's scorer fails (not configured, unreachable)."""
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -35,44 +43,73 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         options = chunk_options(args)
     except OptionError as error:
         parser.error(str(error))
-    for name in args.files or ["-"]:
-        text = read_or_exit(parser, name)
-        try:
-            document = chunk_document(
-                text,
-                options=options,
-                format=args.format,
-                title=args.title,
-                file_name=None if name == "-" else name,
-            )
-        except OptionError as error:
-            parser.error(str(error))
-        for warning in document.warnings:
-            print(f"{name}: warning: {warning}", file=sys.stderr)
-        for chunk in document.chunks:
-            record = {
-                "source": name,
-                "ordinal": chunk.ordinal,
-                "content": chunk.content,
-                "text": chunk.text,
-                "start": chunk.start,
-                "end": chunk.end,
-                "headings": list(chunk.headings),
-                "title": chunk.title,
-                "size": chunk.size,
-                "anchor": chunk.anchor,
-                "id": chunk.id,
-                "pageNumberFrom": chunk.page_from,
-                "pageNumberTo": chunk.page_to,
-            }
-            line = json.dumps(record, ensure_ascii=False)
-            if not line.isascii():
-                try:
-                    line.encode("utf-8")
-                except UnicodeEncodeError:  # lone surrogates: fall back to \u escapes
-                    line = json.dumps(record)
-            out.write(line + "\n")
+    with _scorers(parser, needs_scoring(options)) as scoring:
+        for name in args.files or ["-"]:
+            text = read_or_exit(parser, name)
+            try:
+                document = chunk_document(
+                    text,
+                    options=options,
+                    format=args.format,
+                    title=args.title,
+                    file_name=None if name == "-" else name,
+                    scoring=scoring(),
+                )
+            except OptionError as error:
+                parser.error(str(error))
+            except ScoringError as error:
+                print(f"{parser.prog}: {name}: {error}", file=sys.stderr)
+                return SCORING_FAILED
+            _write(name, document, out)
     return 0
+
+
+@contextlib.contextmanager
+def _scorers(parser: argparse.ArgumentParser, needed: bool) -> Iterator[Callable[[], Scoring]]:
+    """Each document's `Scoring`: the app's scorers (app settings from the environment, as
+    the skill reads them) when the strategy scores, else none."""
+    if not needed:
+        yield Scoring
+        return
+    # The skill's clients, imported only for a scored strategy: chunking stays pure.
+    from skills.scoring.threaded import threaded_scoring  # noqa: PLC0415
+    from skills.settings import SettingsError, load_settings  # noqa: PLC0415
+
+    try:
+        settings = load_settings(os.environ)
+    except SettingsError as error:
+        parser.exit(2, f"{parser.prog}: {error}\n")
+    with threaded_scoring(settings) as scoring:
+        yield scoring
+
+
+def _write(name: str, document: ChunkedDocument, out: TextIO) -> None:
+    """The document's warnings on stderr, one JSON line per chunk on `out`."""
+    for warning in document.warnings:
+        print(f"{name}: warning: {warning}", file=sys.stderr)
+    for chunk in document.chunks:
+        record = {
+            "source": name,
+            "ordinal": chunk.ordinal,
+            "content": chunk.content,
+            "text": chunk.text,
+            "start": chunk.start,
+            "end": chunk.end,
+            "headings": list(chunk.headings),
+            "title": chunk.title,
+            "size": chunk.size,
+            "anchor": chunk.anchor,
+            "id": chunk.id,
+            "pageNumberFrom": chunk.page_from,
+            "pageNumberTo": chunk.page_to,
+        }
+        line = json.dumps(record, ensure_ascii=False)
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: fall back to \u escapes
+                line = json.dumps(record)
+        out.write(line + "\n")
 
 
 if __name__ == "__main__":

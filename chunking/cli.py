@@ -9,7 +9,10 @@ from typing import get_args
 
 from chunking.formats.decode import BinaryFile, DecodedFile, decode_file
 from chunking.options import (
+    BINARY_SCORERS,
+    SCORED_STRATEGIES,
     STRATEGY_NAMES,
+    BinarySplit,
     ChunkOptions,
     Limits,
     OptionError,
@@ -63,7 +66,9 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         "--strategy",
         choices=STRATEGY_NAMES,
         default="structure",
-        help="structure: by sections, blocks, sentences (default); words: fixed word windows",
+        help="structure: by sections, blocks, sentences (default); words: fixed word windows; "
+        "binary: recursive least-similar split (scored with the app's embedding provider, "
+        "cross-encoder or rerank endpoint)",
     )
     parser.add_argument(
         "--words-per-chunk", type=int, default=None, help="strategy words: words per window (200)"
@@ -79,6 +84,19 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         choices=[s.value for s in WordScope],
         default=None,
         help="strategy words: windows stay in a section (default) or run over the document",
+    )
+    parser.add_argument(
+        "--binary-scorer",
+        choices=BINARY_SCORERS,
+        default=None,
+        help="strategy binary: what scores a split (embeddings, the default; crossEncoder: "
+        "CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT)",
+    )
+    parser.add_argument(
+        "--binary-candidates",
+        type=int,
+        default=None,
+        help="strategy binary: split positions scored per part, at most (16)",
     )
     parser.add_argument(
         "--keep-markup",
@@ -110,28 +128,60 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
         strip_markup=not args.keep_markup,
         strategy=args.strategy,
         words=word_windows(args),
+        binary=binary_split(args),
+    )
+
+
+def needs_scoring(options: ChunkOptions) -> bool:
+    """Whether the strategy calls `Scoring` (the CLI then builds the app's scorers)."""
+    return options.strategy in SCORED_STRATEGIES
+
+
+def binary_split(args: argparse.Namespace) -> BinarySplit:
+    """The `binary` strategy's options (`--binary-scorer`, `--binary-candidates`); given
+    with another strategy, they are an error."""
+    _only_for(
+        "binary",
+        args,
+        {"--binary-scorer": args.binary_scorer, "--binary-candidates": args.binary_candidates},
+    )
+    defaults = BinarySplit()
+    return BinarySplit(
+        scorer=defaults.scorer if args.binary_scorer is None else args.binary_scorer,
+        candidates=(
+            defaults.candidates if args.binary_candidates is None else args.binary_candidates
+        ),
     )
 
 
 def word_windows(args: argparse.Namespace) -> WordWindows:
     """The `words` strategy's options (`--words-per-chunk`, `--word-overlap`,
     `--word-scope`); given with another strategy, they are an error."""
-    given = {
-        "--words-per-chunk": args.words_per_chunk,
-        "--word-overlap": args.word_overlap,
-        "--word-scope": args.word_scope,
-    }
-    named = [name for name, value in given.items() if value is not None]
-    if named and args.strategy != "words":
-        raise OptionError(
-            f"{', '.join(named)} only apply to --strategy words (got --strategy {args.strategy})"
-        )
+    _only_for(
+        "words",
+        args,
+        {
+            "--words-per-chunk": args.words_per_chunk,
+            "--word-overlap": args.word_overlap,
+            "--word-scope": args.word_scope,
+        },
+    )
     defaults = WordWindows()
     return WordWindows(
         size=defaults.size if args.words_per_chunk is None else args.words_per_chunk,
         overlap=defaults.overlap if args.word_overlap is None else args.word_overlap,
         scope=defaults.scope if args.word_scope is None else WordScope(args.word_scope),
     )
+
+
+def _only_for(strategy: str, args: argparse.Namespace, given: dict[str, object]) -> None:
+    """Options of `strategy` given with another one are an error that names them."""
+    named = [name for name, value in given.items() if value is not None]
+    if named and args.strategy != strategy:
+        raise OptionError(
+            f"{', '.join(named)} only apply to --strategy {strategy} "
+            f"(got --strategy {args.strategy})"
+        )
 
 
 class UnreadableFile(OSError):

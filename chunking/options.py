@@ -232,6 +232,8 @@ class BinarySplit:
 
 STRATEGY_NAMES = ("structure", "words", "binary")
 """The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
+SCORED_STRATEGIES = ("binary",)
+"""The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
 
 
 @dataclass(frozen=True, slots=True)

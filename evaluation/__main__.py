@@ -98,7 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead of --sections: pack, or shares 0..1 at which a heading ends a chunk",
     )
     parser.add_argument(
-        "--strategy", default="structure", help="our splitting strategies: structure,words"
+        "--strategy",
+        default="structure",
+        help="our splitting strategies: structure,words,binary (binary scores splits with the "
+        "--embedding model's sentence embeddings)",
     )
     parser.add_argument(
         "--words",
@@ -229,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
             embeddings.close()
         cache.close()
     print(format_table(sweep))
+    for result in sweep.results:
+        if result.cost.scoring_calls:
+            print(
+                f"{result.setting.label}: {result.cost.scoring_calls} scoring calls, "
+                f"{result.cost.scoring_texts} sentence texts embedded to plan the chunks"
+            )
     if sweep.recommendation is not None:
         print("\n" + sweep.recommendation.sentence)
     json_path, html_path = write_outputs(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from bench.peers import langchain_markdown
 from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
+from chunking.scoring import Scoring
 from chunking.sizing import make_sizer
 from evaluation.split_skill import split_pages, split_sentences
 
@@ -40,13 +41,16 @@ class BaselineUnavailableError(RuntimeError):
     """A baseline's package is not installed (requirements-bench.txt)."""
 
 
-def chunk_all(setting: Setting, documents: Iterable[EvalDocument]) -> ChunkRun:
-    """The chunks of every document at `setting`, in document order."""
+def chunk_all(
+    setting: Setting, documents: Iterable[EvalDocument], scoring: Scoring | None = None
+) -> ChunkRun:
+    """The chunks of every document at `setting`, in document order; `scoring` is what
+    the scored strategies of ours call (`Embeddings.scoring`)."""
     chunker = _CHUNKERS[setting.chunker]
     chunks: list[EvalChunk] = []
     warnings: list[str] = []
     for document in documents:
-        found, notes = chunker(setting, document)
+        found, notes = chunker(setting, document, scoring or Scoring())
         chunks.extend(found)
         warnings.extend(f"{document.name}: {note}" for note in notes)
     return ChunkRun(tuple(chunks), tuple(warnings))
@@ -65,17 +69,25 @@ def chunk_options(setting: Setting) -> ChunkOptions:
     )
 
 
-def _ours(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+def _ours(
+    setting: Setting, document: EvalDocument, scoring: Scoring
+) -> tuple[list[EvalChunk], list[str]]:
     options = chunk_options(setting)
     # The file name goes in as the skill gets it from metadata_storage_name.
     result = chunk_document(
-        document.text, options=options, format=document.format, file_name=document.name
+        document.text,
+        options=options,
+        format=document.format,
+        file_name=document.name,
+        scoring=scoring,
     )
     chunks = [EvalChunk(document.name, c.start, c.end, c.text) for c in result.chunks]
     return chunks, list(result.warnings)
 
 
-def _split_skill(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+def _split_skill(
+    setting: Setting, document: EvalDocument, scoring: Scoring
+) -> tuple[list[EvalChunk], list[str]]:
     source = document.source
     if setting.mode is SplitMode.SENTENCES:
         pages = split_sentences(source)
@@ -86,7 +98,9 @@ def _split_skill(setting: Setting, document: EvalDocument) -> tuple[list[EvalChu
     return chunks, []
 
 
-def _langchain(setting: Setting, document: EvalDocument) -> tuple[list[EvalChunk], list[str]]:
+def _langchain(
+    setting: Setting, document: EvalDocument, scoring: Scoring
+) -> tuple[list[EvalChunk], list[str]]:
     """LangChain's header splitter, then its recursive splitter, headings left out of the text.
 
     LangChain returns texts, not offsets (and strips lines), so each chunk is located
@@ -148,7 +162,9 @@ def _locate(source: str, text: str, cursor: int) -> tuple[int, int] | None:
     return start, end
 
 
-_CHUNKERS: dict[str, Callable[[Setting, EvalDocument], tuple[list[EvalChunk], list[str]]]] = {
+_CHUNKERS: dict[
+    str, Callable[[Setting, EvalDocument, Scoring], tuple[list[EvalChunk], list[str]]]
+] = {
     "ours": _ours,
     "split-skill": _split_skill,
     "langchain": _langchain,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from chunking.scoring import Scoring
 from evaluation.cache import text_digest
 from skills.embedding import Failure, RetryPolicy
 from skills.embedding_clients import build_embedder
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
+    from chunking.scoring import Vector
     from evaluation.cache import EmbeddingCache
     from skills.embedding import Embedder
 
@@ -61,9 +63,25 @@ class Embeddings:
     """Texts embedded by the service in this run (not served from the cache)."""
     cached: int = 0
     """Texts served from the cache in this run."""
+    scoring_calls: int = 0
+    """Calls the scored strategies made for sentence embeddings (`scoring`)."""
+    scoring_texts: int = 0
+    """Texts those calls asked for (each distinct text of a document once)."""
     _loop: asyncio.AbstractEventLoop | None = None
     """One loop for the whole run: the clients' connections belong to the loop they
     were opened on."""
+
+    def scoring(self) -> Scoring:
+        """What the scored strategies (`binary`, `semantic`) call: sentence embeddings of
+        this run's model (passages), through the same cache, counted."""
+
+        def embed(texts: Sequence[str]) -> list[Vector]:
+            self.scoring_calls += 1
+            self.scoring_texts += len(texts)
+            vectors, _ = self.embed(texts, "passage")
+            return [tuple(float(value) for value in row) for row in vectors]
+
+        return Scoring(embed=embed)
 
     def close(self) -> None:
         """Close the clients' connections and the loop."""

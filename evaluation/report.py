@@ -158,6 +158,8 @@ def results_json(
                     "embeddedTokens": r.cost.tokens,
                     "embeddingPrice": r.cost.price,
                     "vectorStorageBytes": r.cost.storage_bytes,
+                    "scoringCalls": r.cost.scoring_calls,
+                    "scoringTexts": r.cost.scoring_texts,
                 },
                 "truncatedShare": r.truncated_share,
                 "completeAt5By": (

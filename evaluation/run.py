@@ -51,6 +51,10 @@ class Cost:
     """Vector storage: chunks × dimensions × 4 bytes (float32)."""
     price: float
     """Embedding cost at the given price per million tokens."""
+    scoring_calls: int = 0
+    """Sentence-embedding calls a scored strategy made while chunking (0 for the others)."""
+    scoring_texts: int = 0
+    """Texts those calls embedded (each distinct text of a document once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,11 +125,13 @@ def run_sweep(
     query_vectors, _ = embeddings.embed([q.question for q in questions], "query")
     counter = TokenSizer(load_encoding("cl100k_base"))
     ordered = list(documents.values())
+    scoring = embeddings.scoring()
     for number, setting in enumerate(settings, 1):
         if progress is not None:
             progress(f"chunking {setting.label}", number - 1, len(settings))
+        calls, scored = embeddings.scoring_calls, embeddings.scoring_texts
         try:
-            run = chunk_all(setting, ordered)
+            run = chunk_all(setting, ordered, scoring)
         except BaselineUnavailableError as error:
             sweep.skipped.append(f"{setting.label}: {error}")
             continue
@@ -152,6 +158,8 @@ def run_sweep(
             tokens=tokens,
             storage_bytes=len(texts) * vectors.shape[1] * BYTES_PER_FLOAT,
             price=tokens * price / TOKENS_PER_MILLION,
+            scoring_calls=embeddings.scoring_calls - calls,
+            scoring_texts=embeddings.scoring_texts - scored,
         )
         sweep.results.append(
             SettingResult(

@@ -170,7 +170,7 @@ def test_a_table_and_a_code_block_are_units_between_boundaries() -> None:
     table = "| a | b |\n| - | - |\n" + "".join(f"| row {n} | cell {n} |\n" for n in range(12))
     code = "```python\n" + "".join(f"value_{n} = {n}\n" for n in range(20)) + "```\n"
     text = f"{sentences(6)}\n\n{table}\n{sentences(4)}\n\n{code}\n{sentences(6)}\n"
-    scoring, _, _ = offline_scoring()
+    scoring, _ = offline_scoring()
     document = chunked(text, options(scorer="embeddings"), scoring)
     for block in (table.rstrip("\n"), code.rstrip("\n")):
         start = text.index(block)
@@ -182,7 +182,7 @@ def test_a_table_and_a_code_block_are_units_between_boundaries() -> None:
 def test_a_table_alone_over_the_limit_is_cut_at_rows_with_its_header() -> None:
     table = "| a | b |\n| - | - |\n" + "".join(f"| row {n:03d} | cell |\n" for n in range(60))
     text = f"{sentences(3)}\n\n{table}"
-    scoring, _, _ = offline_scoring()
+    scoring, _ = offline_scoring()
     document = chunked(text, options(scorer="embeddings"), scoring)
     pieces = [c for c in document.chunks if "| row" in c.content]
     assert len(pieces) > 1
@@ -196,7 +196,7 @@ def test_no_chunk_spans_a_heading_and_small_sections_share_one() -> None:
         "# Big\n\n" + sentences(30) + "\n\n## Small one\n\nShort text.\n\n"
         "## Small two\n\nOther short text.\n\n## Big again\n\n" + sentences(30) + "\n"
     )
-    scoring, _, _ = offline_scoring()
+    scoring, _ = offline_scoring()
     document = chunked(text, options(scorer="embeddings"), scoring)
     for chunk in document.chunks:
         inner = [m.start() for m in re.finditer(r"^#+ ", chunk.content, re.MULTILINE)]
@@ -243,7 +243,7 @@ def test_every_invariant_holds_and_the_output_is_deterministic(
     text: str, limits: Limits, scorer: str
 ) -> None:
     opts = ChunkOptions(limits=limits, strategy="binary", binary=BinarySplit(scorer, 4))
-    scoring, _, _ = offline_scoring()
+    scoring, _ = offline_scoring()
     document = chunked(text, opts, scoring)
     again = chunk_document(text, options=opts, format="markdown", scoring=offline_scoring()[0])
     assert again == document
