@@ -224,6 +224,10 @@ def main(argv: list[str] | None = None) -> int:
             skipped=skipped,
             progress=progress,
         )
+        # The maps of a scored strategy chunk again, with the run's (cached) embeddings.
+        json_path, html_path = write_outputs(
+            sweep, questions, documents, embeddings.model, arguments.out, embeddings.scoring()
+        )
     except EmbeddingError as error:
         print(f"python -m evaluation: {error}", file=sys.stderr)
         return 1
@@ -240,9 +244,6 @@ def main(argv: list[str] | None = None) -> int:
             )
     if sweep.recommendation is not None:
         print("\n" + sweep.recommendation.sentence)
-    json_path, html_path = write_outputs(
-        sweep, questions, documents, embeddings.model, arguments.out
-    )
     print(
         f"\n{len(questions)} questions, {len(documents)} documents, {len(sweep.results)} settings; "
         f"embeddings: {embeddings.model}, {embeddings.sent} embedded, {embeddings.cached} "

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from chunking.report import ChunkMap
+    from chunking.scoring import Scoring
     from evaluation.chunkers import EvalChunk
     from evaluation.documents import EvalDocument
     from evaluation.questions import Question
@@ -40,9 +41,13 @@ def cuts(chunk: EvalChunk, question: Question) -> bool:
 
 
 def question_maps(
-    result: SettingResult, questions: Sequence[Question], documents: dict[str, EvalDocument]
+    result: SettingResult,
+    questions: Sequence[Question],
+    documents: dict[str, EvalDocument],
+    scoring: Scoring | None = None,
 ) -> dict[str, str]:
-    """Every question's map page at `result`'s setting (one of ours), by `map_path`."""
+    """Every question's map page at `result`'s setting (one of ours), by `map_path`;
+    `scoring` is what a scored strategy chunks with (the run's, for the same chunks)."""
     options = chunk_options(result.setting)
     maps: dict[str, ChunkMap] = {}
     pages: dict[str, str] = {}
@@ -56,6 +61,7 @@ def question_maps(
                 name=document.name,
                 format=document.format,
                 file_name=document.name,
+                scoring=scoring,
             )
             maps[document.name] = chunk_map
         annotations = question_annotations(chunk_map, question, trace, result.setting.label)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from chunking.scoring import Scoring
     from evaluation.documents import EvalDocument
     from evaluation.metrics import Interval
     from evaluation.questions import Question
@@ -192,8 +193,10 @@ def write_outputs(
     documents: dict[str, EvalDocument],
     model: str,
     folder: Path,
+    scoring: Scoring | None = None,
 ) -> tuple[Path, Path]:
-    """results.json and report.html in `folder`."""
+    """results.json and report.html in `folder` (`scoring`: the run's, which the maps of
+    a scored strategy chunk with)."""
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / "results.json"
     json_path.write_text(
@@ -206,7 +209,7 @@ def write_outputs(
     recommended = _recommended(sweep)
     if recommended is not None:
         # The per-question links of report.html point at these.
-        for name, page in question_maps(recommended, questions, documents).items():
+        for name, page in question_maps(recommended, questions, documents, scoring).items():
             path = folder / name
             path.parent.mkdir(exist_ok=True)
             path.write_text(page, encoding="utf-8")

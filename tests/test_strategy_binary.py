@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,9 +22,11 @@ from chunking.strategies.binary import MIN_SIDE_SHARE, spread
 from tests.strategies import MARKDOWN, limits
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+    from types import FrameType
 
     from chunking.chunk import ChunkedDocument
+    from chunking.pipeline import FormatName
     from chunking.scoring import Vector
 
 CHARACTERS = Limits(unit=Unit.CHARACTERS, maximum_page_length=600, page_overlap_length=0)
@@ -253,3 +257,70 @@ def test_a_pair_scorer_of_the_other_kind_is_an_error_that_names_both() -> None:
     scoring = Scoring(pairs=lambda pairs: [0.0] * len(pairs), pair_source="rerank")
     with pytest.raises(ScoringError, match="binaryScorer crossEncoder is not configured here"):
         chunk_document(sentences(20), options=options(scorer="crossEncoder"), scoring=scoring)
+
+
+def _first_lowest(pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """The adversary: the first candidate, nearest the part's start, always least similar."""
+    return [0.0] + [1.0] * (len(pairs) - 1)
+
+
+LINEAR = 2.3
+"""As in test_linear_work: doubling a linear input at most about doubles each count."""
+LINEAR_SHAPES: dict[str, tuple[Callable[[int], str], FormatName]] = {
+    "English prose in one block": (
+        lambda n: "The quick brown fox jumps over the lazy dog again. " * (n // 51),
+        "text",
+    ),
+    "a heading per line": (lambda n: "# h\n" * (n // 4), "markdown"),
+    "one table": (
+        lambda n: "| a | b |\n| - | - |\n" + "| cell | value here |\n" * (n // 21),
+        "markdown",
+    ),
+    "one line without spaces": (lambda n: "x" * n, "text"),
+}
+
+
+def _work(text: str, format: FormatName) -> tuple[int, int]:
+    """Python lines run in chunking/ and scorer calls to chunk `text` at 500 characters,
+    with the scorer that always picks the edge."""
+    chunking = str(Path(__file__).resolve().parent.parent / "chunking")
+    lines = 0
+    calls: list[int] = []
+
+    def local(frame: FrameType, event: str, argument: Any) -> Callable[..., Any]:
+        nonlocal lines
+        lines += event == "line"
+        return local
+
+    def trace(frame: FrameType, event: str, argument: Any) -> Callable[..., Any] | None:
+        return local if frame.f_code.co_filename.startswith(chunking) else None
+
+    def pairs(batch: Sequence[tuple[str, str]]) -> list[float]:
+        calls.append(len(batch))
+        return _first_lowest(batch)
+
+    opts = ChunkOptions(
+        limits=Limits(Unit.CHARACTERS, 500, 0),
+        strategy="binary",
+        binary=BinarySplit("crossEncoder"),
+    )
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        document = chunk_document(
+            text, options=opts, format=format, scoring=Scoring(pairs=pairs, pair_source="t")
+        )
+    finally:
+        sys.settrace(previous)
+    assert len(calls) < len(document.chunks)
+    return lines, len(calls)
+
+
+@pytest.mark.parametrize("shape", LINEAR_SHAPES)
+def test_the_work_is_linear_whatever_the_scorer_picks(shape: str) -> None:
+    """At n and 2n characters each count at most about doubles."""
+    make, format = LINEAR_SHAPES[shape]
+    small_lines, small_calls = _work(make(20_000), format)
+    big_lines, big_calls = _work(make(40_000), format)
+    assert big_lines <= LINEAR * small_lines
+    assert big_calls <= LINEAR * max(small_calls, 1)

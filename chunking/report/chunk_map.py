@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from chunking.options import ChunkOptions
     from chunking.outline import Region, RegionKind
     from chunking.pipeline import FormatName
+    from chunking.scoring import Scoring
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +87,15 @@ def map_document(
     format: FormatName = "auto",
     title: str | None = None,
     file_name: str | None = None,
+    scoring: Scoring | None = None,
 ) -> ChunkMap:
     """Chunk `text` as `python -m chunking` would, and gather what its map shows.
 
-    Raises `OptionError` as `chunk_document` does.
+    Raises `OptionError` as `chunk_document` does (and `ScoringError` for a scored
+    strategy whose `scoring` fails).
     """
     document = chunk_document(
-        text, options=options, format=format, title=title, file_name=file_name
+        text, options=options, format=format, title=title, file_name=file_name, scoring=scoring
     )
     # The outline's regions are not part of a chunked document; parsing again with the
     # format it was parsed as gives the same source and so the same regions.

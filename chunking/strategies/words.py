@@ -262,8 +262,10 @@ class WordWindowPlanner:
         """The longest chunk from `start` within the limit ending at a row end, else at
         a word end, else (one giant word) at a character."""
         first = max(bisect.bisect_right(self.starts, start) - 1, 0)
-        last = bisect.bisect_left(self.starts, end)
         horizon = start + self._reach
+        # Words starting past the horizon end past it: looking only up to there keeps a
+        # long span cut in many pieces (the binary strategy's giant table) linear.
+        last = min(bisect.bisect_left(self.starts, end), bisect.bisect_right(self.starts, horizon))
         word_ends = [e for e in (self.words[i][1] for i in range(first, last)) if e <= horizon]
         row_ends = [e for e in word_ends if self._region_at(e - 1) is None or self._at_row_end(e)]
         for candidates, row_cut in ((row_ends, False), (word_ends, True)):
