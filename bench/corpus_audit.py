@@ -3,13 +3,15 @@
     python -m bench.corpus_audit [CORPUS_DIR] [--strategy words [--words-per-chunk N]
                                  [--word-overlap M] [--word-scope section|document]]
                                  [--strategy semantic [--semantic-percentile P]
-                                 [--semantic-window W] [--embedder hashed|app]]
+                                 [--semantic-window W] [--semantic-min-fill F]]
+                                 [--strategy binary [--binary-scorer S]
+                                 [--binary-candidates K] [--scores offline|app]]
 
 Settings: 512 cl100k tokens / 64 overlap, and 2000 characters / 500 overlap, with the
 structure strategy unless `--strategy` names another (its own options as the CLI's).
-A strategy that embeds gets a hashed bag of words (`--embedder hashed`, the default: no
-model, deterministic) or the app's embedding provider (`--embedder app`: the local
-model unless the environment names another, as `python -m chunking` does).
+A scored strategy gets hashed bag-of-words vectors (`bench.offline_scoring`, no model)
+unless `--scores app` asks for the app's scorers (the app settings in the environment:
+the local model, a cross-encoder folder, a rerank endpoint).
 Exits 1 if any invariant is violated, 2 if there is no document to audit.
 """
 
@@ -20,18 +22,31 @@ import os
 import statistics
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.documents import NOT_DOCUMENTS
-from bench.strategy_semantic import hashed_scoring
-from chunking.app_scoring import AppScoring
+from bench.offline_scoring import offline_scoring
 from chunking.audit import Audit, audit_document, flag_path_debris
-from chunking.cli import semantic_breaks, word_windows
-from chunking.options import STRATEGY_NAMES, ChunkOptions, Limits, OptionError, Unit, WordScope
+from chunking.cli import binary_split, needs_scoring, semantic_breaks, word_windows
+from chunking.options import (
+    BINARY_SCORERS,
+    STRATEGY_NAMES,
+    ChunkOptions,
+    Limits,
+    OptionError,
+    Unit,
+    WordScope,
+)
 from chunking.pipeline import chunk_document, parse
-from chunking.scoring import CachedEmbedder, Scoring
 from chunking.sizing import make_sizer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from chunking.scoring import Scoring
 
 SETTINGS = {
     "512 tokens / 64": Limits(Unit.TOKENS, 512, 64),
@@ -55,11 +70,11 @@ def audit_corpus(
     files: list[Path],
     limits: Limits,
     base: ChunkOptions | None = None,
-    scoring: Scoring | None = None,
+    scoring: Callable[[], Scoring] | None = None,
 ) -> tuple[Audit, float]:
     """Chunk and audit every file at `limits` (the other options from `base`, default
-    ones without; `scoring` for a strategy that embeds); returns the audit and the
-    seconds spent chunking."""
+    ones without; each document's `Scoring` from `scoring`); returns the audit and the
+    seconds spent chunking (scoring included)."""
     options = replace(base or ChunkOptions(), limits=limits)
     sizer = make_sizer(limits.unit, options.encoder_model_name)
     total = Audit()
@@ -67,7 +82,12 @@ def audit_corpus(
     for path in files:
         text = path.read_text(encoding="utf-8")
         began = time.perf_counter()
-        document = chunk_document(text, options=options, file_name=path.name, scoring=scoring)
+        document = chunk_document(
+            text,
+            options=options,
+            file_name=path.name,
+            scoring=scoring() if scoring is not None else None,
+        )
         seconds += time.perf_counter() - began
         outline = parse(text, file_name=path.name)
         audit = audit_document(str(path), outline, document, options, sizer, file_name=path.name)
@@ -76,8 +96,6 @@ def audit_corpus(
     return total, seconds
 
 
-APP_CACHE_TEXTS = 20_000
-"""Window vectors `--embedder app` keeps (about 60 MB at 384 dimensions)."""
 NO_DOCUMENTS = 2
 """Exit status when the folder is missing or holds no markdown or HTML document."""
 
@@ -94,7 +112,14 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--semantic-percentile", type=float, default=None)
     parser.add_argument("--semantic-window", type=int, default=None)
     parser.add_argument("--semantic-min-fill", type=float, default=None)
-    parser.add_argument("--embedder", choices=("hashed", "app"), default="hashed")
+    parser.add_argument("--binary-scorer", choices=BINARY_SCORERS, default=None)
+    parser.add_argument("--binary-candidates", type=int, default=None)
+    parser.add_argument(
+        "--scores",
+        choices=("offline", "app"),
+        default="offline",
+        help="a scored strategy's scorer: hashed vectors (default) or the app's scorers",
+    )
     return parser
 
 
@@ -102,7 +127,10 @@ def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     """The options besides the limits: the strategy and its own parameters."""
     try:
         return ChunkOptions(
-            strategy=args.strategy, words=word_windows(args), semantic=semantic_breaks(args)
+            strategy=args.strategy,
+            words=word_windows(args),
+            semantic=semantic_breaks(args),
+            binary=binary_split(args),
         )
     except OptionError as error:
         parser.error(str(error))
@@ -118,7 +146,27 @@ def _strategy_label(options: ChunkOptions) -> str:
     if options.strategy == "semantic":
         breaks = options.semantic
         return f", strategy semantic {breaks.percentile:g}/{breaks.window} fill {breaks.min_fill:g}"
+    if options.strategy == "binary":
+        binary = options.binary
+        return f", strategy binary {binary.scorer} {binary.candidates}"
     return f", strategy {options.strategy}"
+
+
+@contextmanager
+def _scorers(base: ChunkOptions, scores: str) -> Iterator[Callable[[], Scoring] | None]:
+    """Each document's `Scoring` for a scored strategy: offline hashed vectors, or the
+    app's scorers on a background event loop."""
+    if not needs_scoring(base):
+        yield None
+    elif scores == "offline":
+        scoring, _ = offline_scoring()
+        yield lambda: scoring
+    else:
+        from skills.scoring.threaded import threaded_scoring
+        from skills.settings import load_settings
+
+        with threaded_scoring(load_settings(os.environ)) as factory:
+            yield factory
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,20 +181,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no markdown or HTML documents under {root} ({state})", file=sys.stderr)
         return NO_DOCUMENTS
     size_mb = sum(p.stat().st_size for p in files) / 1e6
-    app = AppScoring(os.environ)
-    try:
-        # The app's model is slow: each distinct window is embedded once over both settings.
-        scoring = (
-            Scoring(embed=CachedEmbedder(app.embed, APP_CACHE_TEXTS))
-            if args.embedder == "app"
-            else hashed_scoring()
-        )
+    with _scorers(base, args.scores) as scoring:
+        # One scorer for both settings: the app's model is slow, and its clients start once.
         return _audit_settings(files, size_mb, base, scoring)
-    finally:
-        app.close()
 
 
-def _audit_settings(files: list[Path], size_mb: float, base: ChunkOptions, scoring: Scoring) -> int:
+def _audit_settings(
+    files: list[Path],
+    size_mb: float,
+    base: ChunkOptions,
+    scoring: Callable[[], Scoring] | None,
+) -> int:
     """Audit at each of `SETTINGS` and print the figures; 1 on any violation."""
     failed = False
     for label, limits in SETTINGS.items():

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from chunking.app_scoring import AppScoring
-from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_or_exit
+from chunking.cli import (
+    Parser,
+    add_chunk_arguments,
+    chunk_options,
+    command_line_scoring,
+    read_or_exit,
+)
 from chunking.options import OptionError
 from chunking.pipeline import chunk_document
 from chunking.pipes import run_piped
@@ -18,7 +22,10 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-    from chunking.options import ChunkOptions
+    from chunking.chunk import ChunkedDocument
+
+SCORING_FAILED = 1
+"""Exit status when a scored strategy's scorer fails (not configured, unreachable)."""
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -40,39 +47,29 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         options = chunk_options(args)
     except OptionError as error:
         parser.error(str(error))
-    # The scored strategies embed with the app's provider, started on their first call.
-    scorer = AppScoring(os.environ)
-    try:
+    with command_line_scoring(parser, options) as scoring:
         for name in args.files or ["-"]:
-            _print_chunks(parser, args, name, options, scorer, out)
-    finally:
-        scorer.close()
+            text = read_or_exit(parser, name)
+            try:
+                document = chunk_document(
+                    text,
+                    options=options,
+                    format=args.format,
+                    title=args.title,
+                    file_name=None if name == "-" else name,
+                    scoring=scoring(),
+                )
+            except OptionError as error:
+                parser.error(str(error))
+            except ScoringError as error:
+                print(f"{parser.prog}: {name}: {error}", file=sys.stderr)
+                return SCORING_FAILED
+            _write(name, document, out)
     return 0
 
 
-def _print_chunks(
-    parser: argparse.ArgumentParser,
-    args: argparse.Namespace,
-    name: str,
-    options: ChunkOptions,
-    scorer: AppScoring,
-    out: TextIO,
-) -> None:
-    """Chunk one file and write its JSON lines; exit on an option or scoring error."""
-    text = read_or_exit(parser, name)
-    try:
-        document = chunk_document(
-            text,
-            options=options,
-            format=args.format,
-            title=args.title,
-            file_name=None if name == "-" else name,
-            scoring=scorer.scoring(),
-        )
-    except OptionError as error:
-        parser.error(str(error))
-    except ScoringError as error:
-        parser.exit(1, f"{parser.prog}: {name}: {error}\n")
+def _write(name: str, document: ChunkedDocument, out: TextIO) -> None:
+    """The document's warnings on stderr, one JSON line per chunk on `out`."""
     for warning in document.warnings:
         print(f"{name}: warning: {warning}", file=sys.stderr)
     for chunk in document.chunks:

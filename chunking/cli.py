@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
+import os
 import sys
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from chunking.formats.decode import BinaryFile, DecodedFile, decode_file
 from chunking.options import (
+    BINARY_SCORERS,
+    SCORED_STRATEGIES,
     STRATEGY_NAMES,
+    BinarySplit,
     ChunkOptions,
     Limits,
     OptionError,
@@ -21,6 +26,10 @@ from chunking.options import (
     WordWindows,
 )
 from chunking.pipeline import FormatName
+from chunking.scoring import Scoring
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 TOKEN_OVERLAP_SHARE = 0.125
 """Without --overlap, tokens overlap by an eighth of --max (64 of 512, the default)."""
@@ -66,7 +75,9 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         default="structure",
         help="structure: by sections, blocks, sentences (default); words: fixed word windows; "
         "semantic: where the meaning shifts (embeds sentences with the app's embedding "
-        "provider: EMBEDDING_PROVIDER, local by default)",
+        "provider: EMBEDDING_PROVIDER, local by default); "
+        "binary: recursive least-similar split (scored with the app's embedding provider, "
+        "cross-encoder or rerank endpoint)",
     )
     parser.add_argument(
         "--words-per-chunk", type=int, default=None, help="strategy words: words per window (200)"
@@ -102,6 +113,19 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
         help="strategy semantic: share of the room a chunk holds before a break ends it (0.25)",
     )
     parser.add_argument(
+        "--binary-scorer",
+        choices=BINARY_SCORERS,
+        default=None,
+        help="strategy binary: what scores a split (embeddings, the default; crossEncoder: "
+        "CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT)",
+    )
+    parser.add_argument(
+        "--binary-candidates",
+        type=int,
+        default=None,
+        help="strategy binary: split positions scored per part, at most (16)",
+    )
+    parser.add_argument(
         "--keep-markup",
         action="store_true",
         help="embed markdown as written (default: without link targets, tags, directives)",
@@ -132,15 +156,60 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
         strategy=args.strategy,
         words=word_windows(args),
         semantic=semantic_breaks(args),
+        binary=binary_split(args),
+    )
+
+
+def needs_scoring(options: ChunkOptions) -> bool:
+    """Whether the strategy calls `Scoring` (the CLI then builds the app's scorers)."""
+    return options.strategy in SCORED_STRATEGIES
+
+
+@contextlib.contextmanager
+def command_line_scoring(
+    parser: argparse.ArgumentParser, options: ChunkOptions
+) -> Iterator[Callable[[], Scoring]]:
+    """Each document's `Scoring`: the app's scorers (app settings from the environment, as
+    the skill reads them: the embedding provider, local by default, a cross-encoder folder
+    or a rerank endpoint) when the strategy scores, else none."""
+    if not needs_scoring(options):
+        yield Scoring
+        return
+    # A command line is an edge: the skill's clients, imported only for a scored strategy.
+    from skills.scoring.threaded import threaded_scoring  # noqa: PLC0415
+    from skills.settings import SettingsError, load_settings  # noqa: PLC0415
+
+    try:
+        settings = load_settings(os.environ)
+    except SettingsError as error:
+        parser.exit(2, f"{parser.prog}: {error}\n")
+    with threaded_scoring(settings) as scoring:
+        yield scoring
+
+
+def binary_split(args: argparse.Namespace) -> BinarySplit:
+    """The `binary` strategy's options (`--binary-scorer`, `--binary-candidates`); given
+    with another strategy, they are an error."""
+    _only_for(
+        "binary",
+        args,
+        {"--binary-scorer": args.binary_scorer, "--binary-candidates": args.binary_candidates},
+    )
+    defaults = BinarySplit()
+    return BinarySplit(
+        scorer=defaults.scorer if args.binary_scorer is None else args.binary_scorer,
+        candidates=(
+            defaults.candidates if args.binary_candidates is None else args.binary_candidates
+        ),
     )
 
 
 def word_windows(args: argparse.Namespace) -> WordWindows:
     """The `words` strategy's options (`--words-per-chunk`, `--word-overlap`,
     `--word-scope`); given with another strategy, they are an error."""
-    _only_with(
-        args,
+    _only_for(
         "words",
+        args,
         {
             "--words-per-chunk": args.words_per_chunk,
             "--word-overlap": args.word_overlap,
@@ -160,9 +229,9 @@ def semantic_breaks(args: argparse.Namespace) -> SemanticBreaks:
     `--semantic-min-fill`); given with another strategy, they are an error."""
     percentile, fill = args.semantic_percentile, args.semantic_min_fill
     window = args.semantic_window
-    _only_with(
-        args,
+    _only_for(
         "semantic",
+        args,
         {"--semantic-percentile": percentile, "--semantic-window": window,
          "--semantic-min-fill": fill},
     )  # fmt: skip
@@ -174,8 +243,8 @@ def semantic_breaks(args: argparse.Namespace) -> SemanticBreaks:
     )
 
 
-def _only_with(args: argparse.Namespace, strategy: str, given: dict[str, object]) -> None:
-    """`OptionError` if any of `given` (a strategy's own options) is set with another one."""
+def _only_for(strategy: str, args: argparse.Namespace, given: dict[str, object]) -> None:
+    """Options of `strategy` given with another one are an error that names them."""
     named = [name for name, value in given.items() if value is not None]
     if named and args.strategy != strategy:
         raise OptionError(

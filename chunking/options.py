@@ -235,8 +235,10 @@ class BinarySplit:
             )
 
 
-STRATEGY_NAMES = ("structure", "words", "semantic")
+STRATEGY_NAMES = ("structure", "words", "semantic", "binary")
 """The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
+SCORED_STRATEGIES = ("semantic", "binary")
+"""The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
 
 
 @dataclass(frozen=True, slots=True)

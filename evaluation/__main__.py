@@ -20,7 +20,6 @@ from chunking.options import (
     Unit,
 )
 from chunking.pipes import run_piped
-from chunking.scoring import Scoring
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
 from evaluation.embedding import PROVIDERS, EmbeddingError, build_embeddings
@@ -103,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--strategy",
         default="structure",
-        help="our splitting strategies: structure,words,semantic (semantic embeds sentences "
-        "with the evaluation's embedding model, cached like the chunks)",
+        help="our splitting strategies: structure,words,semantic,binary (semantic and binary "
+        "embed sentences with the evaluation's embedding model, cached like the chunks)",
     )
     parser.add_argument(
         "--words",
@@ -256,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             documents,
             embeddings.model,
             arguments.out,
-            scoring=Scoring(embed=embeddings.embed_sentences),
+            scoring=embeddings.scoring(),
         )
     except EmbeddingError as error:
         print(f"python -m evaluation: {error}", file=sys.stderr)

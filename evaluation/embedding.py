@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from chunking.scoring import Scoring
 from evaluation.cache import text_digest
 from skills.embedding import Failure, RetryPolicy
 from skills.embedding_clients import build_embedder
@@ -65,6 +66,11 @@ class Embeddings:
     _loop: asyncio.AbstractEventLoop | None = None
     """One loop for the whole run: the clients' connections belong to the loop they
     were opened on."""
+
+    def scoring(self) -> Scoring:
+        """What the scored strategies (`semantic`, `binary`) call: sentence embeddings of
+        this run's model (passages), through the same cache (`chunk_all` counts them)."""
+        return Scoring(embed=self.embed_sentences)
 
     def close(self) -> None:
         """Close the clients' connections and the loop."""

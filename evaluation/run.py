@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from chunking.encodings import load_encoding
-from chunking.scoring import Scoring
 from chunking.sizing import TokenSizer
 from evaluation.chunkers import BaselineUnavailableError, EvalChunk, chunk_all
 from evaluation.metrics import (
@@ -126,11 +125,12 @@ def run_sweep(
     query_vectors, _ = embeddings.embed([q.question for q in questions], "query")
     counter = TokenSizer(load_encoding("cl100k_base"))
     ordered = list(documents.values())
+    scoring = embeddings.scoring()
     for number, setting in enumerate(settings, 1):
         if progress is not None:
             progress(f"chunking {setting.label}", number - 1, len(settings))
         try:
-            run = chunk_all(setting, ordered, Scoring(embed=embeddings.embed_sentences))
+            run = chunk_all(setting, ordered, scoring)
         except BaselineUnavailableError as error:
             sweep.skipped.append(f"{setting.label}: {error}")
             continue

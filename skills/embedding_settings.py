@@ -413,3 +413,76 @@ def describe_embedding(settings: EmbeddingSettings) -> list[tuple[str, str, obje
         ("embeddingConcurrency", ENV_EMBEDDING_CONCURRENCY, settings.concurrency),
         ("embeddingMaxRetries", ENV_EMBEDDING_MAX_RETRIES, settings.max_retries),
     ]
+
+
+# -- pair scorers (the `binary` strategy's crossEncoder / rerank) ---------------------
+
+ENV_CROSS_ENCODER_PATH = "CROSS_ENCODER_PATH"
+ENV_RERANK_ENDPOINT = "RERANK_ENDPOINT"
+ENV_RERANK_API_KEY = "RERANK_API_KEY"
+ENV_RERANK_MODEL = "RERANK_MODEL"
+PAIR_ENV_NAMES = (ENV_CROSS_ENCODER_PATH, ENV_RERANK_ENDPOINT, ENV_RERANK_API_KEY, ENV_RERANK_MODEL)
+"""The pair scorers' app settings, in the order /api/health lists them."""
+DEFAULT_RERANK_MODEL = "rerank-v3.5"
+"""Cohere Rerank 3.5, multilingual, the one Azure AI Foundry's catalog lists first."""
+
+
+@dataclass(frozen=True, slots=True)
+class PairScorerSettings:
+    """Where `binaryScorer` crossEncoder or rerank gets its scores: at most one of them."""
+
+    cross_encoder_path: str | None = None
+    """A local folder holding a cross-encoder (an ONNX export with tokenizer.json, or a
+    sentence-transformers model); nothing is ever downloaded."""
+    rerank_endpoint: str | None = None
+    """A Cohere-style rerank endpoint (Azure AI Foundry's serverless Cohere Rerank): its
+    target URL; `/v1/rerank` is added unless the path already ends in `/rerank`."""
+    rerank_api_key: str | None = field(default=None, repr=False)
+    """Sent as `Authorization: Bearer`, as Azure AI Foundry's rerank deployments take it."""
+    rerank_model: str = DEFAULT_RERANK_MODEL
+    """Sent as `model`."""
+
+    @property
+    def source(self) -> str:
+        """`crossEncoder`, `rerank` or `none`: which one is configured."""
+        if self.cross_encoder_path:
+            return "crossEncoder"
+        return "rerank" if self.rerank_endpoint else "none"
+
+
+def load_pair_settings(given: Mapping[str, str], problems: list[str]) -> PairScorerSettings:
+    """The pair scorer settings that are set (blank ones removed); bad ones go to `problems`."""
+    path = given.get(ENV_CROSS_ENCODER_PATH)
+    endpoint = given.get(ENV_RERANK_ENDPOINT)
+    key = given.get(ENV_RERANK_API_KEY)
+    if path and endpoint:
+        problems.append(
+            f"set {ENV_CROSS_ENCODER_PATH} or {ENV_RERANK_ENDPOINT}, not both: "
+            "binaryScorer crossEncoder and rerank share the one pair scorer"
+        )
+    if endpoint:
+        problem = url_problem(ENV_RERANK_ENDPOINT, endpoint)
+        if problem:
+            problems.append(problem)
+    if key:
+        problem = header_problem(ENV_RERANK_API_KEY, key)
+        if problem:
+            problems.append(problem)
+    if key and not endpoint:
+        problems.append(f"{ENV_RERANK_API_KEY} is set without {ENV_RERANK_ENDPOINT}")
+    return PairScorerSettings(
+        cross_encoder_path=path,
+        rerank_endpoint=endpoint,
+        rerank_api_key=key,
+        rerank_model=given.get(ENV_RERANK_MODEL, DEFAULT_RERANK_MODEL),
+    )
+
+
+def describe_pairs(settings: PairScorerSettings) -> list[tuple[str, str, object]]:
+    """(name, app setting, value) for /api/health; the key only says whether it is set."""
+    return [
+        ("crossEncoderPath", ENV_CROSS_ENCODER_PATH, settings.cross_encoder_path),
+        ("rerankEndpoint", ENV_RERANK_ENDPOINT, settings.rerank_endpoint),
+        ("rerankApiKey", ENV_RERANK_API_KEY, "set" if settings.rerank_api_key else "not set"),
+        ("rerankModel", ENV_RERANK_MODEL, settings.rerank_model),
+    ]

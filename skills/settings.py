@@ -12,9 +12,13 @@ from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, STRATEGY_NAMES
 from skills.embedding_settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
+    PAIR_ENV_NAMES,
     EmbeddingSettings,
+    PairScorerSettings,
     describe_embedding,
+    describe_pairs,
     load_embedding_settings,
+    load_pair_settings,
     local_provider_installed,
 )
 from skills.values import parse_choice, parse_flag, parse_integer, parse_number
@@ -66,8 +70,9 @@ ALL_ENV_NAMES = (
     ENV_CHUNK_WORKERS,
     ENV_MARKDOWN_HEADER_DEPTH,
     *EMBEDDING_ENV_NAMES,
+    *PAIR_ENV_NAMES,
 )
-"""Every app setting the skill reads; the two API keys are never shown or logged."""
+"""Every app setting the skill reads; the three API keys are never shown or logged."""
 
 SPLIT_MODES: Mapping[str, SplitMode] = {mode.value: mode for mode in SplitMode}
 UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
@@ -149,6 +154,8 @@ class Settings:
     `sections`; it changes no cut."""
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     """Embedding provider, model, batching and retries."""
+    pairs: PairScorerSettings = field(default_factory=PairScorerSettings)
+    """The cross-encoder folder or rerank endpoint of `binaryScorer` crossEncoder / rerank."""
     app_settings_used: frozenset[str] = field(default=frozenset(), compare=False)
     """Names of the app settings that were set (the rest are defaults), for /api/health."""
 
@@ -203,6 +210,7 @@ def load_settings(
     unit = choice(ENV_UNIT, UNITS)
     file_format = choice(ENV_FORMAT, {name: name for name in FORMATS})
     embedding = load_embedding_settings(given, problems, local_installed)
+    pairs = load_pair_settings(given, problems)
     length = integer(ENV_MAXIMUM_PAGE_LENGTH, 1)
     overlap = integer(ENV_PAGE_OVERLAP_LENGTH, 0)
     pages = integer(ENV_MAXIMUM_PAGES_TO_TAKE, 0)
@@ -266,6 +274,7 @@ def load_settings(
             header_depth if isinstance(header_depth, int) else defaults.markdown_header_depth
         ),
         embedding=embedding,
+        pairs=pairs,
         app_settings_used=frozenset(given),
     )
     if not problems:
@@ -357,6 +366,7 @@ def describe_settings(settings: Settings) -> dict[str, object]:
             f"h{settings.markdown_header_depth}",
         ),
         *describe_embedding(settings.embedding),
+        *describe_pairs(settings.pairs),
     ]
     return {
         name: {

@@ -112,3 +112,29 @@ def test_the_audit_runs_a_strategy_given_by_name(
     assert "lost_text: 0" in out
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--word-overlap", "5"])
+
+
+def test_the_audit_runs_the_binary_strategy_on_offline_scores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cats = " ".join(f"The cat number {n} purrs on the warm mat all day." for n in range(60))
+    ships = " ".join(f"A ship number {n} sails across the cold grey sea." for n in range(60))
+    (tmp_path / "doc.md").write_text(f"# Title\n\n{cats} {ships}\n\n## Part\n\n{ships}\n")
+    assert main([str(tmp_path), "--strategy", "binary", "--binary-candidates", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "== 512 tokens / 64, strategy binary embeddings 4: 1 documents" in out
+    assert "oversize: 0" in out
+    assert "lost_text: 0" in out
+
+
+def test_the_binary_bench_counts_scorer_calls_per_megabyte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.strategy_binary import main as bench
+
+    body = " ".join(f"Sentence {n} of the bench says a few words more." for n in range(400))
+    (tmp_path / "doc.md").write_text(f"# Title\n\n{body}\n")
+    assert bench([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "structure" in out
+    assert "scorer calls/MB" in out.splitlines()[-1]

@@ -285,12 +285,26 @@ def test_strategy_words_and_its_inputs_reach_the_options() -> None:
     [
         (
             {"strategy": "sliding"},
-            "input 'strategy' must be one of structure, words, semantic (got string 'sliding')",
+            "input 'strategy' must be one of structure, words, semantic, binary "
+            "(got string 'sliding')",
         ),
         (
             {"wordsPerChunk": 10},
             "input(s) 'wordsPerChunk' only apply to strategy 'words' (strategy is 'structure'; "
-            "strategies are structure, words, semantic)",
+            "strategies are structure, words, semantic, binary)",
+        ),
+        (
+            {"strategy": "binary", "binaryScorer": "foo"},
+            "input 'binaryScorer' must be one of embeddings, crossEncoder, rerank "
+            "(got string 'foo')",
+        ),
+        (
+            {"strategy": "binary", "binaryCandidates": 0},
+            "binaryCandidates must be from 1 to 256 (got 0)",
+        ),
+        (
+            {"binaryScorer": "rerank"},
+            "input(s) 'binaryScorer' only apply to strategy 'binary' (strategy is 'structure'",
         ),
         (
             {"strategy": "words", "wordsPerChunk": 10, "wordOverlap": 10},
@@ -327,3 +341,12 @@ def test_the_skill_chunks_a_record_in_word_windows() -> None:
     chunks = result.data["chunks"]
     assert isinstance(chunks, list)
     assert len(chunks) == 3  # 21 words: windows at 0, 8 and 16
+
+
+def test_the_binary_strategy_reads_its_scorer_and_candidates() -> None:
+    inputs = read(
+        {"text": "x", "strategy": "binary", "binaryScorer": "Rerank", "binaryCandidates": "8"}
+    )
+    assert inputs.options.strategy == "binary"
+    assert (inputs.options.binary.scorer, inputs.options.binary.candidates) == ("rerank", 8)
+    assert read({"text": "x", "strategy": "binary"}).options.binary.scorer == "embeddings"

@@ -73,6 +73,10 @@ def test_every_app_setting_is_read() -> None:
             "EMBEDDING_MAX_RETRIES": "0",
             "CHUNK_WORKERS": "3",
             "CHUNK_MARKDOWN_HEADER_DEPTH": "H4",
+            # CROSS_ENCODER_PATH is the one left out: it and RERANK_ENDPOINT exclude each other.
+            "RERANK_ENDPOINT": "https://rerank.example",
+            "RERANK_API_KEY": "rerank-secret",
+            "RERANK_MODEL": "rerank-multilingual-v3.0",
             "UNRELATED": "x",
         }
     )
@@ -105,7 +109,13 @@ def test_every_app_setting_is_read() -> None:
     assert (embedding.batch_size, embedding.batch_tokens) == (64, 20000)
     assert (embedding.concurrency, embedding.max_retries) == (2, 0)
     assert "secret" not in repr(settings)
-    assert settings.app_settings_used == frozenset(ALL_ENV_NAMES)
+    pairs = settings.pairs
+    assert (pairs.source, pairs.rerank_endpoint) == ("rerank", "https://rerank.example")
+    assert (pairs.rerank_api_key, pairs.rerank_model) == (
+        "rerank-secret",
+        "rerank-multilingual-v3.0",
+    )
+    assert settings.app_settings_used == frozenset(ALL_ENV_NAMES) - {"CROSS_ENCODER_PATH"}
 
 
 def test_blank_values_count_as_unset() -> None:
@@ -288,7 +298,10 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
             }
         )
     message = str(raised.value)
-    assert "CHUNK_STRATEGY must be one of structure, words, semantic (got 'sliding')" in message
+    assert (
+        "CHUNK_STRATEGY must be one of structure, words, semantic, binary (got 'sliding')"
+        in message
+    )
     assert "wordOverlap must be at least 0 and less than wordsPerChunk (10)" in message
     assert "CHUNK_WORD_SCOPE must be one of section, document (got 'page')" in message
     with pytest.raises(SettingsError, match="CHUNK_TEXT_SPLIT_MODE sentences does not apply"):

@@ -379,7 +379,7 @@ def test_the_command_lines_say_when_no_embedding_provider_is_available(module: s
     output = ["-o", os.devnull] if module == "chunking.report" else []
     result = _run(module, "--strategy", "semantic", *output, str(EVENTS), EMBEDDING_PROVIDER="none")
     assert result.returncode == 1
-    assert "no embedding provider is available" in result.stderr
+    assert "no embedding provider is configured" in result.stderr
     assert result.stdout == ""
 
 

@@ -39,7 +39,7 @@ def words_options(
 
 
 def test_the_registry_holds_every_strategy_the_options_name() -> None:
-    assert tuple(STRATEGIES) == STRATEGY_NAMES == ("structure", "words", "semantic")
+    assert tuple(STRATEGIES) == STRATEGY_NAMES == ("structure", "words", "semantic", "binary")
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chunking.app_scoring import AppScoring
-from chunking.cli import Parser, add_chunk_arguments, chunk_options, read_or_exit
+from chunking.cli import (
+    Parser,
+    add_chunk_arguments,
+    chunk_options,
+    command_line_scoring,
+    read_or_exit,
+)
 from chunking.options import OptionError
 from chunking.pipes import run_piped
 from chunking.report.chunk_map import map_document
@@ -44,23 +48,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     name = args.file
     text = read_or_exit(parser, name)
-    scorer = AppScoring(os.environ)  # started only by a strategy that embeds
-    try:
-        chunk_map = map_document(
-            text,
-            options=options,
-            name="stdin" if name == "-" else Path(name).name,
-            format=args.format,
-            title=args.title,
-            file_name=None if name == "-" else name,
-            scoring=scorer.scoring(),
-        )
-    except OptionError as error:
-        parser.error(str(error))
-    except ScoringError as error:
-        parser.exit(1, f"{parser.prog}: {name}: {error}\n")
-    finally:
-        scorer.close()
+    with command_line_scoring(parser, options) as scoring:
+        try:
+            chunk_map = map_document(
+                text,
+                options=options,
+                name="stdin" if name == "-" else Path(name).name,
+                format=args.format,
+                title=args.title,
+                file_name=None if name == "-" else name,
+                scoring=scoring(),
+            )
+        except OptionError as error:
+            parser.error(str(error))
+        except ScoringError as error:
+            parser.exit(1, f"{parser.prog}: {name}: {error}\n")
     # surrogateescape: bytes that were not UTF-8 go back out as they came in.
     page = render_chunk_map(chunk_map).encode("utf-8", errors="surrogateescape")
     if args.output == "-":

@@ -91,7 +91,8 @@ def map_document(
 ) -> ChunkMap:
     """Chunk `text` as `python -m chunking` would, and gather what its map shows.
 
-    Raises `OptionError` (and `ScoringError`) as `chunk_document` does.
+    Raises `OptionError` as `chunk_document` does (and `ScoringError` for a scored
+    strategy whose `scoring` fails).
     """
     document = chunk_document(
         text, options=options, format=format, title=title, file_name=file_name, scoring=scoring

@@ -368,6 +368,18 @@ class StructureSplitter:
         self.next_word_end = NextMatch(_WORD_END, self.source)
         """The first line break or word end past a horizon, for every chunk of a long line."""
 
+    # -- what other strategies reuse ---------------------------------------------
+
+    def measured(self, start: int, end: int) -> Span | None:
+        """The chunk [start, end) trimmed of whitespace, measured exactly as this
+        splitter's own chunks are (None: only whitespace); its lead is the one a chunk
+        starting at `start` repeats."""
+        return self._make_span(start, end, self.doc.lead_at(start))
+
+    def room(self, start: int) -> int:
+        """Room for content in a chunk starting at `start`: the limit less prefix and lead."""
+        return self._room(start)[0]
+
     # -- measuring -------------------------------------------------------------
 
     def _estimate(self, start: int, end: int) -> int:

@@ -2,8 +2,9 @@
 
 Each strategy is a module here with a function of the `Strategy` signature,
 registered in `STRATEGIES`: `structure` (the default), `words` (fixed word
-windows) and `semantic` (cuts where the meaning shifts, `Scoring.embed`).  It
-gets the same outline, section tree, sizer and contextualizer, and
+windows), `semantic` (cuts where the meaning shifts, `Scoring.embed`) and
+`binary` (the recursive least-similar split).  It gets the same outline, section
+tree, sizer and contextualizer, and
 must return spans of the source whose embedded text fits the limit, with tables
 and code never cut inside a row or line. Strategies that score text get `Scoring`
 (`chunking.scoring`): the caller's embedder and pair scorer, so they stay pure.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from chunking.strategies.binary import binary_spans
 from chunking.strategies.semantic import semantic_spans
 from chunking.strategies.structure import structure_spans
 from chunking.strategies.words import word_spans
@@ -48,5 +50,6 @@ STRATEGIES: dict[str, Strategy] = {
     "structure": structure_spans,
     "words": word_spans,
     "semantic": semantic_spans,
+    "binary": binary_spans,
 }
 """Every strategy by the name `strategy` / `CHUNK_STRATEGY` / `--strategy` selects."""

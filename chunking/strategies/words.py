@@ -56,7 +56,7 @@ def word_spans(
     scoring: Scoring | None = None,
 ) -> list[Span]:
     """Word windows over the document (or each section), cut further only to fit the limit."""
-    return _WordWindows(outline, tree, sizer, context, options).spans()
+    return WordWindowPlanner(outline, tree, sizer, context, options).spans()
 
 
 def words_of(source: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -65,7 +65,7 @@ def words_of(source: str, start: int = 0, end: int | None = None) -> list[tuple[
     return [match.span() for match in WORD.finditer(source, start, stop)]
 
 
-class _WordWindows:
+class WordWindowPlanner:
     """One document's windows: its words, grouped by section, and the limit to keep."""
 
     def __init__(
@@ -109,7 +109,7 @@ class _WordWindows:
                 stop = min(index + size, last)
                 start, end = self._whole_rows(index, stop - 1, previous_start, previous_end)
                 if start < end:
-                    for span in self._fitting(start, end):
+                    for span in self.fitting(start, end):
                         result.append(span)
                         if taken and len(result) >= taken:
                             self._warn()
@@ -235,7 +235,7 @@ class _WordWindows:
         text = self.context.text(names, lead, self.source[start:end])
         return Span(start, end, chain, names, lead, text, self.sizer.size(text))
 
-    def _fitting(self, start: int, end: int) -> Iterator[Span]:
+    def fitting(self, start: int, end: int) -> Iterator[Span]:
         """The window [start, end) as one chunk, or cut into consecutive chunks that fit."""
         span = self._span(start, end)
         if span.size <= self.maximum:
@@ -262,8 +262,10 @@ class _WordWindows:
         """The longest chunk from `start` within the limit ending at a row end, else at
         a word end, else (one giant word) at a character."""
         first = max(bisect.bisect_right(self.starts, start) - 1, 0)
-        last = bisect.bisect_left(self.starts, end)
         horizon = start + self._reach
+        # Words starting past the horizon end past it: looking only up to there keeps a
+        # long span cut in many pieces (the binary strategy's giant table) linear.
+        last = min(bisect.bisect_left(self.starts, end), bisect.bisect_right(self.starts, horizon))
         word_ends = [e for e in (self.words[i][1] for i in range(first, last)) if e <= horizon]
         row_ends = [e for e in word_ends if self._region_at(e - 1) is None or self._at_row_end(e)]
         for candidates, row_cut in ((row_ends, False), (word_ends, True)):

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.embedding import Embedder
+    from skills.settings import Settings
 
 T = TypeVar("T")
 
@@ -128,3 +129,20 @@ def _result(future: concurrent.futures.Future[T], left: float, what: str) -> T:
         raise ScoringError(
             f"the {what} scorer did not answer before the record's deadline"
         ) from None
+
+
+def build_pair_client(settings: Settings) -> PairClient | None:
+    """The pair scorer the app settings configure: a local cross-encoder
+    (CROSS_ENCODER_PATH), a rerank endpoint (RERANK_ENDPOINT), or None. Nothing is loaded
+    or connected here: the model loads at its first score, the HTTP pool opens at the
+    first request."""
+    pairs = settings.pairs
+    if pairs.cross_encoder_path:
+        from skills.scoring.cross_encoder import CrossEncoderClient  # noqa: PLC0415
+
+        return CrossEncoderClient(pairs.cross_encoder_path)
+    if pairs.rerank_endpoint:
+        from skills.scoring.rerank import RerankClient  # noqa: PLC0415
+
+        return RerankClient(pairs.rerank_endpoint, pairs.rerank_api_key, pairs.rerank_model)
+    return None
