@@ -23,7 +23,7 @@ from starlette.routing import Route
 from skills import __version__
 from skills.contract import RequestError, render_error
 from skills.request_body import ERROR_HEADERS, read_body
-from skills.scoring import ScoringService
+from skills.scoring import ScoringService, build_pair_client
 from skills.service import answer_chunk_request, request_deadline, request_limit
 from skills.settings import (
     SettingsError,
@@ -194,6 +194,9 @@ class _PairClientSlot:
     def get(self, settings: Settings | SettingsError) -> PairClient | None:
         if self.given is not None or isinstance(settings, SettingsError):
             return self.given
+        if self.built is None:
+            # Built once; nothing loads or connects until the first score.
+            self.built = build_pair_client(settings)
         return self.built
 
     async def close(self) -> None:

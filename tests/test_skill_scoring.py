@@ -25,8 +25,9 @@ from skills.embedding import (
 )
 from skills.scoring import ScoringService
 from skills.service import answer_chunk_request
-from skills.settings import Settings
+from skills.settings import Settings, load_settings
 from skills.workers import ProcessChunker, ThreadChunker
+from tests.rerank_stub import RerankStub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -159,3 +160,32 @@ def test_without_an_embedding_provider_a_semantic_record_says_so() -> None:
     (error,) = semantic["errors"]
     assert "no embedding provider is configured" in error["message"]
     assert structure["data"]["chunks"]
+
+
+def test_the_app_scores_binary_splits_with_the_rerank_endpoint_its_settings_name(
+    live_servers: LiveServers,
+) -> None:
+    """RERANK_ENDPOINT in the app settings: the worker's pair scores go through the app's
+    rerank client (built from the settings) to the endpoint, over real HTTP both ways."""
+    cats = " ".join(f"The cat number {n} purrs on the warm mat." for n in range(12))
+    ships = " ".join(f"A ship number {n} sails across the cold sea." for n in range(12))
+    record = {
+        "text": f"{cats} {ships}",
+        "strategy": "binary",
+        "binaryScorer": "rerank",
+        "binaryCandidates": 64,
+        "unit": "characters",
+        "maximumPageLength": 700,
+    }
+    with RerankStub(api_key="secret") as stub:
+        settings = load_settings(
+            {"RERANK_ENDPOINT": stub.endpoint, "RERANK_API_KEY": "secret", "CHUNK_WORKERS": "1"},
+            lambda model: False,
+        )
+        url = live_servers.start_app(build_app(settings))
+        response = httpx.post(f"{url}/api/chunk", content=_body(record), timeout=60)
+        asked = len(stub.requests)
+    (value,) = response.json()["values"]
+    assert value["errors"] == []
+    assert [chunk["content"].split()[1] for chunk in value["data"]["chunks"]] == ["cat", "ship"]
+    assert asked > 0
