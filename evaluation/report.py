@@ -162,6 +162,7 @@ def results_json(
                     "embeddingPrice": r.cost.price,
                     "vectorStorageBytes": r.cost.storage_bytes,
                     "scoredTexts": r.cost.scored_texts,
+                    "scoredTokens": r.cost.scored_tokens,
                     "scoringCalls": r.cost.scoring_calls,
                 },
                 "truncatedShare": r.truncated_share,

@@ -14,7 +14,8 @@ import pytest
 
 from chunking.options import Unit
 from evaluation.__main__ import build_parser, grid_from, main
-from evaluation.settings import Grid, resolve_overlap
+from evaluation.run import Cost, SettingResult, recommend
+from evaluation.settings import Grid, Setting, resolve_overlap
 from tests.openai_stub import OpenAIStub, Reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,3 +220,47 @@ def test_the_return_policy_lesson_with_the_offline_model(tmp_path: Path) -> None
         # Two short documents, each in one or two chunks: both answers are found whole.
         assert setting["metrics"]["complete@5"]["mean"] == 1.0, setting["label"]
         assert setting["truncatedShare"] == 0.0
+
+
+def _scored_result(label: str, tokens: int, scored_tokens: int) -> SettingResult:
+    import numpy as np
+
+    from evaluation.metrics import METRICS, bootstrap_mean
+
+    answers = np.array([1.0, 1.0, 0.0, 1.0] * 10)
+    per_question = dict.fromkeys(METRICS, answers)
+    return SettingResult(
+        setting=Setting("ours", Unit.TOKENS, 512, 64, "64", strategy=label),
+        per_question=per_question,
+        means={name: bootstrap_mean(values) for name, values in per_question.items()},
+        cost=Cost(
+            chunks=100,
+            tokens=tokens,
+            storage_bytes=0,
+            price=0.0,
+            scored_texts=scored_tokens // 10,
+            scoring_calls=1,
+            scored_tokens=scored_tokens,
+        ),
+        truncated_share=0.0,
+        warnings=(),
+        traces=(),
+        chunks=(),
+    )
+
+
+def test_the_recommendation_counts_what_a_scored_strategy_embeds_to_plan() -> None:
+    """Equal answers: the cheaper setting wins, and a strategy's sentence embeddings are
+    part of its price (billed at every indexing run), so fewer chunk tokens alone do not
+    make `binary` cheaper than `structure`."""
+    structure = _scored_result("structure", tokens=114_000, scored_tokens=0)
+    binary = _scored_result("binary", tokens=110_000, scored_tokens=9_000)
+    chosen = recommend([binary, structure])
+    assert chosen is not None
+    assert chosen.label == structure.setting.label
+    assert "114,000 tokens to embed" in chosen.sentence
+    cheap = _scored_result("binary", tokens=110_000, scored_tokens=1_000)
+    again = recommend([cheap, structure])
+    assert again is not None
+    assert again.label == cheap.setting.label
+    assert "110,000 + 1,000 tokens (chunks + planning) to embed" in again.sentence
