@@ -293,10 +293,10 @@ def load_settings(
                 f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
                 f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
             )
-        if settings.strategy == "words" and settings.text_split_mode is SplitMode.SENTENCES:
+        if settings.strategy != "structure" and settings.text_split_mode is SplitMode.SENTENCES:
             problems.append(
-                f"{ENV_TEXT_SPLIT_MODE} sentences does not apply to {ENV_STRATEGY} words "
-                "(it cuts word windows; use pages)"
+                f"{ENV_TEXT_SPLIT_MODE} sentences does not apply to {ENV_STRATEGY} "
+                f"{settings.strategy} (it plans its own chunks; use pages)"
             )
     if problems:
         raise SettingsError("invalid app settings: " + "; ".join(problems))

@@ -304,5 +304,9 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
     )
     assert "wordOverlap must be at least 0 and less than wordsPerChunk (10)" in message
     assert "CHUNK_WORD_SCOPE must be one of section, document (got 'page')" in message
-    with pytest.raises(SettingsError, match="CHUNK_TEXT_SPLIT_MODE sentences does not apply"):
-        load_settings({"CHUNK_STRATEGY": "words", "CHUNK_TEXT_SPLIT_MODE": "sentences"})
+    for strategy in ("words", "semantic", "binary"):
+        with pytest.raises(
+            SettingsError,
+            match=f"CHUNK_TEXT_SPLIT_MODE sentences does not apply to CHUNK_STRATEGY {strategy}",
+        ):
+            load_settings({"CHUNK_STRATEGY": strategy, "CHUNK_TEXT_SPLIT_MODE": "sentences"})
