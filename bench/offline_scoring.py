@@ -1,7 +1,7 @@
 """A deterministic offline scorer for the scored strategies: no model, no network.
 
 `hashed_embedding` turns each text into a bag of its lowercased words hashed into a
-fixed number of buckets (blake2b, so the same on every machine and run): texts that
+fixed number of buckets (crc32, so the same on every machine and run): texts that
 share words have a high cosine, texts that share none have 0. It is what the corpus
 audit, the throughput bench and the tests give `semantic` / `binary` so that they run
 without a model; it says nothing about retrieval quality (the evaluation uses the
@@ -10,9 +10,12 @@ real local model for that).
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import re
+import zlib
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from chunking.scoring import Scoring, Vector, cosine
 
@@ -24,13 +27,19 @@ DIMENSIONS = 256
 _WORD = re.compile(r"\w+")
 
 
-def hashed_vector(text: str, dimensions: int = DIMENSIONS) -> Vector:
-    """The hashed bag of words of `text`."""
-    vector = [0.0] * dimensions
-    for word in _WORD.findall(text.lower()):
-        digest = hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-        vector[int.from_bytes(digest, "little") % dimensions] += 1.0
-    return tuple(vector)
+@functools.lru_cache(maxsize=1 << 16)
+def _bucket(word: str) -> int:
+    # crc32, not hash(): the same bucket in every process (hash() is salted per run);
+    # cached, as a corpus repeats its words: the bench times the strategy, not this.
+    return zlib.crc32(word.encode("utf-8", "surrogatepass")) % DIMENSIONS
+
+
+def hashed_vector(text: str) -> Vector:
+    """The hashed bag of words of `text`, L2-normalised (all zeros without a word)."""
+    buckets = [_bucket(word) for word in _WORD.findall(text.lower())]
+    counts = np.bincount(buckets, minlength=DIMENSIONS).astype(np.float64)
+    norm = float(np.linalg.norm(counts))
+    return tuple((counts / norm if norm else counts).tolist())
 
 
 def hashed_embedding(texts: Sequence[str]) -> list[Vector]:

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.corpus_audit import main as audit_main
-from bench.strategy_semantic import HashedEmbedder, hashed_scoring
+from bench.offline_scoring import Counted, offline_scoring
 from bench.strategy_semantic import main as bench_main
 from chunking import ChunkOptions, Limits, OptionError, SplitMode, Unit
 from chunking.options import SemanticBreaks
@@ -264,10 +264,10 @@ def test_the_percentile_interpolates_as_numpy_does() -> None:
 def test_ids_follow_the_semantic_parameters() -> None:
     text, _ = topic_text(GROUPS)
     a = chunk_document(
-        text, options=semantic_options(percentile=90), format="text", scoring=hashed_scoring()
+        text, options=semantic_options(percentile=90), format="text", scoring=offline_scoring()[0]
     )
     b = chunk_document(
-        text, options=semantic_options(percentile=95), format="text", scoring=hashed_scoring()
+        text, options=semantic_options(percentile=95), format="text", scoring=offline_scoring()[0]
     )
     assert a.chunks[0].id != b.chunks[0].id
 
@@ -288,9 +288,9 @@ def test_semantic_chunks_keep_every_invariant(
     text: str, chosen: Limits, breaks: SemanticBreaks
 ) -> None:
     options = ChunkOptions(limits=chosen, strategy="semantic", semantic=breaks)
-    document, audit = chunk_and_audit(text, options, scoring=hashed_scoring())
+    document, audit = chunk_and_audit(text, options, scoring=offline_scoring()[0])
     assert not audit.violations, audit.examples
-    again = chunk_document(text, options=options, format="markdown", scoring=hashed_scoring())
+    again = chunk_document(text, options=options, format="markdown", scoring=offline_scoring()[0])
     assert again == document
 
 
@@ -341,12 +341,12 @@ def test_no_chunk_is_under_min_fill_but_a_sections_last(
 
 
 def test_the_hashed_embedder_is_deterministic_and_counts() -> None:
-    embedder = HashedEmbedder()
-    first = embedder(["the apple", "THE apple"])
+    embedder = Counted()
+    first = embedder.embed(["the apple", "THE apple"])
     assert first[0] == first[1]
     assert embedder.calls == 1
     assert embedder.texts == 2
-    assert embedder([""])[0] == (0.0,) * len(first[0])
+    assert embedder.embed([""])[0] == (0.0,) * len(first[0])
 
 
 def test_semantic_options_are_validated_by_name() -> None:
@@ -422,7 +422,7 @@ def test_a_header_left_out_is_counted_once_per_chunk() -> None:
     rows = "".join("| " + " | ".join(f"v{i}{j}" for j in range(8)) + " |\n" for i in range(60))
     text = f"# T\n\nIntro.\n\n{header}{rows}"
     document, audit = chunk_and_audit(
-        text, semantic_options(Limits(Unit.CHARACTERS, 300, 0)), scoring=hashed_scoring()
+        text, semantic_options(Limits(Unit.CHARACTERS, 300, 0)), scoring=offline_scoring()[0]
     )
     assert not audit.violations, audit.examples
     continued = [c for c in document.chunks if c.content.startswith("| v")]
