@@ -17,7 +17,6 @@ never compute, so the event loop and its executor stay free.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import ctypes
 import logging
@@ -39,7 +38,7 @@ from skills.contract import OutputRecord, failed_record
 from skills.scoring import blocking_scoring
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine, Sequence
+    from collections.abc import Sequence
     from multiprocessing.connection import Connection
     from multiprocessing.context import ForkServerContext, ForkServerProcess
 
@@ -301,23 +300,15 @@ class _Bridge:
 
     def answer(self, call: _ScoringCall, until: float) -> _ScoringAnswer:
         """The answer to one call, never later than `until`; failures are answers too."""
-        left = until - time.monotonic()
-        work: Coroutine[Any, Any, Sequence[Any]] = (
-            self.service.embed(call.texts, left)
-            if call.pairs is None
-            else self.service.score(call.pairs, left)
-        )
-        future = asyncio.run_coroutine_threadsafe(work, self.loop)
+        scoring = blocking_scoring(self.service, self.loop, until, grace=0.0)
         try:
-            return _ScoringAnswer(result=list(future.result(max(left, 0.0))))
+            result = scoring.embed(call.texts) if call.pairs is None else scoring.pairs(call.pairs)
         except ScoringError as error:
             return _ScoringAnswer(error=str(error))
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            return _ScoringAnswer(error="the scorer did not answer before the record's deadline")
         except Exception:  # a bug in a scorer fails only its record
             logger.exception("a scoring call failed")
             return _ScoringAnswer(error="internal error while scoring; the logs have the details")
+        return _ScoringAnswer(result=list(result))
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,20 +99,25 @@ class ScoringService:
 
 
 def blocking_scoring(
-    service: ScoringService, loop: asyncio.AbstractEventLoop, deadline: float
+    service: ScoringService,
+    loop: asyncio.AbstractEventLoop,
+    deadline: float,
+    grace: float | None = None,
 ) -> Scoring:
-    """`Scoring` for a thread other than `loop`'s: each call runs on `loop` and waits,
-    never past `deadline` (a time.monotonic() value)."""
+    """`Scoring` for a thread other than `loop`'s: each call runs on `loop` and waits until
+    `deadline` (a time.monotonic() value) and `grace` more (`RESULT_GRACE_SECONDS`) for
+    the call's own timeout to answer; a worker's bridge gives none (its record ends there)."""
+    wait = RESULT_GRACE_SECONDS if grace is None else grace
 
     def embed(texts: Sequence[str]) -> Sequence[Vector]:
         left = deadline - time.monotonic()
         future = asyncio.run_coroutine_threadsafe(service.embed(texts, left), loop)
-        return _result(future, left, "embedding")
+        return _result(future, left + wait, "embedding")
 
     def pairs(batch: Sequence[tuple[str, str]]) -> Sequence[float]:
         left = deadline - time.monotonic()
         future = asyncio.run_coroutine_threadsafe(service.score(batch, left), loop)
-        return _result(future, left, service.pair_source)
+        return _result(future, left + wait, service.pair_source)
 
     return Scoring(embed=embed, pairs=pairs, pair_source=service.pair_source)
 
@@ -121,9 +126,9 @@ RESULT_GRACE_SECONDS = 0.5
 """How long past the deadline a call waits for its coroutine's own timeout to answer."""
 
 
-def _result(future: concurrent.futures.Future[T], left: float, what: str) -> T:
+def _result(future: concurrent.futures.Future[T], seconds: float, what: str) -> T:
     try:
-        return future.result(max(left, 0.0) + RESULT_GRACE_SECONDS)
+        return future.result(max(seconds, 0.0))
     except concurrent.futures.TimeoutError:
         future.cancel()
         raise ScoringError(
