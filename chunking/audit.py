@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
-from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.formats.titles import resolve_title
 from chunking.outline import Outline, RegionKind
+from chunking.plain_outline import PlainOutline, plain_outline
 from chunking.sections import SectionTree
 
 PATH_DEBRIS = re.compile(
@@ -95,7 +95,13 @@ def audit_document(
     source = document.source
     maximum = options.limits.maximum_page_length
     _, hidden = resolve_title(outline, given=title, file_name=file_name)
-    tree = SectionTree.build(outline, hidden)
+    # Paths and embedded text are those of the text the chunker planned on: the plain
+    # text when markup is left out (its spans mapped back to the source are `content`).
+    planned, plain = outline, None
+    if options.strip_markup and outline.format == "markdown":
+        plain = plain_outline(outline)
+        planned = plain.outline
+    tree = SectionTree.build(planned, hidden)
     previous_start = -1
     for chunk in document.chunks:
         where = f"{name} chunk {chunk.ordinal} [{chunk.start}:{chunk.end}]"
@@ -105,21 +111,20 @@ def audit_document(
             audit.flag("oversize", f"{where}: size {exact} > {maximum}")
         if chunk.content != source[chunk.start : chunk.end]:
             audit.flag("content_not_slice", where)
-        embedded = chunk.content
-        if options.strip_markup and outline.format == "markdown":
-            embedded = plain_markdown(
-                source, chunk.start, chunk.end, code_regions(outline), left_out(outline)
-            )
-        if not (chunk.text.endswith(embedded) or chunk.text.endswith(chunk.content)):
+        start, end = chunk.start, chunk.end
+        if plain is not None:
+            start, end = plain.plain_span(start, end)
+        embedded = planned.source[start:end]
+        if not chunk.text.endswith(embedded):
             audit.flag("text_not_ending_in_content", where)
         if chunk.start <= previous_start:
             audit.flag("starts_not_increasing", where)
         previous_start = chunk.start
-        chain = tree.chain_of_chunk(source, chunk.start, chunk.end)
+        chain = tree.chain_of_chunk(planned.source, start, end)
         names = tree.names(chain)
         if chunk.headings != names:
             audit.flag("wrong_heading_path", f"{where}: {chunk.headings} != {names}")
-        _check_common_parent(audit, tree, chain, chunk.start, chunk.end, where)
+        _check_common_parent(audit, tree, chain, start, end, where)
         prefix = chunk.text[: len(chunk.text) - len(embedded)]
         if options.title_prefix and names and names[-1] not in prefix and ELLIPSIS not in prefix:
             audit.flag("path_missing_from_text", f"{where}: {names[-1]!r}")
@@ -127,7 +132,7 @@ def audit_document(
             _check_region_cut(audit, outline, sizer, maximum, position, f"{where} {side}")
     _check_headings(audit, name, outline)
     if not options.limits.maximum_pages_to_take:
-        _check_coverage(audit, name, outline, document)
+        _check_coverage(audit, name, outline, document, plain)
     return audit
 
 
@@ -183,14 +188,31 @@ def _check_headings(audit: Audit, name: str, outline: Outline) -> None:
             audit.flag("heading_in_code", f"{name}: {heading.text!r}")
 
 
-def _check_coverage(audit: Audit, name: str, outline: Outline, document: ChunkedDocument) -> None:
+def _check_coverage(
+    audit: Audit,
+    name: str,
+    outline: Outline,
+    document: ChunkedDocument,
+    plain: PlainOutline | None,
+) -> None:
+    """No text lost between chunks; markup left out of the embedded text is no text."""
     source = document.source
+
+    def shown(low: int, high: int) -> str:
+        if plain is None:
+            return source[low:high]
+        # The gap as the whole document's plain text shows it: a gap alone may hold
+        # half of a link, which alone would read as text.
+        return plain.outline.source[plain.plain.plain_end(low) : plain.plain.plain_start(high)]
+
     covered_to = outline.body_start
     for chunk in document.chunks:
-        gap = source[covered_to : chunk.start]
-        if chunk.start > covered_to and gap.strip():
+        gap = shown(covered_to, chunk.start) if chunk.start > covered_to else ""
+        if gap.strip():
             audit.flag("lost_text", f"{name}: {gap.strip()[:60]!r}")
         covered_to = max(covered_to, chunk.end)
-    if source[covered_to : outline.content_end].strip():
-        tail = source[covered_to : outline.content_end].strip()
+    tail = (
+        shown(covered_to, outline.content_end).strip() if covered_to < outline.content_end else ""
+    )
+    if tail:
         audit.flag("lost_text", f"{name}: tail {tail[:60]!r}")

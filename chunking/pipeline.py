@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
-from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.formats.detect import detect_format
 from chunking.formats.titles import resolve_title
 from chunking.options import ChunkOptions, OptionError
+from chunking.plain_outline import plain_outline
 from chunking.scoring import Scoring
 from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
@@ -21,9 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from chunking.options import Unit
-    from chunking.outline import Format, Outline, Region
-    from chunking.sizing import Sizer
-    from chunking.split.splitter import Span
+    from chunking.outline import Format, Outline
 
 FormatName = Literal["auto", "markdown", "html", "text"]
 ID_DIGEST_BYTES = 16
@@ -80,7 +79,7 @@ def chunk_document(
     Raises `OptionError` for settings that cannot be honoured (e.g. an encoder
     that is not available); everything else about the input becomes a warning.
     """
-    options = options or ChunkOptions()
+    given = options = options or ChunkOptions()
     strategy = STRATEGIES.get(options.strategy)
     if strategy is None:
         raise OptionError(
@@ -89,30 +88,37 @@ def chunk_document(
     sizer = make_sizer(options.limits.unit, options.encoder_model_name)
     outline = parse(text, format, file_name=file_name, content_type=content_type)
     title_text, title_heading = resolve_title(outline, given=title, file_name=file_name)
-    tree = SectionTree.build(outline, title_heading)
-    context = Contextualizer.for_options(sizer, title_text, options)
-    spans = strategy(outline, tree, sizer, context, options, scoring or Scoring())
+    planned, plain = outline, None
     if options.strip_markup and outline.format == "markdown":
-        code, hidden = code_regions(outline), left_out(outline)
-        spans = [_without_markup(span, outline, code, hidden, sizer) for span in spans]
-    digest = _document_digest(outline.source, options)
-    chunks = tuple(
-        Chunk(
-            ordinal=ordinal,
-            start=span.start,
-            end=span.end,
-            content=outline.source[span.start : span.end],
-            text=span.text,
-            title=title_text,
-            headings=span.headings,
-            outline_path=tree.levels(list(span.chain)),
-            anchor=outline.anchor_at(span.start),
-            size=span.size,
-            id=_chunk_id(digest, span.start, span.end),
-            **_page_fields(outline, span.start, span.end),
+        # The limit is on the embedded text, so the cuts are planned on it.
+        plain = plain_outline(outline)
+        planned = plain.outline
+        options = replace(options, strip_markup=False)
+    tree = SectionTree.build(planned, title_heading)
+    context = Contextualizer.for_options(sizer, title_text, options)
+    spans = strategy(planned, tree, sizer, context, options, scoring or Scoring())
+    digest = _document_digest(outline.source, given)
+    chunks = []
+    for ordinal, span in enumerate(spans):
+        start, end = (
+            (span.start, span.end) if plain is None else plain.source_span(span.start, span.end)
         )
-        for ordinal, span in enumerate(spans)
-    )
+        chunks.append(
+            Chunk(
+                ordinal=ordinal,
+                start=start,
+                end=end,
+                content=outline.source[start:end],
+                text=span.text,
+                title=title_text,
+                headings=span.headings,
+                outline_path=tree.levels(list(span.chain)),
+                anchor=planned.anchor_at(span.start),
+                size=span.size,
+                id=_chunk_id(digest, start, end),
+                **_page_fields(outline, start, end),
+            )
+        )
     warnings = [
         *outline.warnings,
         *_prefix_warnings(context, options.limits.unit),
@@ -128,7 +134,7 @@ def chunk_document(
         source=outline.source,
         format=outline.format,
         title=title_text,
-        chunks=chunks,
+        chunks=tuple(chunks),
         warnings=tuple(warnings),
     )
 
@@ -157,29 +163,6 @@ def _prefix_warnings(context: Contextualizer, unit: Unit) -> list[str]:
         f"heading path shortened to fit {limit}: {' › '.join(path)[:200]}"
         for path in sorted(context.shortened)
     ]
-
-
-def _without_markup(
-    span: Span,
-    outline: Outline,
-    code: tuple[Region, ...],
-    left_out: tuple[tuple[int, int], ...],
-    sizer: Sizer,
-) -> Span:
-    """The span with markup noise left out of its embedded text (`content` is untouched).
-
-    Leaving markup out only shortens the text the splitter measured, so the limit still
-    holds; the size is measured again, and the planned text is kept in the rare case the
-    new one is not smaller (a token join can add one).
-    """
-    content = plain_markdown(outline.source, span.start, span.end, code, left_out)
-    text = span.text[: len(span.text) - (span.end - span.start)] + content
-    if text == span.text:
-        return span
-    size = sizer.size(text)
-    if size > span.size:
-        return span
-    return span.with_text(text, size)
 
 
 def _document_digest(source: str, options: ChunkOptions) -> bytes:

@@ -15,8 +15,8 @@ from chunking import (
     chunk_document,
 )
 from chunking.audit import Audit, audit_document
-from chunking.embedded_text import code_regions, left_out, plain_markdown
 from chunking.pipeline import FormatName, parse
+from chunking.plain_outline import plain_outline
 from chunking.sizing import make_sizer
 from chunking.split.sentences import sentencex_ends
 
@@ -85,7 +85,9 @@ def embedded_content(text: str, format: FormatName, start: int, end: int) -> str
     outline = parse(text, format)
     if outline.format != "markdown":
         return outline.source[start:end]
-    return plain_markdown(outline.source, start, end, code_regions(outline), left_out(outline))
+    planned = plain_outline(outline)
+    low, high = planned.plain_span(start, end)
+    return planned.outline.source[low:high]
 
 
 @dataclass

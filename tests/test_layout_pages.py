@@ -287,15 +287,6 @@ def test_a_page_header_before_the_first_heading_is_no_part_of_the_path() -> None
     assert first.text.startswith("Contoso Operations Review 2025 › Summary\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known (issue 19): spans are planned on the raw text, so page marker lines count "
-    "against the limit although the embedded text leaves them out; two paragraphs without a "
-    "sentence end, parted by markers, are one unbroken block of 392 raw characters (19 "
-    "embedded) at a limit of 300, and the cut falls inside a marker comment. Found by "
-    "hypothesis in test_page_properties_hold_wherever_the_markers_fall; present before this "
-    "session's changes too (same chunks with main's code).",
-)
 def test_markers_alone_over_the_limit_do_not_force_a_cut_between_broken_halves() -> None:
     header = '<!-- PageHeader="Contoso Ltd. — Report" -->'
     lines = [header, ""]
