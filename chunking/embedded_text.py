@@ -13,14 +13,17 @@ as CommonMark reads it.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from chunking.outline import Outline, Region
 
@@ -92,7 +95,7 @@ def plain_markdown(
     """
     pieces = _Pieces(source)
     pieces.add(start, end, code, hidden)
-    text = "".join(pieces.parts)
+    text = "".join(pieces.texts())
     if not hidden:
         return text
     # A span that ends on markup (`</Note>`) would end on the blank lines before it.
@@ -120,6 +123,11 @@ class PlainText:
     source_end: int
     source: str
 
+    @property
+    def unchanged(self) -> bool:
+        """Whether the text is the source: nothing left out or replaced."""
+        return all(kind == _KEEP for kind in self.kinds[:2])
+
     def plain_start(self, offset: int) -> int:
         """Where a span beginning at source `offset` begins in the plain text."""
         index = bisect.bisect_right(self.source_starts, offset) - 1
@@ -140,6 +148,26 @@ class PlainText:
                 self._plain_stop(index),
             )
         return self._plain_stop(index)
+
+    def plain_offsets(
+        self, starts: Sequence[int], ends: Sequence[int]
+    ) -> tuple[list[int], list[int]]:
+        """`plain_start` of each of `starts` and `plain_end` of each of `ends`, in one
+        vectorized search: an outline has tens of thousands of offsets to map."""
+        pieces = np.asarray(self.source_starts)
+        plain = np.asarray(self.plain_starts)
+        kept = np.asarray(self.kinds) == _KEEP
+        stops = np.append(plain[1:], len(self.text))
+        at = np.asarray(starts, dtype=np.int64)
+        index = np.maximum(np.searchsorted(pieces, at, "right") - 1, 0)
+        mapped_starts = np.where(kept[index], plain[index] + at - pieces[index], plain[index])
+        at = np.asarray(ends, dtype=np.int64)
+        index = np.searchsorted(pieces, at, "left") - 1
+        before = index < 0
+        index = np.maximum(index, 0)
+        within = np.minimum(plain[index] + at - pieces[index], stops[index])
+        mapped_ends = np.where(before, 0, np.where(kept[index], within, stops[index]))
+        return mapped_starts.tolist(), mapped_ends.tolist()
 
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """The source span that shows `text[start:end]`.
@@ -206,9 +234,10 @@ def plain_text(
     pieces.keep(0, start)
     pieces.add(start, end, code, hidden)
     pieces.keep(end, len(source))
+    texts = pieces.texts()
     return PlainText(
-        text="".join(pieces.parts),
-        plain_starts=tuple(pieces.plain_starts),
+        text="".join(texts),
+        plain_starts=tuple(itertools.accumulate(map(len, texts[:-1]), initial=0)),
         source_starts=tuple(pieces.source_starts),
         kinds=tuple(pieces.kinds),
         source_end=len(source),
@@ -217,45 +246,53 @@ def plain_text(
 
 
 class _Pieces:
-    """Builds a plain text from runs of the source, each kept, left out or replaced."""
+    """Builds a plain text from runs of the source, each kept, left out or replaced.
 
-    __slots__ = ("at", "kinds", "length", "parts", "plain_starts", "source", "source_starts")
+    Only where each run begins is recorded as it goes (a run of one kind goes on
+    until another begins); the text is joined once at the end.
+    """
+
+    __slots__ = ("at", "kinds", "replacements", "source", "source_starts")
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.parts: list[str] = []
-        self.plain_starts: list[int] = []
         self.source_starts: list[int] = []
         self.kinds: list[int] = []
-        self.length = 0
-        """Length of the plain text so far."""
+        self.replacements: dict[int, str] = {}
+        """The text of each replaced piece, by index."""
         self.at = -1
         """Where the last piece ends in the source (-1: no piece yet)."""
 
-    def _piece(self, low: int, kind: int) -> None:
-        if self.kinds and self.kinds[-1] == kind != _REPLACE and self.at == low:
-            return  # the run goes on
-        self.plain_starts.append(self.length)
-        self.source_starts.append(low)
-        self.kinds.append(kind)
-
     def keep(self, low: int, high: int) -> None:
         if low < high:
-            self._piece(low, _KEEP)
-            self.parts.append(self.source[low:high])
-            self.length += high - low
+            if self.at != low or not self.kinds or self.kinds[-1] != _KEEP:
+                self.source_starts.append(low)
+                self.kinds.append(_KEEP)
             self.at = high
 
     def drop(self, low: int, high: int) -> None:
         if low < high:
-            self._piece(low, _DROP)
+            if self.at != low or not self.kinds or self.kinds[-1] != _DROP:
+                self.source_starts.append(low)
+                self.kinds.append(_DROP)
             self.at = high
 
     def replace(self, low: int, high: int, text: str) -> None:
-        self._piece(low, _REPLACE)
-        self.parts.append(text)
-        self.length += len(text)
+        self.replacements[len(self.kinds)] = text
+        self.source_starts.append(low)
+        self.kinds.append(_REPLACE)
         self.at = high
+
+    def texts(self) -> list[str]:
+        """The text of each piece."""
+        source, starts, kinds = self.source, self.source_starts, self.kinds
+        if not starts:
+            return []
+        stops = [*starts[1:], self.at]
+        return [
+            source[low:high] if kind == _KEEP else self.replacements.get(index, "")
+            for index, (low, high, kind) in enumerate(zip(starts, stops, kinds, strict=True))
+        ]
 
     def add(
         self, start: int, end: int, code: tuple[Region, ...], hidden: Sequence[tuple[int, int]]
@@ -289,32 +326,39 @@ class _Pieces:
         if start >= end:
             return
         source = self.source
-        found: list[_Found] = [
-            (match.start(), match.end(), match) for match in _MARKUP.finditer(source, start, end)
-        ]
+        matches = _MARKUP.finditer(source, start, end)
+        found: Iterable[re.Match[str] | _Fence] = matches
         if source.find(":::", start, end) >= 0:
-            found = _with_fences(source, start, end, found)
+            found = _with_fences(source, start, end, list(matches))
         position = start
-        for low, high, match in found:
-            if match is None:  # a directive line, with any markup on it
-                self.keep(position, low)
-                self.drop(low, high)
+        starts, kinds = self.source_starts, self.kinds
+        for match in found:
+            kind = match.lastgroup
+            low, high = match.span()
+            if kind == "code":
+                continue  # inline code stays as it is: the kept run goes on
+            # keep(position, low), then for markup dropped whole drop(low, high), inlined:
+            # this loop runs once per link, tag and bold mark of the document.
+            if position < low:
+                if self.at != position or kinds[-1] != _KEEP:
+                    starts.append(position)
+                    kinds.append(_KEEP)
+                self.at = low
+            if kind is None or kind in _DROPPED:  # None: a directive line, markup and all
+                if self.at != low or not kinds or kinds[-1] != _DROP:
+                    starts.append(low)
+                    kinds.append(_DROP)
+                self.at = high
             else:
-                self._match(position, match)
-            position = max(position, high)
+                self._match(match)  # type: ignore[arg-type]  # a fence's kind is None
+            position = high
         self.keep(position, end)
 
-    def _match(self, position: int, match: re.Match[str]) -> None:
-        """The text before `match` from `position`, then the match's own plain text."""
+    def _match(self, match: re.Match[str]) -> None:
+        """The plain text of a match that is neither code nor dropped whole."""
         kind = match.lastgroup
         low, high = match.span()
-        if kind == "code":
-            self.keep(position, high)  # inline code stays as it is
-            return
-        self.keep(position, low)
-        if kind in _DROPPED:
-            self.drop(low, high)
-        elif kind == "escape":
+        if kind == "escape":
             self.drop(low, low + 1)
             self.keep(low + 1, high)
         elif kind == "alert":
@@ -332,38 +376,49 @@ class _Pieces:
             self.drop(inner_high, high)
 
 
-_Found = tuple[int, int, "re.Match[str] | None"]
-"""A span of prose that is markup: a match of `_MARKUP`, or a directive line (None)."""
+@dataclass(frozen=True, slots=True)
+class _Fence:
+    """A docfx directive line among the markup matches of prose, the markup on it inside."""
+
+    low: int
+    high: int
+    lastgroup: None = None
+
+    def span(self) -> tuple[int, int]:
+        return self.low, self.high
 
 
-def _with_fences(source: str, start: int, end: int, found: list[_Found]) -> list[_Found]:
-    """`found` with each docfx `:::` directive line as a span, the markup on it inside.
+def _with_fences(
+    source: str, start: int, end: int, found: list[re.Match[str]]
+) -> list[re.Match[str] | _Fence]:
+    """`found` with each docfx `:::` directive line as a `_Fence` in its place.
 
     A line is a directive as the embedded text shows it: its `:::` not inside other
     markup (a comment, inline code), and not an image (`:::image`, its alt text).
     """
-    starts = [low for low, _, _ in found]
+    starts = [match.start() for match in found]
     fences: list[list[int]] = []
     for directive in _DIRECTIVE.finditer(source, start, end):
         colons = source.index(":::", directive.start())
         # The markup at or around the colons: an image there (the only markup that
         # begins with `:`) or a comment or inline code holding them.
         index = bisect.bisect_right(starts, colons) - 1
-        if index >= 0 and found[index][1] > colons:
+        if index >= 0 and found[index].end() > colons:
             continue
         fences.append([directive.start(), directive.end()])
     if not fences:
-        return found
-    merged: list[_Found] = []
+        return list(found)
+    merged: list[re.Match[str] | _Fence] = []
     fence = 0
-    for low, high, match in found:
+    for match in found:
+        low, high = match.span()
         while fence < len(fences) and fences[fence][1] <= low:
-            merged.append((fences[fence][0], fences[fence][1], None))
+            merged.append(_Fence(fences[fence][0], fences[fence][1]))
             fence += 1
         if fence < len(fences) and fences[fence][0] <= low:
             # On a directive line: gone with it (to its end if it runs past the line).
             fences[fence][1] = max(high, fences[fence][1])
             continue
-        merged.append((low, high, match))
-    merged += [(low, high, None) for low, high in fences[fence:]]
+        merged.append(match)
+    merged += [_Fence(low, high) for low, high in fences[fence:]]
     return merged

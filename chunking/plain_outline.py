@@ -116,45 +116,57 @@ def plain_outline(outline: Outline) -> PlainOutline:
     )
     text = plain.text
     start_of, end_of = plain.plain_start, plain.plain_end
-
-    def block_start(offset: int) -> int:
-        # A block begins on its first character: markup left out of its start leaves spaces.
-        start = start_of(offset)
-        while start < len(text) and text[start].isspace():
-            start += 1
-        return start
-
-    def block_end(low: int, high: int) -> int:
-        # A block ends on its last character: markup left out of its end leaves spaces.
-        end = end_of(high)
-        while end > low and text[end - 1].isspace():
-            end -= 1
-        return end
-
-    def span_of(start: int, end: int) -> tuple[int, int]:
-        low = start_of(start)
-        high = block_end(low, end)
-        return (min(block_start(start), high), high) if high > low else (low, high)
-
+    if plain.unchanged:
+        # No markup at all: the plain text is the source.
+        same = tuple((block.start, block.end) for block in outline.blocks)
+        return PlainOutline(outline, plain, outline.blocks, same)
+    units: list[Block | Heading | Region] = [*outline.blocks, *outline.headings, *outline.regions]
+    # One search for every offset: blocks, headings and regions, the regions' lead ends
+    # and the headings' section ends (as starts), then the ends.
+    lows, highs = plain.plain_offsets(
+        [
+            *(unit.start for unit in units),
+            *(region.lead_end for region in outline.regions),
+            *(h.start if h.section_end is None else h.section_end for h in outline.headings),
+        ],
+        [unit.end for unit in units],
+    )
+    count, heading_count, region_count = (
+        len(outline.blocks),
+        len(outline.headings),
+        len(outline.regions),
+    )
+    lead_ends = lows[len(units) : len(units) + region_count]
+    section_ends = lows[len(units) + region_count :]
+    spans = [_trimmed(text, low, high) for low, high in zip(lows, highs, strict=False)]
     blocks: list[Block] = []
-    plain_blocks: list[tuple[int, int]] = []
-    for block in outline.blocks:
-        low, high = span_of(block.start, block.end)
-        plain_blocks.append((low, high))
+    for block, (low, high) in zip(outline.blocks, spans, strict=False):
         # Markup alone (an MDX tag line, a container marker) is no block of the text.
         if high > low or block.kind is BlockKind.HEADING:
             blocks.append(Block(block.kind, low, high))
     headings = tuple(
         Heading(
-            *span_of(heading.start, heading.end),
+            low,
+            high,
             depth=heading.depth,
             text=heading.text,
             anchor=heading.anchor,
-            section_end=None if heading.section_end is None else start_of(heading.section_end),
+            section_end=None if heading.section_end is None else section_end,
         )
-        for heading in outline.headings
+        for heading, (low, high), section_end in zip(
+            outline.headings, spans[count : count + heading_count], section_ends, strict=True
+        )
     )
-    regions = tuple(_region(region, text, start_of, end_of) for region in outline.regions)
+    regions = tuple(
+        _region(region, text, start, end, lead_end)
+        for region, start, end, lead_end in zip(
+            outline.regions,
+            lows[count + heading_count : len(units)],
+            highs[count + heading_count :],
+            lead_ends,
+            strict=True,
+        )
+    )
     pages = outline.pages
     return PlainOutline(
         outline=Outline(
@@ -175,16 +187,28 @@ def plain_outline(outline: Outline) -> PlainOutline:
         ),
         plain=plain,
         source_blocks=outline.blocks,
-        plain_blocks=tuple(plain_blocks),
+        plain_blocks=tuple(spans[:count]),
     )
 
 
-def _region(region: Region, text: str, start_of: _Map, end_of: _Map) -> Region:
-    start = start_of(region.start)
-    end = max(start, end_of(region.end))
+def _trimmed(text: str, low: int, high: int) -> tuple[int, int]:
+    """A block's plain span without the spaces markup left out of its ends leaves
+    (an empty span, markup alone, stays where it is)."""
+    if high <= low:
+        return low, max(low, high)
+    while high > low and text[high - 1].isspace():
+        high -= 1
+    while low < high and text[low].isspace():
+        low += 1
+    return low, high
+
+
+def _region(region: Region, text: str, start: int, end: int, lead_end: int) -> Region:
+    """`region` at its plain offsets, its lead the plain text of the source's."""
+    end = max(start, end)
     if not region.lead:
         return Region(region.kind, start, end, start, "")
-    lead_end = min(max(start, start_of(region.lead_end)), end)
+    lead_end = min(max(start, lead_end), end)
     lead = text[start:lead_end]
     if region.lead.endswith("\n") and not lead.endswith("\n"):
         lead += "\n"  # the document ends on the lead line, as in the source outline
