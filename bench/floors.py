@@ -32,7 +32,9 @@ class Floor:
     prepare: Callable[[str], str] | None = None
     """Turns a document into the timed function's input, untimed (None: as is)."""
     block_parse: bool = False
-    """The floor the goals compare our time with."""
+    """The third-party parse the goals of issue 6 compared our time with."""
+    outline: bool = False
+    """Our own outline parse, which issue 19's characters goal compares our time with."""
 
 
 def _markdown_it(inline: bool) -> MarkdownIt:
@@ -72,6 +74,20 @@ def _our_markdown_outline(_encoder: str) -> Callable[[str], object]:
     from chunking.formats.markdown.outline import parse_markdown
 
     return parse_markdown
+
+
+def _our_planning_input(encoder: str) -> Callable[[str], object]:
+    """What every chunk plan of ours needs before it cuts: the outline, its embedded
+    text, and that text's tokens (the splitter's token index)."""
+    from chunking.formats.markdown.outline import parse_markdown
+    from chunking.plain_outline import plain_outline
+
+    encode = load_encoding(encoder).encode_ordinary
+
+    def prepare(text: str) -> object:
+        return encode(plain_outline(parse_markdown(text)).outline.source)
+
+    return prepare
 
 
 def _tiktoken_pass(encoder: str) -> Callable[[str], object]:
@@ -120,6 +136,12 @@ FLOORS: tuple[Floor, ...] = (
         "our outline: chunking.formats.markdown.outline.parse_markdown",
         "markdown",
         _our_markdown_outline,
+        outline=True,
+    ),
+    Floor(
+        "our outline, its embedded text (plain_outline) and one token pass of it",
+        "markdown",
+        _our_planning_input,
     ),
     Floor("tiktoken, one pass (encode_ordinary)", "markdown", _tiktoken_pass),
     Floor(
@@ -127,7 +149,12 @@ FLOORS: tuple[Floor, ...] = (
     ),
     Floor("lxml.html alone", "html", _lxml_alone),
     Floor("BeautifulSoup(lxml) parse", "html", _soup_parse, block_parse=True),
-    Floor("our outline: chunking.formats.html.render.parse_html", "html", _our_html_outline),
+    Floor(
+        "our outline: chunking.formats.html.render.parse_html",
+        "html",
+        _our_html_outline,
+        outline=True,
+    ),
     Floor(
         "tiktoken, one pass over our text rendering",
         "html",

@@ -45,7 +45,8 @@ def test_quick_run_prints_our_row_floors_and_ratios() -> None:
     assert "| markdown-it-py block parse (`inline` rule off) |" in out
     assert "| BeautifulSoup(lxml) parse |" in out
     assert out.count("| floor | MB/s | our time ÷ floor |") == 2
-    assert "## Goals (issue 6)" in out
+    assert "## Goals (issue 19)" in out
+    assert "| our outline, its embedded text (plain_outline) and one token pass of it |" in out
     assert "3 files" in out
 
 
@@ -168,3 +169,34 @@ def test_encoder_option_counts_ours_peers_and_floors_with_that_encoding() -> Non
     # o200k keeps a word's contraction in one token; cl100k splits it off.
     assert _length_function(LIMITS["tokens"], "o200k_base")("it's") == 1
     assert _length_function(LIMITS["tokens"], "cl100k_base")("it's") == 2
+
+
+def test_goals_judge_each_peer_by_issue_19s_ratios() -> None:
+    from bench.floors import FLOORS
+    from bench.peers import PEERS
+    from bench.speed import CorpusReport, Timing, goals
+
+    def peer(prefix: str, kind: str, seconds: float) -> Timing:
+        found = next(p for p in PEERS if p.name.startswith(prefix) and p.kind == kind)
+        return Timing(found.name, seconds, peer=found)
+
+    outline = next(f for f in FLOORS if f.kind == "markdown" and f.outline)
+    markdown = CorpusReport(
+        "markdown",
+        3,
+        1.0,
+        Timing("ours", 1.0),
+        [peer("LangChain", "markdown", 1.9), peer("Chonkie", "markdown", 1.1)],
+        [Timing(outline.name, 0.4)],
+    )
+    html = CorpusReport("html", 3, 1.0, Timing("ours", 1.0), [peer("Chonkie", "html", 3.2)], [])
+    tokens = "\n".join(goals([markdown, html], LIMITS["tokens"]))
+    assert "1.90× (goal ≥ 2.0×): MISSED" in tokens
+    assert "1.10× (goal ≥ 1.0×): met" in tokens
+    assert "3.20× (goal ≥ 3.0×): met" in tokens
+    characters = "\n".join(goals([markdown], LIMITS["characters"]))
+    assert "our outline parse = 2.50× (goal ≤ 2.0×): MISSED" in characters
+    assert "LangChain" in characters
+    assert "ahead of every structure-aware peer): met" in characters
+    assert "Chonkie" in characters
+    assert "1.10× (reported)" in characters
