@@ -20,6 +20,7 @@ from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import Block, BlockKind, Level, Outline
 from chunking.split.next_match import NextMatch
 from chunking.split.sentences import (
+    WHOLE_TEXT_CHARACTERS,
     LazySentenceStarts,
     Segmenter,
     iter_sentence_starts,
@@ -98,8 +99,9 @@ class _Document:
     coarse_totals: list[int]
     """The span sizer's running total at each coarse position."""
     segment: Segmenter = sentencex_ends
-    sentence_cache: dict[int, LazySentenceStarts] = field(default_factory=dict)
-    """Sentence starts of each block touched so far, by block start."""
+    sentence_cache: dict[int, list[int] | LazySentenceStarts] = field(default_factory=dict)
+    """Sentence starts of each block touched so far, by block start: all of them
+    for a block segmented in one call, else as far as they were read."""
 
     @classmethod
     def build(
@@ -220,24 +222,31 @@ class _Document:
                 if cached is None:
                     cached = self._block_sentences(block_start, self.block_ends[index])
                     self.sentence_cache[block_start] = cached
-                for position in cached.after(low):
-                    if position >= high:
-                        break
-                    yield position
+                if isinstance(cached, list):
+                    first = bisect.bisect_right(cached, low)
+                    yield from cached[first : bisect.bisect_left(cached, high, first)]
+                else:
+                    for position in cached.after(low):
+                        if position >= high:
+                            break
+                        yield position
             index += 1
 
-    def _block_sentences(self, start: int, end: int) -> LazySentenceStarts:
-        """Sentence starts inside the block [start, end), found on demand."""
+    def _block_sentences(self, start: int, end: int) -> list[int] | LazySentenceStarts:
+        """Sentence starts inside the block [start, end): all at once when one
+        sentencex call finds them anyway (nearly every block), else on demand."""
         region = self.region_at(start)
         if region >= 0 and self.outline.regions[region].end >= end:
             # Code and tables split only between lines, which callers find
             # themselves: segmenting them (two fifths of the text segmented
             # on the markdown corpus) would find nothing they can use.
-            return LazySentenceStarts(iter(()), start)
+            return []
         text = self.outline.source[start:end]
-        return LazySentenceStarts(
-            iter_sentence_starts(text, self.language, segment=self.segment), start
-        )
+        starts = iter_sentence_starts(text, self.language, segment=self.segment)
+        if len(text) > WHOLE_TEXT_CHARACTERS:
+            return LazySentenceStarts(starts, start)
+        # Reading them one by one through a generator cost as much as sentencex.
+        return [start + offset for offset in starts]
 
 
 def _furthest_of_each_level(levels: list[Level], first: int) -> list[int]:
