@@ -99,9 +99,8 @@ class _Document:
     coarse_totals: list[int]
     """The span sizer's running total at each coarse position."""
     segment: Segmenter = sentencex_ends
-    sentence_cache: dict[int, list[int] | LazySentenceStarts] = field(default_factory=dict)
-    """Sentence starts of each block touched so far, by block start: all of them
-    for a block segmented in one call, else as far as they were read."""
+    sentence_cache: dict[int, LazySentenceStarts] = field(default_factory=dict)
+    """Sentence starts of each block touched so far, by block start."""
 
     @classmethod
     def build(
@@ -222,17 +221,10 @@ class _Document:
                 if cached is None:
                     cached = self._block_sentences(block_start, self.block_ends[index])
                     self.sentence_cache[block_start] = cached
-                if isinstance(cached, list):
-                    first = bisect.bisect_right(cached, low)
-                    yield from cached[first : bisect.bisect_left(cached, high, first)]
-                else:
-                    for position in cached.after(low):
-                        if position >= high:
-                            break
-                        yield position
+                yield from cached.between(low, high)
             index += 1
 
-    def _block_sentences(self, start: int, end: int) -> list[int] | LazySentenceStarts:
+    def _block_sentences(self, start: int, end: int) -> LazySentenceStarts:
         """Sentence starts inside the block [start, end): all at once when one
         sentencex call finds them anyway (nearly every block), else on demand."""
         region = self.region_at(start)
@@ -240,13 +232,13 @@ class _Document:
             # Code and tables split only between lines, which callers find
             # themselves: segmenting them (two fifths of the text segmented
             # on the markdown corpus) would find nothing they can use.
-            return []
+            return LazySentenceStarts.complete([])
         text = self.outline.source[start:end]
         starts = iter_sentence_starts(text, self.language, segment=self.segment)
         if len(text) > WHOLE_TEXT_CHARACTERS:
             return LazySentenceStarts(starts, start)
         # Reading them one by one through a generator cost as much as sentencex.
-        return [start + offset for offset in starts]
+        return LazySentenceStarts.complete([start + offset for offset in starts])
 
 
 def _furthest_of_each_level(levels: list[Level], first: int) -> list[int]:
