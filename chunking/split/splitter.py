@@ -397,6 +397,9 @@ class StructureSplitter:
         self.maximum = options.limits.maximum_page_length
         self._lead_sizes: dict[str, int] = {}
         self._head_sizes: dict[tuple[str, str], int] = {}
+        self._prefixes: dict[tuple[int, ...], tuple[tuple[str, ...], str, int]] = {}
+        """Heading names, prefix and prefix size of each heading chain met: every
+        chunk asks twice (room, span), and a key of indices hashes faster than names."""
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
         self._heading_content = tree.content_starts(self.source, self.end)
@@ -625,7 +628,15 @@ class StructureSplitter:
                 None,
             )
         fill = self.options.section_fill
-        if chosen is None and fill is not None and self.options.mode is SplitMode.PAGES:
+        # The strongest boundary on the walk: most walks hold no heading, and this
+        # one C-level pass says so before any loop over them looks for one.
+        strongest = min(levels[first:])
+        if (
+            chosen is None
+            and fill is not None
+            and self.options.mode is SplitMode.PAGES
+            and strongest <= Level.H6
+        ):
             # Sections kept apart: the first heading that leaves the chunk at least
             # `fill` full ends it, so a chunk holds one section, not several packed.
             chosen = next(
@@ -638,7 +649,8 @@ class StructureSplitter:
             )
         if chosen is None:
             furthest = _furthest_of_each_level(levels, first)
-            for level in _LEVELS[Level.H1 :]:
+            # Levels stronger than any on the walk have no boundary to look at.
+            for level in _LEVELS[max(Level.H1, strongest) :]:
                 index = furthest[level]
                 # Rarely the furthest sits where no chunk may end: look further back.
                 while index >= first and not (levels[index] <= level and can_cut(positions[index])):
@@ -751,8 +763,7 @@ class StructureSplitter:
 
     def _room(self, start: int) -> tuple[int, str]:
         """Room for content at `start`: the limit less prefix and lead, and the lead."""
-        chain = self.tree.chain_at(self._content_start(start))
-        _, prefix_size = self.context.prefix(self.tree.names(chain))
+        _, _, prefix_size = self._prefix_of(tuple(self.tree.chain_at(self._content_start(start))))
         lead = self.doc.lead_at(start)
         lead_size = self._lead_size(lead)
         if lead and prefix_size + lead_size > self.maximum // 2:
@@ -798,6 +809,15 @@ class StructureSplitter:
                 high = middle - 1
         return best
 
+    def _prefix_of(self, chain: tuple[int, ...]) -> tuple[tuple[str, ...], str, int]:
+        """The heading names of `chain`, their prefix and its size."""
+        found = self._prefixes.get(chain)
+        if found is None:
+            names = self.tree.names(list(chain))
+            found = (names, *self.context.prefix(names))
+            self._prefixes[chain] = found
+        return found
+
     def _lead_size(self, lead: str) -> int:
         size = self._lead_sizes.get(lead)
         if size is None:
@@ -820,8 +840,7 @@ class StructureSplitter:
         if begin >= finish:
             return None
         chain = tuple(self.tree.chain_of_chunk(self.source, begin, finish))
-        names = self.tree.names(list(chain))
-        prefix, prefix_size = self.context.prefix(names)
+        names, prefix, prefix_size = self._prefix_of(chain)
         content = self.source[begin:finish]
         text = self.context.text(names, lead, content)
         if self._additive:
