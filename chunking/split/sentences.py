@@ -135,10 +135,16 @@ def iter_sentence_starts(
     first = last = -1
     """The first and last non-space of the sentence so far (-1: none yet)."""
     scanned = 0
+    length = len(text)
     for end in ends:
-        if end >= len(text):
+        if end >= length:
             break
         piece = text[scanned:end]
+        if first < 0 and len(piece.strip()) >= MIN_SENTENCE_CHARACTERS:
+            # Nearly every sentence stands alone: one strip measures it.
+            scanned = end
+            yield end
+            continue
         if not piece.isspace() and piece:
             if first < 0:
                 first = scanned + len(piece) - len(piece.lstrip())

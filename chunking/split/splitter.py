@@ -467,7 +467,9 @@ class StructureSplitter:
             return starts
         if level is Level.WORD:
             found = [m.start() for m in _WHITESPACE_RUN.finditer(source, low, cap)]
-            found = [p for p in found if low < p < cap]
+            # Every match starts in [low, cap): only the first can sit at `low`.
+            if found and found[0] == low:
+                del found[0]
             word_end = self.next_word_end.search(max(cap, found[-1] + 1 if found else low), high)
             if word_end is not None and low < word_end.start():
                 found.append(word_end.start())
@@ -713,12 +715,9 @@ class StructureSplitter:
         if level is Level.SENTENCE:
             found.update(self.doc.lines_between(low, high))
             found.update(self.doc.sentence_positions(low, high))
-            index = bisect.bisect_right(self.doc.coarse_positions, low)
-            while (
-                index < len(self.doc.coarse_positions) and self.doc.coarse_positions[index] < high
-            ):
-                found.add(self.doc.coarse_positions[index])
-                index += 1
+            coarse = self.doc.coarse_positions
+            first = bisect.bisect_right(coarse, low)
+            found.update(coarse[first : bisect.bisect_left(coarse, high, first)])
         else:
             found.update(m.end() for m in _WHITESPACE_RUN.finditer(source, low, high))
         return sorted(p for p in found if low < p < high)
@@ -836,12 +835,16 @@ class StructureSplitter:
         return size
 
     def _make_span(self, start: int, end: int, lead: str) -> Span | None:
-        begin, finish = _trim(self.source, start, end)
-        if begin >= finish:
+        # Trimmed by str.strip (the same whitespace as str.isspace), which also
+        # gives the content: a loop over the ends cost more than the copies.
+        piece = self.source[start:end]
+        content = piece.strip()
+        if not content:
             return None
+        begin = start + len(piece) - len(piece.lstrip())
+        finish = begin + len(content)
         chain = tuple(self.tree.chain_of_chunk(self.source, begin, finish))
         names, prefix, prefix_size = self._prefix_of(chain)
-        content = self.source[begin:finish]
         text = self.context.text(names, lead, content)
         if self._additive:
             size = prefix_size + self._lead_size(lead) + self.spans_of_source.span(begin, finish)
