@@ -355,13 +355,8 @@ class _Frontier:
 
     def accept(self, position: int, limit: int, measure: SpanSizer, walk: _Walk) -> int:
         """Accept the boundaries from the cursor on whose running total fits `limit`."""
-        low, high = self.cursor, len(self.positions)
-        while low < high:
-            middle = (low + high) // 2
-            if measure.total(self.positions[middle]) <= limit:
-                low = middle + 1
-            else:
-                high = middle
+        # Running totals ascend with the positions: bisect's own loop, in C.
+        low = bisect.bisect_right(self.positions, limit, self.cursor, key=measure.total)
         if low == self.cursor:
             return position
         walk.positions += self.positions[self.cursor : low]
