@@ -505,10 +505,13 @@ class StructureSplitter:
         walk = _Walk()
         doc_end = self.end
         measure = self.spans_of_source
-        limit = measure.total(start) + room
+        total, doc = measure.total, self.doc
+        limit = total(start) + room
         gallop = self.options.mode is SplitMode.PAGES
         position = start
         level = Level.BLOCK
+        # Hot in the loop: locals, not attribute lookups on the enum.
+        line_level, word_level = Level.LINE, Level.WORD
         # Finer boundaries inside each unit that did not fit, innermost last.  In
         # sentences mode a unit is descended into without being measured, so all
         # its pieces may fit: the level runs out and the walk resumes one level up.
@@ -523,7 +526,7 @@ class StructureSplitter:
                     position = self._accept_coarse(position, limit, walk)
                     if position >= doc_end:
                         break
-                unit_end, unit_level = self.doc.next_coarse(position)
+                unit_end, unit_level = doc.next_coarse(position)
             else:
                 frontier = frontiers[-1]
                 if gallop:
@@ -533,14 +536,10 @@ class StructureSplitter:
                 unit_end = frontier.positions[frontier.cursor]
                 unit_level = frontier.levels[frontier.cursor]
                 frontier.cursor += 1
-            left = limit - measure.total(position)
+            left = limit - total(position)
             if left <= 0:
                 break
-            if (
-                not gallop
-                and not self._must_descend(position, level)
-                and measure.total(unit_end) <= limit
-            ):
+            if not gallop and not self._must_descend(position, level) and total(unit_end) <= limit:
                 position = unit_end
                 walk.positions.append(unit_end)
                 walk.levels.append(unit_level)
@@ -548,21 +547,25 @@ class StructureSplitter:
                     stop_after is not None
                     and unit_end >= stop_after
                     and unit_level <= Level.SENTENCE
-                    and self.doc.can_cut(unit_end)
+                    and doc.can_cut(unit_end)
                 ):
                     walk.stopped = True
                     break
                 continue
-            row = level is Level.LINE and self.doc.region_at(position) >= 0
+            row = level is line_level and doc.region_at(position) >= 0
             if row and self._row_fits_alone(position, unit_end, room):
                 break  # a table row or code line that fits a chunk of its own is never cut
-            if level is Level.WORD:
+            if level is word_level:
                 self._walk_characters(position, unit_end, unit_level, left, walk)
                 break
-            # Descend: the next level's boundaries inside the failing unit, then its end.
+            # Descend: the next level's boundaries inside the failing unit, then its end
+            # (`_finer` returns a fresh list: it takes the end itself).
             level = _LEVELS[level + 1]
             finer = self._finer(position, unit_end, level, measure.horizon(limit))
-            frontiers.append(_Frontier([*finer, unit_end], [level] * len(finer) + [unit_level], 0))
+            finer_levels = [level] * len(finer)
+            finer.append(unit_end)
+            finer_levels.append(unit_level)
+            frontiers.append(_Frontier(finer, finer_levels, 0))
         return walk
 
     def _accept_coarse(self, position: int, limit: int, walk: _Walk) -> int:
@@ -610,7 +613,7 @@ class StructureSplitter:
         positions, levels = walk.positions, walk.levels
         first = bisect.bisect_left(positions, minimum_end)
         can_cut = self.doc.can_cut
-        if not any(can_cut(p) for p in positions[first:]):
+        if not any(map(can_cut, positions[first:])):
             yield from reversed(positions[first:])
             return
         reach = max(positions[-1] - start, 1)
@@ -636,14 +639,15 @@ class StructureSplitter:
         ):
             # Sections kept apart: the first heading that leaves the chunk at least
             # `fill` full ends it, so a chunk holds one section, not several packed.
-            chosen = next(
-                (
-                    p
-                    for p, lv in zip(positions[first:], levels[first:], strict=True)
-                    if lv <= Level.H6 and can_cut(p) and (p - start) >= fill * reach
-                ),
-                None,
-            )
+            h6, least = Level.H6, fill * reach
+            for index in range(first, len(levels)):
+                if (
+                    levels[index] <= h6
+                    and can_cut(positions[index])
+                    and positions[index] - start >= least
+                ):
+                    chosen = positions[index]
+                    break
         if chosen is None:
             furthest = _furthest_of_each_level(levels, first)
             # Levels stronger than any on the walk have no boundary to look at.
