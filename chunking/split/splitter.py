@@ -119,7 +119,8 @@ class _Document:
         levels: list[Level] = []
         forbidden: list[tuple[int, int]] = []
         # Container headings nest past h6; a boundary is at most as weak as an h6.
-        heading_starts = {h.start: min(h.depth, Level.H6) for h in outline.headings}
+        h6 = Level.H6
+        heading_starts = {h.start: h.depth if h.depth <= h6 else h6 for h in outline.headings}
         previous_kind: BlockKind | None = None
         content_end = outline.content_end
         heading, markup, markup_end = BlockKind.HEADING, BlockKind.MARKUP, BlockKind.MARKUP_END
