@@ -455,7 +455,10 @@ class StructureSplitter:
             starts: list[int] = []
             # Sentence starts of a long block reach far past the horizon: move
             # them before their space only up to the first one past it.
-            for start in map(self._before_space, self.doc.sentence_positions(low, high)):
+            for sentence_start in self.doc.sentence_positions(low, high):
+                start = sentence_start
+                while start > 0 and source[start - 1].isspace():
+                    start -= 1  # back to the start of the whitespace before it
                 if low < start < high:
                     starts.append(start)
                     if start >= cap:
@@ -480,13 +483,6 @@ class StructureSplitter:
             and position < self.doc.block_ends[index]
             and self.doc.outline.blocks[index].kind is BlockKind.PARAGRAPH
         )
-
-    def _before_space(self, position: int) -> int:
-        """The start of the whitespace run that ends at `position`."""
-        source = self.source
-        while position > 0 and source[position - 1].isspace():
-            position -= 1
-        return position
 
     # -- walking -----------------------------------------------------------------
 
@@ -596,13 +592,11 @@ class StructureSplitter:
     ) -> None:
         """The furthest character position in (start, end) that still fits, by bisection."""
         measure = self.spans_of_source
-        low, high = start, min(end, measure.horizon(measure.total(start) + max(left, 0)))
-        while low < high:
-            middle = (low + high + 1) // 2
-            if self._estimate(start, middle) <= left:
-                low = middle
-            else:
-                high = middle - 1
+        high = min(end, measure.horizon(measure.total(start) + max(left, 0)))
+        # Estimates grow with the end: those that fit are a prefix of the candidates.
+        low = start + bisect.bisect_right(
+            range(start + 1, high + 1), left, key=lambda middle: measure.estimate(start, middle)
+        )
         if low > start:
             walk.positions.append(low)
             walk.levels.append(end_level if low == end else Level.CHARACTER)
@@ -683,7 +677,9 @@ class StructureSplitter:
         measure = self.spans_of_source
         for level in (Level.SENTENCE, Level.WORD):
             candidates = self._boundaries_back(window_low, cut, level)
-            fitting = [p for p in candidates if self.doc.can_cut(p) and self._overlap_may_start(p)]
+            fitting = [p for p in candidates if self.doc.can_cut(p)]
+            if self._touches_region(window_low, cut):
+                fitting = [p for p in fitting if self._overlap_may_start(p)]
             # Sizes shrink as the start moves right: bisect the estimates for the
             # longest tail that fits, then confirm exactly, moving right if needed.
             lo, hi = 0, len(fitting)
@@ -701,6 +697,13 @@ class StructureSplitter:
                 if measure.span(begin, end) <= overlap:
                     return candidate
         return None
+
+    def _touches_region(self, low: int, high: int) -> bool:
+        """Whether a code or table region holds a position in [low, high)."""
+        starts = self.doc.region_starts
+        return self.doc.region_at(low) >= 0 or bisect.bisect_right(
+            starts, low
+        ) < bisect.bisect_left(starts, high)
 
     def _overlap_may_start(self, position: int) -> bool:
         """Inside code or a table an overlap starts at a line start, never mid-line."""
