@@ -274,7 +274,8 @@ def _line_ends(source: str) -> list[int]:
         returns = codes == _CARRIAGE_RETURN
         returns[:-1] &= codes[1:] != _LINE_FEED
         breaks |= returns
-    ends: list[int] = (np.flatnonzero(breaks) + 1).tolist()
+    # The array's own nonzero: np.flatnonzero's Python wrappers cost as much per document.
+    ends: list[int] = (breaks.nonzero()[0] + 1).tolist()
     return ends
 
 
