@@ -71,8 +71,13 @@ class CharacterSpans:
     """UTF-16 lengths of spans of one source: exact, so estimates are exact too."""
 
     def __init__(self, source: str) -> None:
-        self._ascii = source.isascii()
-        self._astral = [] if self._ascii else [m.start() for m in _ASTRAL.finditer(source)]
+        # Encoding to UTF-16 is a copy at C speed: only a source it lengthens holds an
+        # astral code point, and the search for them cost twice the encoding.
+        self._astral = (
+            [m.start() for m in _ASTRAL.finditer(source)]
+            if utf16_length(source) != len(source)
+            else []
+        )
 
     def total(self, position: int) -> int:
         """UTF-16 length of `source[:position]`."""

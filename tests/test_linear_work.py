@@ -3,9 +3,10 @@
 No wall-clock assertions (see test_stress_inputs.py): each test counts work that
 does not depend on the machine.  Python lines executed in `chunking/` catch a
 quadratic loop in our code; characters handed to the sentence segmenter and
-characters scanned for the next line break or word end catch the quadratic
-work that happens inside C and Rust calls.  Doubling a linear input doubles
-each count (a little less: fixed costs); a quadratic one quadruples it.
+characters scanned for the next word end catch the quadratic work that happens
+inside C and Rust calls (line breaks come from one table per document).
+Doubling a linear input doubles each count (a little less: fixed costs); a
+quadratic one quadruples it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ LINEAR = 2.3
 """The most any count may grow when the input doubles: linear work doubles, plus a
 little for bisections and rounding; quadratic work grows about fourfold."""
 SCANNED_PER_CHARACTER = 3
-"""Line-break and word-end searches read each character about once, at most this often."""
+"""Word-end searches read each character about once, at most this often."""
 SEGMENTED_PER_CHARACTER = 2
 """Sentence windows overlap by a margin and a sentence: under twice the text in all."""
 
@@ -54,7 +55,7 @@ class Work:
     segmented: int
     """Characters passed to sentencex."""
     scanned: int
-    """Characters searched for the next line break or word end."""
+    """Characters searched for the next word end."""
 
 
 def _splitter(
@@ -90,7 +91,7 @@ def measure(text: str, options: ChunkOptions, format: FormatName = "text") -> Wo
         spans = splitter.spans()
     finally:
         sys.settrace(previous)
-    scanned = splitter.next_line_break.scanned + splitter.next_word_end.scanned
+    scanned = splitter.next_word_end.scanned
     return Work(spans, lines, sum(segment.calls), scanned)
 
 

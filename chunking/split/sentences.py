@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from typing import TYPE_CHECKING, Protocol
 
@@ -134,10 +135,16 @@ def iter_sentence_starts(
     first = last = -1
     """The first and last non-space of the sentence so far (-1: none yet)."""
     scanned = 0
+    length = len(text)
     for end in ends:
-        if end >= len(text):
+        if end >= length:
             break
         piece = text[scanned:end]
+        if first < 0 and len(piece.strip()) >= MIN_SENTENCE_CHARACTERS:
+            # Nearly every sentence stands alone: one strip measures it.
+            scanned = end
+            yield end
+            continue
         if not piece.isspace() and piece:
             if first < 0:
                 first = scanned + len(piece) - len(piece.lstrip())
@@ -206,6 +213,11 @@ def _window_end(text: str, start: int, stop: int) -> int:
     return end if text[end - 1] not in _UNSAFE_WINDOW_LAST else stop
 
 
+READ_AHEAD_STARTS = 16
+"""Starts a lazy block finds per step: one at a time, the bookkeeping cost more Python
+than finding them, and sixteen sentences are a small part of a window."""
+
+
 class LazySentenceStarts:
     """The sentence starts of one block, found as far as they are asked for."""
 
@@ -214,6 +226,13 @@ class LazySentenceStarts:
         self._offset = offset
         self._found: list[int] = []
         """Starts found so far, as offsets of the source (the block's plus `offset`)."""
+
+    @classmethod
+    def complete(cls, starts: list[int]) -> LazySentenceStarts:
+        """All the starts of a block, found already (offsets of the source)."""
+        lazy = cls(iter(()), 0)
+        lazy._pending, lazy._found = None, starts
+        return lazy
 
     def after(self, position: int) -> Iterator[int]:
         """Starts past `position`, ascending, segmenting on as they are read."""
@@ -227,13 +246,26 @@ class LazySentenceStarts:
             if value > position:
                 yield value
 
+    def between(self, low: int, high: int) -> Iterator[int]:
+        """Starts strictly inside (low, high), ascending, segmenting on only while
+        those found so far stop short of `high` and more are read."""
+        found = self._found
+        index = bisect.bisect_right(found, low)
+        while True:
+            stop = bisect.bisect_left(found, high, index)
+            yield from found[index:stop]
+            if stop < len(found) or not self._more():
+                return
+            index = stop
+
     def _more(self) -> bool:
-        """Find one more start; False when the block has no more."""
+        """Find up to `READ_AHEAD_STARTS` more starts; False when the block has no more."""
         if self._pending is None:
             return False
-        value = next(self._pending, None)
-        if value is None:
+        offset = self._offset
+        batch = [offset + value for value in itertools.islice(self._pending, READ_AHEAD_STARTS)]
+        if not batch:
             self._pending = None
             return False
-        self._found.append(self._offset + value)
+        self._found += batch
         return True

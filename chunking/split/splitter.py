@@ -16,10 +16,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from chunking.options import ChunkOptions, SplitMode, Unit
 from chunking.outline import Block, BlockKind, Level, Outline
 from chunking.split.next_match import NextMatch
 from chunking.split.sentences import (
+    WHOLE_TEXT_CHARACTERS,
     LazySentenceStarts,
     Segmenter,
     iter_sentence_starts,
@@ -57,7 +60,7 @@ _LEVELS = tuple(Level)
 """Levels by value: indexing is ten times faster than calling `Level`."""
 _WHITESPACE_RUN = re.compile(r"\s+")
 _WORD_END = re.compile(r"(?<=\S)\s")
-_LINE_BREAK = re.compile(r"\r\n?|\n")
+_LINE_FEED, _CARRIAGE_RETURN = 10, 13
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,7 @@ class _Document:
     segment: Segmenter = sentencex_ends
     sentence_cache: dict[int, LazySentenceStarts] = field(default_factory=dict)
     """Sentence starts of each block touched so far, by block start."""
+    _line_ends: list[int] | None = None
 
     @classmethod
     def build(
@@ -115,7 +119,8 @@ class _Document:
         levels: list[Level] = []
         forbidden: list[tuple[int, int]] = []
         # Container headings nest past h6; a boundary is at most as weak as an h6.
-        heading_starts = {h.start: min(h.depth, Level.H6) for h in outline.headings}
+        h6 = Level.H6
+        heading_starts = {h.start: h.depth if h.depth <= h6 else h6 for h in outline.headings}
         previous_kind: BlockKind | None = None
         content_end = outline.content_end
         heading, markup, markup_end = BlockKind.HEADING, BlockKind.MARKUP, BlockKind.MARKUP_END
@@ -179,6 +184,20 @@ class _Document:
             segment=segment,
         )
 
+    @property
+    def line_ends(self) -> list[int]:
+        """Where each line break (`\\r\\n`, `\\r` or `\\n`) of the source ends, ascending;
+        found on first need."""
+        if self._line_ends is None:
+            self._line_ends = _line_ends(self.outline.source)
+        return self._line_ends
+
+    def lines_between(self, low: int, high: int) -> list[int]:
+        """Line ends strictly inside (low, high), ascending."""
+        ends = self.line_ends
+        first = bisect.bisect_right(ends, low)
+        return ends[first : bisect.bisect_left(ends, high, first)]
+
     def next_coarse(self, position: int) -> tuple[int, Level]:
         """The first section or block boundary after `position`."""
         index = bisect.bisect_right(self.coarse_positions, position)
@@ -220,24 +239,44 @@ class _Document:
                 if cached is None:
                     cached = self._block_sentences(block_start, self.block_ends[index])
                     self.sentence_cache[block_start] = cached
-                for position in cached.after(low):
-                    if position >= high:
-                        break
-                    yield position
+                yield from cached.between(low, high)
             index += 1
 
     def _block_sentences(self, start: int, end: int) -> LazySentenceStarts:
-        """Sentence starts inside the block [start, end), found on demand."""
+        """Sentence starts inside the block [start, end): all at once when one
+        sentencex call finds them anyway (nearly every block), else on demand."""
         region = self.region_at(start)
         if region >= 0 and self.outline.regions[region].end >= end:
             # Code and tables split only between lines, which callers find
             # themselves: segmenting them (two fifths of the text segmented
             # on the markdown corpus) would find nothing they can use.
-            return LazySentenceStarts(iter(()), start)
+            return LazySentenceStarts.complete([])
         text = self.outline.source[start:end]
-        return LazySentenceStarts(
-            iter_sentence_starts(text, self.language, segment=self.segment), start
-        )
+        starts = iter_sentence_starts(text, self.language, segment=self.segment)
+        if len(text) > WHOLE_TEXT_CHARACTERS:
+            return LazySentenceStarts(starts, start)
+        # Reading them one by one through a generator cost as much as sentencex.
+        return LazySentenceStarts.complete([start + offset for offset in starts])
+
+
+def _line_ends(source: str) -> list[int]:
+    """The end of every line break of `source`, ascending, from one pass of numpy over
+    its code points: a regex match per line, over and over for the walk's windows,
+    cost a tenth of the split stage on the markdown corpus."""
+    ascii_only = source.isascii()
+    codes = np.frombuffer(
+        source.encode("ascii") if ascii_only else source.encode("utf-32-le", "surrogatepass"),
+        dtype=np.uint8 if ascii_only else np.uint32,
+    )
+    breaks = codes == _LINE_FEED
+    if "\r" in source:
+        # A carriage return ends a line unless a line feed follows: then that one does.
+        returns = codes == _CARRIAGE_RETURN
+        returns[:-1] &= codes[1:] != _LINE_FEED
+        breaks |= returns
+    # The array's own nonzero: np.flatnonzero's Python wrappers cost as much per document.
+    ends: list[int] = (breaks.nonzero()[0] + 1).tolist()
+    return ends
 
 
 def _furthest_of_each_level(levels: list[Level], first: int) -> list[int]:
@@ -318,13 +357,8 @@ class _Frontier:
 
     def accept(self, position: int, limit: int, measure: SpanSizer, walk: _Walk) -> int:
         """Accept the boundaries from the cursor on whose running total fits `limit`."""
-        low, high = self.cursor, len(self.positions)
-        while low < high:
-            middle = (low + high) // 2
-            if measure.total(self.positions[middle]) <= limit:
-                low = middle + 1
-            else:
-                high = middle
+        # Running totals ascend with the positions: bisect's own loop, in C.
+        low = bisect.bisect_right(self.positions, limit, self.cursor, key=measure.total)
         if low == self.cursor:
             return position
         walk.positions += self.positions[self.cursor : low]
@@ -360,13 +394,15 @@ class StructureSplitter:
         self.maximum = options.limits.maximum_page_length
         self._lead_sizes: dict[str, int] = {}
         self._head_sizes: dict[tuple[str, str], int] = {}
+        self._prefixes: dict[tuple[int, ...], tuple[tuple[str, ...], str, int]] = {}
+        """Heading names, prefix and prefix size of each heading chain met: every
+        chunk asks twice (room, span), and a key of indices hashes faster than names."""
         self._additive = options.limits.unit is Unit.CHARACTERS
         """UTF-16 lengths always add up over a concatenation; tokens only at clean joins."""
         self._heading_content = tree.content_starts(self.source, self.end)
         """Where the content after each heading (and the headings right after it) begins."""
-        self.next_line_break = NextMatch(_LINE_BREAK, self.source)
         self.next_word_end = NextMatch(_WORD_END, self.source)
-        """The first line break or word end past a horizon, for every chunk of a long line."""
+        """The first word end past a horizon, for every chunk of a long line."""
 
     # -- what other strategies reuse ---------------------------------------------
 
@@ -404,10 +440,12 @@ class StructureSplitter:
                 # Layout markdown keeps a PDF's visual lines: in a paragraph they are
                 # not boundaries, sentences are.
                 return []
-            found = [m.end() for m in _LINE_BREAK.finditer(source, low, cap) if m.end() < cap]
-            beyond = self.next_line_break.search(found[-1] if found else low, high)
-            if beyond is not None and low < beyond.end() < high and beyond.end() >= cap:
-                found.append(beyond.end())
+            ends = self.doc.line_ends
+            first = bisect.bisect_right(ends, low)
+            stop = bisect.bisect_left(ends, cap, first)
+            found = ends[first:stop]
+            if stop < len(ends) and ends[stop] < high:
+                found.append(ends[stop])
             return found
         # Sentence and word boundaries sit before the whitespace that separates
         # them: cl100k attaches a space to the word after it, so " word" pieces
@@ -418,7 +456,10 @@ class StructureSplitter:
             starts: list[int] = []
             # Sentence starts of a long block reach far past the horizon: move
             # them before their space only up to the first one past it.
-            for start in map(self._before_space, self.doc.sentence_positions(low, high)):
+            for sentence_start in self.doc.sentence_positions(low, high):
+                start = sentence_start
+                while start > 0 and source[start - 1].isspace():
+                    start -= 1  # back to the start of the whitespace before it
                 if low < start < high:
                     starts.append(start)
                     if start >= cap:
@@ -426,7 +467,9 @@ class StructureSplitter:
             return starts
         if level is Level.WORD:
             found = [m.start() for m in _WHITESPACE_RUN.finditer(source, low, cap)]
-            found = [p for p in found if low < p < cap]
+            # Every match starts in [low, cap): only the first can sit at `low`.
+            if found and found[0] == low:
+                del found[0]
             word_end = self.next_word_end.search(max(cap, found[-1] + 1 if found else low), high)
             if word_end is not None and low < word_end.start():
                 found.append(word_end.start())
@@ -441,13 +484,6 @@ class StructureSplitter:
             and position < self.doc.block_ends[index]
             and self.doc.outline.blocks[index].kind is BlockKind.PARAGRAPH
         )
-
-    def _before_space(self, position: int) -> int:
-        """The start of the whitespace run that ends at `position`."""
-        source = self.source
-        while position > 0 and source[position - 1].isspace():
-            position -= 1
-        return position
 
     # -- walking -----------------------------------------------------------------
 
@@ -467,10 +503,13 @@ class StructureSplitter:
         walk = _Walk()
         doc_end = self.end
         measure = self.spans_of_source
-        limit = measure.total(start) + room
+        total, doc = measure.total, self.doc
+        limit = total(start) + room
         gallop = self.options.mode is SplitMode.PAGES
         position = start
         level = Level.BLOCK
+        # Hot in the loop: locals, not attribute lookups on the enum.
+        line_level, word_level = Level.LINE, Level.WORD
         # Finer boundaries inside each unit that did not fit, innermost last.  In
         # sentences mode a unit is descended into without being measured, so all
         # its pieces may fit: the level runs out and the walk resumes one level up.
@@ -485,7 +524,7 @@ class StructureSplitter:
                     position = self._accept_coarse(position, limit, walk)
                     if position >= doc_end:
                         break
-                unit_end, unit_level = self.doc.next_coarse(position)
+                unit_end, unit_level = doc.next_coarse(position)
             else:
                 frontier = frontiers[-1]
                 if gallop:
@@ -495,14 +534,10 @@ class StructureSplitter:
                 unit_end = frontier.positions[frontier.cursor]
                 unit_level = frontier.levels[frontier.cursor]
                 frontier.cursor += 1
-            left = limit - measure.total(position)
+            left = limit - total(position)
             if left <= 0:
                 break
-            if (
-                not gallop
-                and not self._must_descend(position, level)
-                and measure.total(unit_end) <= limit
-            ):
+            if not gallop and not self._must_descend(position, level) and total(unit_end) <= limit:
                 position = unit_end
                 walk.positions.append(unit_end)
                 walk.levels.append(unit_level)
@@ -510,21 +545,25 @@ class StructureSplitter:
                     stop_after is not None
                     and unit_end >= stop_after
                     and unit_level <= Level.SENTENCE
-                    and self.doc.can_cut(unit_end)
+                    and doc.can_cut(unit_end)
                 ):
                     walk.stopped = True
                     break
                 continue
-            row = level is Level.LINE and self.doc.region_at(position) >= 0
+            row = level is line_level and doc.region_at(position) >= 0
             if row and self._row_fits_alone(position, unit_end, room):
                 break  # a table row or code line that fits a chunk of its own is never cut
-            if level is Level.WORD:
+            if level is word_level:
                 self._walk_characters(position, unit_end, unit_level, left, walk)
                 break
-            # Descend: the next level's boundaries inside the failing unit, then its end.
+            # Descend: the next level's boundaries inside the failing unit, then its end
+            # (`_finer` returns a fresh list: it takes the end itself).
             level = _LEVELS[level + 1]
             finer = self._finer(position, unit_end, level, measure.horizon(limit))
-            frontiers.append(_Frontier([*finer, unit_end], [level] * len(finer) + [unit_level], 0))
+            finer_levels = [level] * len(finer)
+            finer.append(unit_end)
+            finer_levels.append(unit_level)
+            frontiers.append(_Frontier(finer, finer_levels, 0))
         return walk
 
     def _accept_coarse(self, position: int, limit: int, walk: _Walk) -> int:
@@ -554,13 +593,11 @@ class StructureSplitter:
     ) -> None:
         """The furthest character position in (start, end) that still fits, by bisection."""
         measure = self.spans_of_source
-        low, high = start, min(end, measure.horizon(measure.total(start) + max(left, 0)))
-        while low < high:
-            middle = (low + high + 1) // 2
-            if self._estimate(start, middle) <= left:
-                low = middle
-            else:
-                high = middle - 1
+        high = min(end, measure.horizon(measure.total(start) + max(left, 0)))
+        # Estimates grow with the end: those that fit are a prefix of the candidates.
+        low = start + bisect.bisect_right(
+            range(start + 1, high + 1), left, key=lambda middle: measure.estimate(start, middle)
+        )
         if low > start:
             walk.positions.append(low)
             walk.levels.append(end_level if low == end else Level.CHARACTER)
@@ -572,7 +609,7 @@ class StructureSplitter:
         positions, levels = walk.positions, walk.levels
         first = bisect.bisect_left(positions, minimum_end)
         can_cut = self.doc.can_cut
-        if not any(can_cut(p) for p in positions[first:]):
+        if not any(map(can_cut, positions[first:])):
             yield from reversed(positions[first:])
             return
         reach = max(positions[-1] - start, 1)
@@ -587,20 +624,30 @@ class StructureSplitter:
                 None,
             )
         fill = self.options.section_fill
-        if chosen is None and fill is not None and self.options.mode is SplitMode.PAGES:
+        # The strongest boundary on the walk: most walks hold no heading, and this
+        # one C-level pass says so before any loop over them looks for one.
+        strongest = min(levels[first:])
+        if (
+            chosen is None
+            and fill is not None
+            and self.options.mode is SplitMode.PAGES
+            and strongest <= Level.H6
+        ):
             # Sections kept apart: the first heading that leaves the chunk at least
             # `fill` full ends it, so a chunk holds one section, not several packed.
-            chosen = next(
-                (
-                    p
-                    for p, lv in zip(positions[first:], levels[first:], strict=True)
-                    if lv <= Level.H6 and can_cut(p) and (p - start) >= fill * reach
-                ),
-                None,
-            )
+            h6, least = Level.H6, fill * reach
+            for index in range(first, len(levels)):
+                if (
+                    levels[index] <= h6
+                    and can_cut(positions[index])
+                    and positions[index] - start >= least
+                ):
+                    chosen = positions[index]
+                    break
         if chosen is None:
             furthest = _furthest_of_each_level(levels, first)
-            for level in _LEVELS[Level.H1 :]:
+            # Levels stronger than any on the walk have no boundary to look at.
+            for level in _LEVELS[max(Level.H1, strongest) :]:
                 index = furthest[level]
                 # Rarely the furthest sits where no chunk may end: look further back.
                 while index >= first and not (levels[index] <= level and can_cut(positions[index])):
@@ -631,7 +678,9 @@ class StructureSplitter:
         measure = self.spans_of_source
         for level in (Level.SENTENCE, Level.WORD):
             candidates = self._boundaries_back(window_low, cut, level)
-            fitting = [p for p in candidates if self.doc.can_cut(p) and self._overlap_may_start(p)]
+            fitting = [p for p in candidates if self.doc.can_cut(p)]
+            if self._touches_region(window_low, cut):
+                fitting = [p for p in fitting if self._overlap_may_start(p)]
             # Sizes shrink as the start moves right: bisect the estimates for the
             # longest tail that fits, then confirm exactly, moving right if needed.
             lo, hi = 0, len(fitting)
@@ -650,6 +699,13 @@ class StructureSplitter:
                     return candidate
         return None
 
+    def _touches_region(self, low: int, high: int) -> bool:
+        """Whether a code or table region holds a position in [low, high)."""
+        starts = self.doc.region_starts
+        return self.doc.region_at(low) >= 0 or bisect.bisect_right(
+            starts, low
+        ) < bisect.bisect_left(starts, high)
+
     def _overlap_may_start(self, position: int) -> bool:
         """Inside code or a table an overlap starts at a line start, never mid-line."""
         if self.doc.region_at(position) < 0:
@@ -661,14 +717,11 @@ class StructureSplitter:
         source = self.source
         found: set[int] = set()
         if level is Level.SENTENCE:
-            found.update(m.end() for m in _LINE_BREAK.finditer(source, low, high))
+            found.update(self.doc.lines_between(low, high))
             found.update(self.doc.sentence_positions(low, high))
-            index = bisect.bisect_right(self.doc.coarse_positions, low)
-            while (
-                index < len(self.doc.coarse_positions) and self.doc.coarse_positions[index] < high
-            ):
-                found.add(self.doc.coarse_positions[index])
-                index += 1
+            coarse = self.doc.coarse_positions
+            first = bisect.bisect_right(coarse, low)
+            found.update(coarse[first : bisect.bisect_left(coarse, high, first)])
         else:
             found.update(m.end() for m in _WHITESPACE_RUN.finditer(source, low, high))
         return sorted(p for p in found if low < p < high)
@@ -713,8 +766,7 @@ class StructureSplitter:
 
     def _room(self, start: int) -> tuple[int, str]:
         """Room for content at `start`: the limit less prefix and lead, and the lead."""
-        chain = self.tree.chain_at(self._content_start(start))
-        _, prefix_size = self.context.prefix(self.tree.names(chain))
+        _, _, prefix_size = self._prefix_of(tuple(self.tree.chain_at(self._content_start(start))))
         lead = self.doc.lead_at(start)
         lead_size = self._lead_size(lead)
         if lead and prefix_size + lead_size > self.maximum // 2:
@@ -760,6 +812,15 @@ class StructureSplitter:
                 high = middle - 1
         return best
 
+    def _prefix_of(self, chain: tuple[int, ...]) -> tuple[tuple[str, ...], str, int]:
+        """The heading names of `chain`, their prefix and its size."""
+        found = self._prefixes.get(chain)
+        if found is None:
+            names = self.tree.names(list(chain))
+            found = (names, *self.context.prefix(names))
+            self._prefixes[chain] = found
+        return found
+
     def _lead_size(self, lead: str) -> int:
         size = self._lead_sizes.get(lead)
         if size is None:
@@ -778,13 +839,16 @@ class StructureSplitter:
         return size
 
     def _make_span(self, start: int, end: int, lead: str) -> Span | None:
-        begin, finish = _trim(self.source, start, end)
-        if begin >= finish:
+        # Trimmed by str.strip (the same whitespace as str.isspace), which also
+        # gives the content: a loop over the ends cost more than the copies.
+        piece = self.source[start:end]
+        content = piece.strip()
+        if not content:
             return None
+        begin = start + len(piece) - len(piece.lstrip())
+        finish = begin + len(content)
         chain = tuple(self.tree.chain_of_chunk(self.source, begin, finish))
-        names = self.tree.names(list(chain))
-        prefix, prefix_size = self.context.prefix(names)
-        content = self.source[begin:finish]
+        names, prefix, prefix_size = self._prefix_of(chain)
         text = self.context.text(names, lead, content)
         if self._additive:
             size = prefix_size + self._lead_size(lead) + self.spans_of_source.span(begin, finish)
