@@ -28,6 +28,7 @@ from chunking.formats.html.main_content import (
     page_title,
 )
 from chunking.formats.html.tree import (
+    INVISIBLE_SPACE,
     TRANSLATED,
     TRANSLATION,
     Element,
@@ -463,6 +464,12 @@ class _Renderer:
         """Append inline text, whitespace collapsed across text nodes."""
         if self.muted:
             return
+        if raw.isspace():
+            # Half the text nodes are indentation between tags: at most a space,
+            # decided without translating or splitting them.
+            if self.line_open and raw.strip(INVISIBLE_SPACE):
+                self.need_space = True
+            return
         text = raw.translate(TRANSLATION) if TRANSLATED.search(raw) else raw
         words = text.split()
         if not words:
@@ -616,6 +623,36 @@ class _Renderer:
                 self.pre.parts.append(raw.translate(TRANSLATION))
         elif self.table is not None:
             self.table.add(raw.translate(TRANSLATION))
+
+    def add_texts(self, texts: list[str]) -> None:
+        """`add_text` each of `texts`, consecutive text nodes with no state change
+        between them, and clear it.
+
+        Once a line is open, rendering their concatenation is the same as rendering
+        them one by one: whitespace is collapsed across nodes either way.  Until
+        then each node may open the line, and only the word that opens it is escaped
+        (`-<em>n</em>` escapes the `-`): those go one at a time.
+        """
+        mode = self.mode
+        if mode is _Mode.NORMAL or mode is _Mode.INLINE:
+            count = len(texts)
+            if count == 1:
+                # Most often the indentation between two blocks.
+                self.text(texts[0])
+                texts.clear()
+                return
+            index = 0
+            while index < count and not self.line_open:
+                self.text(texts[index])
+                index += 1
+            if index == count - 1:
+                self.text(texts[index])
+            elif index < count:
+                self.text("".join(texts[index:]))
+        else:
+            for text in texts:
+                self.add_text(text)
+        texts.clear()
 
     def enter(self, element: Element) -> _Exit | None:
         """Open an element; return what to run once its children are done."""
@@ -1112,6 +1149,8 @@ _BLOCK_TAGS: Final = frozenset(
 
 _SKIPPED_TAGS: Final = DROP_TAGS | {"math"}
 """What `_Renderer.is_dropped` skips by name (math after rendering it as text)."""
+_MAYBE_DROPPED: Final = _SKIPPED_TAGS | BOILERPLATE_TAGS | LANDMARK_TAGS
+"""Tags `_Renderer.is_dropped` may drop by name; other elements only if they are furniture."""
 
 _PRE_TAGS: Final = ("pre", "listing", "xmp", "plaintext")
 _LIST_TAGS: Final = ("ul", "ol", "menu", "dir")
@@ -1173,39 +1212,83 @@ _HANDLERS: Final[dict[_Mode, dict[str, _Handler]]] = {
 # --- the walk -----------------------------------------------------------------
 
 
+def _not_rendered() -> None:
+    """What `_walk` marks a comment or dropped element with: neither entered nor left."""
+
+
 def _walk(r: _Renderer, children: Iterator[Element], leave: _Exit | None = None) -> None:
     """Render `children` depth-first with an explicit stack (pages nest deeper than recursion).
 
     An element's leading text is its `text`; the text after it, its `tail`, is
     rendered once the element is left, and is not the element's: a dropped
     element (or a comment) still has its tail rendered.
+
+    Most elements are plain inline markup (`<a>`, `<em>`, `<code>`, `<span>`): no
+    handler, no id, not dropped.  They change no state, so the text nodes around
+    them are only collected, and rendered together (`_Renderer.add_texts`) before
+    the next element that does something: a third of the calls per page.
     """
     stack: list[tuple[Iterator[Element], _Exit | None, str | None]] = [(children, leave, None)]
+    texts: list[str] = []
+    # Locals: the loop runs once per element and text node of the page.
+    collect, flush = texts.append, r.add_texts
+    furniture, maybe_dropped, handlers = r.furniture, _MAYBE_DROPPED, _HANDLERS
+    normal = _Mode.NORMAL
     while stack:
         children, leave, tail = stack[-1]
         for child in children:
-            # Comments and processing instructions have a function as their tag.
-            if type(child.tag) is str and not r.is_dropped(child):
-                child_leave = r.enter(child)
+            name = child.tag
+            if (
+                type(name) is str
+                and name not in maybe_dropped
+                and r.heading is None
+                and name not in handlers[r.mode]
+                and (
+                    not child.attrib
+                    or (child.get("id") is None and (name != "a" or child.get("name") is None))
+                )
+                and child not in furniture
+            ):
+                # Plain inline markup: only its text counts.
+                child_leave: _Exit | None = None
+            else:
+                if texts:
+                    flush(texts)
+                # Comments and processing instructions have a function as their tag.
+                if type(name) is not str:
+                    r.page_marker(child)
+                    child_leave = _not_rendered
+                # Most elements are not dropped; asking only about the others saves a call.
+                elif (name in maybe_dropped or child in furniture) and r.is_dropped(child):
+                    child_leave = _not_rendered
+                else:
+                    child_leave = r.enter(child)
+            if child_leave is not _not_rendered:
                 text = child.text
                 if text:
-                    r.add_text(text)
+                    collect(text)
                 if len(child):
                     stack.append((iter(child), child_leave, child.tail))
                     break
                 if child_leave is not None:
+                    if texts:
+                        flush(texts)
                     child_leave()
-            elif type(child.tag) is not str:
-                r.page_marker(child)
             text = child.tail
-            if text:
-                r.add_text(text)
+            # Indentation after a block renders as nothing (no line is open): most
+            # tails are that, and are dropped here rather than flushed alone.
+            if text and (not text.isspace() or texts or r.line_open or r.mode is not normal):
+                collect(text)
         else:
             stack.pop()
             if leave is not None:
+                if texts:
+                    flush(texts)
                 leave()
-            if tail:
-                r.add_text(tail)
+            if tail and (not tail.isspace() or texts or r.line_open or r.mode is not normal):
+                collect(tail)
+    if texts:
+        flush(texts)
 
 
 def _render(r: _Renderer, root: Element) -> None:

@@ -72,6 +72,9 @@ TRANSLATION: Final = str.maketrans({"\u00a0": " ", "\r": "\n", **dict.fromkeys(I
 TRANSLATED: Final = re.compile("[^\t\n\x0b\x0c\x20-\x7e]")
 """A character `TRANSLATION` may change; most text nodes have none, and a regex
 search costs less than `str.translate`'s lookup per character."""
+INVISIBLE_SPACE: Final = "".join(char for char in INVISIBLE if char.isspace())
+"""The whitespace `TRANSLATION` deletes (C0 separators): the only way a whitespace-only
+text node renders as nothing rather than as a space."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
