@@ -434,17 +434,31 @@ class _Renderer:
 
     def start_line(self) -> None:
         opening = self.block_kind is None
+        out = self.out
         if opening:
             if self.pos:
-                self.write("\n" if self.tight else "\n\n")
+                separator = "\n" if self.tight else "\n\n"
+                out.append(separator)
+                self.pos += len(separator)
             self.tight = False
             if self.heading is not None:
                 self.block_kind = BlockKind.HEADING
             else:
                 self.block_kind = self.items[0].kind if self.items else BlockKind.PARAGRAPH
         else:
-            self.write("\n" * max(1, self.breaks))
+            separator = "\n" * max(1, self.breaks)
+            out.append(separator)
+            self.pos += len(separator)
         self.breaks = 0
+        if self.heading is None and not self.items:
+            # A paragraph's line, the most common: no prefix at all.
+            if opening:
+                self.block_start = self.pos
+            if self.pending_ids:
+                self.resolve_ids()
+            self.line_open = True
+            self.need_space = False
+            return
         prefix = self.line_prefix()
         # Indentation is layout: blocks and anchors begin after it.
         marks = prefix.lstrip(" ")
@@ -456,12 +470,18 @@ class _Renderer:
         if marks:
             self.write(marks)
         if self.heading is not None:
-            self.heading.text_index = len(self.out)
+            self.heading.text_index = len(out)
         self.line_open = True
         self.need_space = False
 
-    def text(self, raw: str) -> None:
-        """Append inline text, whitespace collapsed across text nodes."""
+    def text(self, raw: str, nodes: list[str] | None = None) -> None:
+        """Append inline text, whitespace collapsed across text nodes.
+
+        `raw` may be the concatenation of consecutive text `nodes` (`add_texts`):
+        whitespace is collapsed across nodes either way, so it renders as they would
+        one by one, but for the escape of the word that opens a line, which may be a
+        node's alone (`-<em>n</em>` escapes the `-`): then they go one at a time.
+        """
         if self.muted:
             return
         if raw.isspace():
@@ -476,15 +496,24 @@ class _Renderer:
             if text and self.line_open:
                 self.need_space = True
             return
+        out = self.out
         if not self.line_open:
             if words[0][0] in _MARKER_START and self.heading is None:
+                if nodes is not None and len(nodes) > 1:
+                    for node in nodes:
+                        self.text(node)
+                    return
                 words[0] = _escape_marker(words[0], first_line=self.block_kind is None)
             self.start_line()
         elif self.need_space or text[0].isspace():
-            self.write(" ")
+            out.append(" ")
+            self.pos += 1
         if self.pending_ids:
             self.resolve_ids()
-        self.write(words[0] if len(words) == 1 else " ".join(words))
+        # `write`, inline: this is the renderer's busiest path.
+        joined = words[0] if len(words) == 1 else " ".join(words)
+        out.append(joined)
+        self.pos += len(joined)
         self.need_space = text[-1].isspace()
 
     def end_line(self) -> None:
@@ -626,29 +655,10 @@ class _Renderer:
 
     def add_texts(self, texts: list[str]) -> None:
         """`add_text` each of `texts`, consecutive text nodes with no state change
-        between them, and clear it.
-
-        Once a line is open, rendering their concatenation is the same as rendering
-        them one by one: whitespace is collapsed across nodes either way.  Until
-        then each node may open the line, and only the word that opens it is escaped
-        (`-<em>n</em>` escapes the `-`): those go one at a time.
-        """
+        between them, and clear it."""
         mode = self.mode
         if mode is _Mode.NORMAL or mode is _Mode.INLINE:
-            count = len(texts)
-            if count == 1:
-                # Most often the indentation between two blocks.
-                self.text(texts[0])
-                texts.clear()
-                return
-            index = 0
-            while index < count and not self.line_open:
-                self.text(texts[index])
-                index += 1
-            if index == count - 1:
-                self.text(texts[index])
-            elif index < count:
-                self.text("".join(texts[index:]))
+            self.text(texts[0] if len(texts) == 1 else "".join(texts), texts)
         else:
             for text in texts:
                 self.add_text(text)
@@ -1261,11 +1271,17 @@ def _walk(r: _Renderer, children: Iterator[Element], leave: _Exit | None = None)
                 # Most elements are not dropped; asking only about the others saves a call.
                 elif (name in maybe_dropped or child in furniture) and r.is_dropped(child):
                     child_leave = _not_rendered
-                else:
+                elif r.heading is not None:
                     child_leave = r.enter(child)
+                else:
+                    # `enter` outside headings, inline: a call less per element.
+                    if child.attrib:
+                        r.register_ids(child)
+                    handler = handlers[r.mode].get(name)
+                    child_leave = None if handler is None else handler(r, child)
             if child_leave is not _not_rendered:
                 text = child.text
-                if text:
+                if text and (not text.isspace() or texts or r.line_open or r.mode is not normal):
                     collect(text)
                 if len(child):
                     stack.append((iter(child), child_leave, child.tail))
