@@ -87,9 +87,14 @@ def has_boilerplate_attrs(attrs: Mapping[str, str]) -> bool:
     if element_id and _is_boilerplate_token(element_id):
         return True
     classes = attrs.get("class")
-    return classes is not None and any(
-        _is_boilerplate_token(token) for token in attr_tokens(classes)
-    )
+    return classes is not None and _names_boilerplate(classes)
+
+
+@lru_cache(maxsize=4096)
+def _names_boilerplate(classes: str) -> bool:
+    # Cached per class attribute as well as per token: a page repeats whole
+    # attributes too, and splitting one costs more than looking it up.
+    return any(_is_boilerplate_token(token) for token in classes.split())
 
 
 def _hides(style: str) -> bool:
