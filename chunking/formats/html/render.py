@@ -1248,36 +1248,36 @@ def _walk(r: _Renderer, children: Iterator[Element], leave: _Exit | None = None)
         children, leave, tail = stack[-1]
         for child in children:
             name = child.tag
-            if (
-                type(name) is str
-                and name not in maybe_dropped
-                and r.heading is None
-                and name not in handlers[r.mode]
-                and (
-                    not child.attrib
-                    or (child.get("id") is None and (name != "a" or child.get("name") is None))
-                )
-                and child not in furniture
-            ):
-                # Plain inline markup: only its text counts.
-                child_leave: _Exit | None = None
-            else:
+            child_leave: _Exit | None
+            # Comments and processing instructions have a function as their tag.
+            if type(name) is not str or name in maybe_dropped or child in furniture:
                 if texts:
                     flush(texts)
-                # Comments and processing instructions have a function as their tag.
                 if type(name) is not str:
                     r.page_marker(child)
                     child_leave = _not_rendered
-                # Most elements are not dropped; asking only about the others saves a call.
-                elif (name in maybe_dropped or child in furniture) and r.is_dropped(child):
+                elif r.is_dropped(child):
                     child_leave = _not_rendered
-                elif r.heading is not None:
-                    child_leave = r.enter(child)
                 else:
-                    # `enter` outside headings, inline: a call less per element.
+                    child_leave = r.enter(child)
+            elif r.heading is not None:
+                if texts:
+                    flush(texts)
+                child_leave = r.enter(child)
+            else:
+                # `enter` outside headings, inline: a call less per element.
+                handler = handlers[r.mode].get(name)
+                if handler is None and (
+                    not child.attrib
+                    or (child.get("id") is None and (name != "a" or child.get("name") is None))
+                ):
+                    # Plain inline markup: only its text counts.
+                    child_leave = None
+                else:
+                    if texts:
+                        flush(texts)
                     if child.attrib:
                         r.register_ids(child)
-                    handler = handlers[r.mode].get(name)
                     child_leave = None if handler is None else handler(r, child)
             if child_leave is not _not_rendered:
                 text = child.text
