@@ -518,11 +518,12 @@ class _Renderer:
 
     def end_line(self) -> None:
         """A block boundary: ends the paragraph, or only the line inside an item."""
+        if not self.items:
+            self.close_block()  # which ends the line too
+            return
         self.line_open = False
         self.need_space = False
         self.breaks = 0
-        if not self.items:
-            self.close_block()
 
     def close_block(self) -> None:
         if self.block_kind is not None:
@@ -714,8 +715,10 @@ class _Renderer:
 
 
 def _boundary(r: _Renderer) -> None:
-    r.end_line()
-    if not r.items:
+    if r.items:
+        r.end_line()
+    else:
+        r.close_block()  # `end_line` outside items
         # Something other than a list item sits between two list items.
         r.tight = False
 
