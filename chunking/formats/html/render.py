@@ -34,6 +34,7 @@ from chunking.formats.html.tree import (
     Element,
     attr,
     attr_tokens,
+    normalize,
     page_marker,
     parse_tree,
     sanitize,
@@ -650,9 +651,9 @@ class _Renderer:
             self.text(raw)
         elif mode is _Mode.PRE:
             if self.pre is not None:
-                self.pre.parts.append(raw.translate(TRANSLATION))
+                self.pre.parts.append(normalize(raw))
         elif self.table is not None:
-            self.table.add(raw.translate(TRANSLATION))
+            self.table.add(normalize(raw))
 
     def add_texts(self, texts: list[str]) -> None:
         """`add_text` each of `texts`, consecutive text nodes with no state change
