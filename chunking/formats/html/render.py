@@ -1280,7 +1280,8 @@ def _walk(r: _Renderer, children: Iterator[Element], leave: _Exit | None = None)
                 else:
                     if texts:
                         flush(texts)
-                    if child.attrib:
+                    # Only an id, or an `<a name>`, registers anything.
+                    if child.attrib and (name == "a" or child.get("id") is not None):
                         r.register_ids(child)
                     child_leave = None if handler is None else handler(r, child)
             if child_leave is not _not_rendered:
