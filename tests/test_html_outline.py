@@ -223,6 +223,16 @@ def test_role_main_is_used_without_main_or_article() -> None:
     assert outline.source == "role"
 
 
+def test_role_main_is_the_first_element_whose_role_is_main_but_no_article() -> None:
+    # Two articles side by side: neither is the root, nor is one by its role.
+    outline = parse_html(
+        '<body><p role="note">outside</p><article role="main"><p>one</p></article>'
+        '<article><p>two</p></article><div role=" Main "><p>role</p></div>'
+        '<div role="main"><p>second</p></div></body>'
+    )
+    assert outline.source == "role"
+
+
 def test_several_articles_side_by_side_keep_the_whole_body() -> None:
     outline = parse_html("<body><article><p>one</p></article><article><p>two</p></article></body>")
     assert outline.source == "one\n\ntwo"
