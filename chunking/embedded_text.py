@@ -126,7 +126,7 @@ class PlainText:
     @property
     def unchanged(self) -> bool:
         """Whether the text is the source: nothing left out or replaced."""
-        return all(kind == _KEEP for kind in self.kinds[:2])
+        return all(kind == _KEEP for kind in self.kinds)
 
     def plain_start(self, offset: int) -> int:
         """Where a span beginning at source `offset` begins in the plain text."""

@@ -44,13 +44,8 @@ class PlainOutline:
     def plain_span(self, start: int, end: int) -> tuple[int, int]:
         """Where the text of the source span `[start, end)` is in the plain text: what a
         chunk of that `content` embeds (without the spaces the markup around it leaves)."""
-        text = self.outline.source
         low, high = self.plain.plain_start(start), self.plain.plain_end(end)
-        while low < high and text[low].isspace():
-            low += 1
-        while high > low and text[high - 1].isspace():
-            high -= 1
-        return low, high
+        return _trimmed(self.outline.source, low, high)
 
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """The source span a planned span `[start, end)` of the plain text stands for.
