@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 from typing import TYPE_CHECKING, Any
 
+from evaluation.apply import configuration
 from evaluation.maps import cuts, map_path, question_maps
 from evaluation.metrics import K
 
@@ -132,7 +134,11 @@ def results_json(
         "questions": len(questions),
         "skipped": sweep.skipped,
         "recommendation": (
-            {"setting": sweep.recommendation.label, "sentence": sweep.recommendation.sentence}
+            {
+                "setting": sweep.recommendation.label,
+                "sentence": sweep.recommendation.sentence,
+                **_configuration_json(sweep),
+            }
             if sweep.recommendation
             else None
         ),
@@ -190,6 +196,19 @@ def results_json(
     }
 
 
+def _configuration_json(sweep: Sweep) -> dict[str, Any]:
+    """The recommended setting as app settings and skillset inputs."""
+    recommended = _recommended(sweep)
+    if recommended is None:
+        return {}
+    config = configuration(recommended.setting)
+    return {
+        "appSettings": dict(config.app_settings),
+        "skillsetInputs": [{"name": name, "source": source} for name, source in config.inputs],
+        "notes": list(config.notes),
+    }
+
+
 def write_outputs(
     sweep: Sweep,
     questions: Sequence[Question],
@@ -201,26 +220,38 @@ def write_outputs(
     """results.json and report.html in `folder` (`scoring`: what a strategy that embeds
     sentences calls when the chunk maps chunk again)."""
     folder.mkdir(parents=True, exist_ok=True)
-    json_path = folder / "results.json"
-    json_path.write_text(
-        json.dumps(results_json(sweep, questions, model, documents), indent=1, ensure_ascii=False)
-        + "\n",
-        encoding="utf-8",
-    )
-    html_path = folder / "report.html"
-    html_path.write_text(render_html(sweep, questions, documents, model), encoding="utf-8")
     recommended = _recommended(sweep)
     if recommended is not None:
         # The per-question links of report.html point at these.
         for name, page in question_maps(recommended, questions, documents, scoring).items():
             path = folder / name
             path.parent.mkdir(exist_ok=True)
-            path.write_text(page, encoding="utf-8")
+            write_atomically(path, page)
     # The plots on their own too, for a README or a pull request.
     for name, plot in zip(PLOT_FILES, _plots(sweep), strict=True):
         if plot:
-            (folder / name).write_text(plot + "\n", encoding="utf-8")
+            write_atomically(folder / name, plot + "\n")
+    # The two files a reader opens last, each replaced whole or not at all.
+    json_path = folder / "results.json"
+    write_atomically(
+        json_path,
+        json.dumps(results_json(sweep, questions, model, documents), indent=1, ensure_ascii=False)
+        + "\n",
+    )
+    html_path = folder / "report.html"
+    write_atomically(html_path, render_html(sweep, questions, documents, model))
     return json_path, html_path
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `path` through a temporary file renamed over it: a reader (or a run stopped
+    half-way) sees the old file or the new one, never a part."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _series(sweep: Sweep) -> dict[str, list[SettingResult]]:
@@ -428,6 +459,13 @@ def render_html(
     skipped = "".join(f"<li>{html.escape(s)}</li>" for s in sweep.skipped)
     by_kind = _breakdown_table(sweep, questions, documents)
     sentence = sweep.recommendation.sentence if sweep.recommendation else "No setting of ours ran."
+    apply = (
+        "<p>To index with it:</p><pre>"
+        + html.escape("\n".join(configuration(recommended.setting).lines()))
+        + "</pre>"
+        if recommended is not None
+        else ""
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Chunk settings evaluation</title>
 <style>
@@ -445,6 +483,7 @@ tr:target {{ outline: 3px solid #d00; }}
 Intervals are 95% bootstrap intervals over questions; Δ columns are paired differences
 against the Split-skill emulation at the same limits (* where the interval excludes 0).</p>
 <p class="recommendation">{html.escape(sentence)}</p>
+{apply}
 {table}
 {"".join(f"<div>{plot}</div>" for plot in _plots(sweep))}
 <h2>answer-complete@5 by kind of question and format of document</h2>
