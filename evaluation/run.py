@@ -158,13 +158,14 @@ def run_sweep(
         runs.append((setting, run, scored_tokens[0]))
     if progress is not None:
         progress("chunking", len(settings), len(settings))
-    embeddings.embed(
-        list(dict.fromkeys(chunk.text for _, run, _ in runs for chunk in run.chunks)), "passage"
-    )
+    distinct = list(dict.fromkeys(chunk.text for _, run, _ in runs for chunk in run.chunks))
+    every_vector, every_truncated = embeddings.embed(distinct, "passage")
+    row_of = {text: row for row, text in enumerate(distinct)}
     for setting, run, scored in runs:
         scored_tokens = [scored]
         texts = [chunk.text for chunk in run.chunks]
-        vectors, truncated = embeddings.embed(texts, "passage")
+        rows = [row_of[text] for text in texts]
+        vectors, truncated = every_vector[rows], every_truncated[rows]
         top = rank(query_vectors, vectors, MRR_DEPTH)
         per_question: dict[str, list[float]] = {name: [] for name in METRICS}
         traces: list[QuestionTrace] = []
