@@ -35,6 +35,7 @@ Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
 """US$ per million tokens: text-embedding-3-small's list price."""
 USAGE_ERROR = 2
+NOTHING_TO_REPORT = 1
 INTERRUPTED = 130
 """128 + SIGINT, what a shell reports for a command stopped by Ctrl-C."""
 EXAMPLES = """examples:
@@ -298,6 +299,13 @@ def main(argv: list[str] | None = None) -> int:
             skipped=skipped,
             progress=progress,
         )
+        if not any(result.setting.chunker == "ours" for result in sweep.results):
+            print(
+                "python -m evaluation: no setting of ours gave chunks "
+                f"({'; '.join(sweep.skipped) or 'no documents'}); earlier outputs are kept",
+                file=sys.stderr,
+            )
+            return NOTHING_TO_REPORT
         print(format_table(sweep))
         if sweep.recommendation is not None:
             print("\n" + sweep.recommendation.sentence)

@@ -41,13 +41,10 @@ if TYPE_CHECKING:
 Role = Literal["passage", "query"]
 ProviderName = Literal["e5", "azure_openai", "openai", "local"]
 PROVIDERS: tuple[ProviderName, ...] = ("e5", "azure_openai", "openai", "local")
-SLICE_BATCHES = 1
-"""Batches per slice for each concurrent request: a slice is cached as soon as it is back,
-so Ctrl-C or a crash loses at most the slice in flight."""
 DEFAULT_SLICE_TEXTS = 16
-"""Texts per slice when the embedder does not say its batch size and concurrency."""
-MIN_TEXTS_TO_ANNOUNCE = 2
-"""Fewer texts than this to embed: no estimate (it would be noise)."""
+"""Texts per slice when the embedder does not say its batch size and concurrency. A slice
+is one batch per concurrent request, cached as soon as it is back, so Ctrl-C or a crash
+loses at most the slice in flight."""
 EVALUATION_HOURS = 24
 """An evaluation has no skill deadline; this bounds a run that would never end."""
 SECONDS_PER_HOUR = 3600
@@ -131,13 +128,15 @@ class Embeddings:
         how long it will take before (with the rate the cache kept) or after the first slice."""
         embedder = self.passages if role == "passage" else self.queries
         size = getattr(embedder, "batch_size", DEFAULT_SLICE_TEXTS) * max(
-            getattr(embedder, "concurrency", 1) * SLICE_BATCHES, 1
+            getattr(embedder, "concurrency", 1), 1
         )
         items = list(missing.items())
         characters = sum(len(text) for text in missing.values())
         rate_key = f"{self.model}/{role}"
         rate = self.cache.rate(rate_key)
-        announce = self.announce if len(items) >= MIN_TEXTS_TO_ANNOUNCE else None
+        # One slice or less (a document's sentence windows, a few questions): no estimate,
+        # or a semantic sweep would print one per document.
+        announce = self.announce if len(items) > size else None
         head = (
             f"embedding {len(items):,} {role} texts ({characters:,} characters; "
             f"{cached:,} from the cache)"
