@@ -335,10 +335,7 @@ def main(argv: list[str] | None = None) -> int:
             f"python -m evaluation: interrupted; {kept} embeddings of this run are kept"
             f"{where}, so the same command continues from there."
         )
-        if progress is not None:
-            progress.note(message)  # below the bar, not over it
-        else:
-            print(message, file=sys.stderr)
+        (progress or Progress()).stopped(message)
         return INTERRUPTED
     finally:
         if embeddings is not None:

@@ -83,3 +83,9 @@ class Progress:
         if done >= total:
             return f", {rate:.1f}/s, took {duration(elapsed)}"
         return f", {rate:.1f}/s, {duration((total - done) / rate)} left"
+
+    def stopped(self, text: str) -> None:
+        """The last line after Ctrl-C: on a terminal, below the `^C` it echoed."""
+        if self.stream.isatty():
+            self._drawn = True
+        self.note(text)

@@ -3,6 +3,7 @@ leave earlier outputs alone, Ctrl-C that keeps the embeddings done, `--quick`, `
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -167,7 +168,14 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
     total = _vectors(tmp_path / "cache")
     assert sent_again == total - kept  # nothing embedded twice
     assert f", {sent_again} embedded, " in done.stdout
-    assert (tmp_path / "out" / "report.html").is_file()
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "To index with it" in page
+    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in page
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    recommendation = results["recommendation"]
+    assert recommendation["appSettings"]["CHUNK_UNIT"] == "characters"
+    assert {"name": "unit", "source": "='characters'"} in recommendation["skillsetInputs"]
+    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in done.stdout
 
 
 def test_help_shows_defaults_and_ends_with_examples() -> None:
@@ -231,6 +239,15 @@ def test_progress_without_a_terminal_prints_a_line_now_and_then() -> None:
     assert len(lines) == 3  # the first, one 10 s later, the last
     assert "\r" not in screen.text
     assert lines[-1].endswith("40/40, 1.3/s, took 31 s")
+
+
+def test_after_ctrl_c_on_a_terminal_the_last_line_starts_below_the_echoed_c() -> None:
+    screen = _Screen(terminal=True)
+    _progress(screen, []).stopped("interrupted")
+    assert screen.text == "\ninterrupted\n"
+    plain = _Screen(terminal=False)
+    _progress(plain, []).stopped("interrupted")
+    assert plain.text == "interrupted\n"
 
 
 def test_durations_read_as_a_person_plans() -> None:
