@@ -115,6 +115,52 @@ def _vectors(cache: Path) -> int:
     return int(count)
 
 
+def _stub_environment(stub: OpenAIStub) -> dict[str, str]:
+    return _environment(
+        AZURE_OPENAI_ENDPOINT=stub.azure_endpoint,
+        AZURE_OPENAI_API_KEY=KEY,
+        AZURE_OPENAI_EMBEDDING_DEPLOYMENT="embedding",
+        EMBEDDING_DIMENSIONS=str(DIMENSIONS),
+        # One text per request, one request at a time: every answer is cached alone.
+        EMBEDDING_BATCH_SIZE="1",
+        EMBEDDING_CONCURRENCY="1",
+    )
+
+
+def _stopped_run(
+    stub: OpenAIStub, tmp_path: Path, how: signal.Signals
+) -> tuple[list[str], subprocess.Popen[str], str]:
+    """A sweep against the slow stub, sent `how` once a few answers are back."""
+    command = _command(
+        tmp_path, "--unit", "characters", "--max", "300,400,500", "--overlap", "0",
+        "--baselines", "split-skill", "--embedding", "azure_openai", "--quiet",
+    )  # fmt: skip
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=_stub_environment(stub), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while len(stub.requests) < ANSWERED_BEFORE_SIGINT and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(how)
+    _out, err = process.communicate(timeout=RUN_TIMEOUT)
+    return command, process, err
+
+
+def _run_again(
+    stub: OpenAIStub, command: list[str]
+) -> tuple[subprocess.CompletedProcess[str], int]:
+    """The same command with a fast stub; what it printed and how many texts it sent."""
+    stub.reset()
+    stub.latency = 0.0
+    done = subprocess.run(
+        command, cwd=ROOT, env=_stub_environment(stub), capture_output=True, text=True,
+        check=False, timeout=RUN_TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done, sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+
+
 @pytest.mark.integration
 def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_done(
     tmp_path: Path,
@@ -122,29 +168,7 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
     """SIGINT mid-run: exit 130, one line on stderr (no traceback, no "Task was destroyed"),
     the vectors embedded so far in the cache; the next run sends only the rest."""
     with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY, latency=STUB_LATENCY) as stub:
-        environment = _environment(
-            AZURE_OPENAI_ENDPOINT=stub.azure_endpoint,
-            AZURE_OPENAI_API_KEY=KEY,
-            AZURE_OPENAI_EMBEDDING_DEPLOYMENT="embedding",
-            EMBEDDING_DIMENSIONS=str(DIMENSIONS),
-            # One text per request, one request at a time: every answer is cached alone.
-            EMBEDDING_BATCH_SIZE="1",
-            EMBEDDING_CONCURRENCY="1",
-        )
-        command = _command(
-            tmp_path, "--unit", "characters", "--max", "300,400,500", "--overlap", "0",
-            "--baselines", "split-skill",
-            "--embedding", "azure_openai", "--quiet",
-        )  # fmt: skip
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + RUN_TIMEOUT
-        while len(stub.requests) < ANSWERED_BEFORE_SIGINT and time.monotonic() < deadline:
-            time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=RUN_TIMEOUT)
+        command, process, err = _stopped_run(stub, tmp_path, signal.SIGINT)
         assert process.returncode == INTERRUPTED, err
         assert len(err.splitlines()) == 1, err
         assert "interrupted" in err
@@ -156,15 +180,7 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
         assert kept >= ANSWERED_BEFORE_SIGINT - 1
         assert answered - kept <= 1  # at most the one request in flight is lost
         assert f"{kept} embeddings of this run are kept" in err
-
-        stub.reset()
-        stub.latency = 0.0
-        done = subprocess.run(
-            command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False,
-            timeout=RUN_TIMEOUT,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        sent_again = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        done, sent_again = _run_again(stub, command)
     total = _vectors(tmp_path / "cache")
     assert sent_again == total - kept  # nothing embedded twice
     assert f", {sent_again} embedded, " in done.stdout
@@ -176,6 +192,21 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
     assert recommendation["appSettings"]["CHUNK_UNIT"] == "characters"
     assert {"name": "unit", "source": "='characters'"} in recommendation["skillsetInputs"]
     assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in done.stdout
+
+
+@pytest.mark.integration
+def test_a_killed_run_leaves_a_cache_the_next_run_reads_and_continues(tmp_path: Path) -> None:
+    """SIGKILL (no handler runs, a transaction may be half-written): the cache opens,
+    keeps every batch committed before the kill, and the next run sends only the rest."""
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY, latency=STUB_LATENCY) as stub:
+        command, process, _ = _stopped_run(stub, tmp_path, signal.SIGKILL)
+        assert process.returncode == -signal.SIGKILL
+        answered = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        done, sent_again = _run_again(stub, command)
+    total = _vectors(tmp_path / "cache")
+    kept = total - sent_again
+    assert ANSWERED_BEFORE_SIGINT - 1 <= kept <= answered
+    assert f", {sent_again} embedded, " in done.stdout
 
 
 def test_help_shows_defaults_and_ends_with_examples() -> None:
