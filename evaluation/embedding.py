@@ -45,6 +45,8 @@ DEFAULT_SLICE_TEXTS = 16
 """Texts per slice when the embedder does not say its batch size and concurrency. A slice
 is one batch per concurrent request, cached as soon as it is back, so Ctrl-C or a crash
 loses at most the slice in flight."""
+SHORTEST_SECONDS = 1e-6
+"""A slice timed at zero (a clock's resolution) still gives a finite rate."""
 EVALUATION_HOURS = 24
 """An evaluation has no skill deadline; this bounds a run that would never end."""
 SECONDS_PER_HOUR = 3600
@@ -155,16 +157,15 @@ class Embeddings:
             fresh.update((d, vector) for (d, _), vector in zip(part, vectors, strict=True))
             self.sent += len(part)
             done_characters += sum(len(text) for _, text in part)
+            measured = done_characters / max(time.monotonic() - started, SHORTEST_SECONDS)
+            # Kept at every slice, so a run stopped half-way still gives the next its estimate.
+            self.cache.set_rate(rate_key, measured)
             if announce is not None and rate is None and offset + size < len(items):
-                measured = done_characters / max(time.monotonic() - started, 1e-6)
                 left = (characters - done_characters) / measured
                 announce(
                     f"{head}: about {duration(left)} more, at the rate of the first {len(part)}"
                 )
                 rate = measured
-        elapsed = time.monotonic() - started
-        if elapsed > 0 and done_characters:
-            self.cache.set_rate(rate_key, done_characters / elapsed)
         return fresh
 
     def _embed_fresh(

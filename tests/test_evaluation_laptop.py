@@ -31,7 +31,8 @@ DIMENSIONS = 16
 RUN_TIMEOUT = 120
 STUB_LATENCY = 0.05
 """Seconds per embedding request: slow enough that SIGINT lands mid-run."""
-ANSWERED_BEFORE_SIGINT = 5
+ANSWERED_BEFORE_SIGINT = 12
+"""The tiny set's 8 questions, then a few passages: the stop lands in the passages."""
 WITHOUT_LANGCHAIN = (
     "import runpy, sys; sys.modules['langchain_text_splitters'] = None; "
     "sys.argv[0] = 'evaluation'; runpy.run_module('evaluation', run_name='__main__')"
@@ -180,10 +181,14 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
         assert kept >= ANSWERED_BEFORE_SIGINT - 1
         assert answered - kept <= 1  # at most the one request in flight is lost
         assert f"{kept} embeddings of this run are kept" in err
-        done, sent_again = _run_again(stub, command)
+        done, sent_again = _run_again(stub, [item for item in command if item != "--quiet"])
     total = _vectors(tmp_path / "cache")
     assert sent_again == total - kept  # nothing embedded twice
     assert f", {sent_again} embedded, " in done.stdout
+    # The stopped run's rate is in the cache: the estimate comes before any text is sent.
+    estimate = next(line for line in done.stderr.splitlines() if "passage texts (" in line)
+    assert f"embedding {sent_again:,} passage texts" in estimate  # the questions are cached
+    assert "at the last run's rate" in estimate
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert "To index with it" in page
     assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in page
