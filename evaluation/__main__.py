@@ -20,19 +20,32 @@ from chunking.options import (
     Unit,
 )
 from chunking.pipes import run_piped
+from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
-from evaluation.embedding import PROVIDERS, EmbeddingError, build_embeddings
+from evaluation.embedding import PROVIDERS, EmbeddingError, Embeddings, build_embeddings
 from evaluation.progress import Progress
 from evaluation.questions import QuestionFileError, load_questions
+from evaluation.quick import QUICK_GRID, QUICK_QUESTIONS, QUICK_SOURCE_CHARACTERS, quick_sample
 from evaluation.report import format_table, write_outputs
 from evaluation.run import run_sweep
-from evaluation.settings import BASELINES, ChunkerName, Grid, parse_overlap
+from evaluation.settings import BASELINES, ChunkerName, Grid, Setting, parse_overlap
 
 Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
 """US$ per million tokens: text-embedding-3-small's list price."""
 USAGE_ERROR = 2
+NOTHING_TO_REPORT = 1
+INTERRUPTED = 130
+"""128 + SIGINT, what a shell reports for a command stopped by Ctrl-C."""
+EXAMPLES = """examples:
+  python -m evaluation samples/eval/docs samples/eval/questions.jsonl --quick
+      a first look in a few minutes: a sample of the questions, 512/64 tokens against
+      the Split skill (a re-run is served from the cache)
+  python -m evaluation DOCS QUESTIONS.jsonl --unit characters --max 1000,2000 --overlap 0,25%
+      a sweep; Ctrl-C keeps every embedding done, and the same command continues
+
+No questions yet? python -m evaluation generate DOCS --questions N (--help)."""
 
 
 def _items(text: str) -> list[str]:
@@ -77,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m evaluation",
         description="Chunk DOCS at every setting of the grid, embed, retrieve the answers to "
         "QUESTIONS (JSONL) and report which settings hold whole answers in their top chunks.",
-        epilog="No questions yet? python -m evaluation generate DOCS --questions N (--help).",
+        epilog=EXAMPLES,
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("docs", type=Path, help="folder of .md, .html and .txt documents")
     parser.add_argument("questions", type=Path, help="JSONL: question, document, answer")
@@ -138,8 +152,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--price", type=float, default=DEFAULT_PRICE, help="embedding price, US$ per million tokens"
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, no estimate")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a first look: at most {QUICK_QUESTIONS} questions drawn with a fixed seed "
+        f"(their documents up to {QUICK_SOURCE_CHARACTERS:,} characters) and, unless given, "
+        + ", ".join(f"--{name} {value}" for name, value in QUICK_GRID.items()),
+    )
     return parser
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Defaults after each option's help (not where the help says what none means); the
+    examples as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or isinstance(action.default, bool):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def grid_from(arguments: argparse.Namespace) -> Grid:
@@ -155,12 +186,17 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
     baselines: list[ChunkerName]
     if arguments.baselines is None:
         baselines = ["split-skill"]
-        if importlib.util.find_spec("langchain_text_splitters") is not None:
+        if langchain_installed():
             baselines.append("langchain")
     elif arguments.baselines.strip() == "none":
         baselines = []
     else:
         baselines = _choices(arguments.baselines, {b: b for b in BASELINES}, "--baselines")
+        if "langchain" in baselines and not langchain_installed():
+            raise OptionError(
+                "--baselines langchain needs langchain-text-splitters, which is not "
+                "installed (pip install -r requirements-bench.txt)"
+            )
     from chunking.strategies import STRATEGIES  # noqa: PLC0415
 
     return Grid(
@@ -189,6 +225,11 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
     )
 
 
+def langchain_installed() -> bool:
+    """Whether the `langchain` baseline can run."""
+    return importlib.util.find_spec("langchain_text_splitters") is not None
+
+
 def _word_window(text: str) -> tuple[int, int]:
     """One `--words` item: `SIZE/OVERLAP` in words."""
     size, _, overlap = text.partition("/")
@@ -213,28 +254,42 @@ def _semantic_break(text: str) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the sweep; exit 2 with one message on bad options, documents or questions."""
+    """Run the sweep; exit 2 with one message on bad options, documents or questions,
+    130 with one line on Ctrl-C (every embedding done is kept in the cache)."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["generate"]:  # `python -m evaluation generate DOCS --questions N`
         from evaluation.generate import main as generate  # noqa: PLC0415
 
         return generate(argv[1:])
-    arguments = build_parser().parse_args(argv)
+    parser = build_parser()
+    if "--quick" in argv:
+        # Grid options given on the command line still win over the quick grid.
+        parser.set_defaults(**QUICK_GRID)
+    arguments = parser.parse_args(argv)
+    cache: EmbeddingCache | None = None
+    embeddings: Embeddings | None = None
+    progress: Progress | None = None
+    stored = 0
     try:
-        grid = grid_from(arguments)
-        documents = load_documents(arguments.docs)
-        questions = load_questions(arguments.questions, documents)
-    except (OptionError, DocumentError, QuestionFileError) as error:
-        print(f"python -m evaluation: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    settings, skipped = grid.settings()
-    for reason in skipped:
-        print(f"skipped: {reason}", file=sys.stderr)
-    progress = None if arguments.quiet else Progress()
-    cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
-    embeddings = None
-    try:
+        try:
+            grid = grid_from(arguments)
+            settings, skipped = grid.settings()
+            refuse_grid(settings, skipped)
+            documents = load_documents(arguments.docs)
+            questions = load_questions(arguments.questions, documents)
+        except (OptionError, DocumentError, QuestionFileError) as error:
+            print(f"python -m evaluation: {error}", file=sys.stderr)
+            return USAGE_ERROR
+        if arguments.quick:
+            questions, documents = quick_sample(questions, documents)
+        for reason in skipped:
+            print(f"skipped: {reason}", file=sys.stderr)
+        progress = None if arguments.quiet else Progress()
+        cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
+        stored = cache.count()
         embeddings = build_embeddings(arguments.embedding, os.environ, cache, progress=progress)
+        if progress is not None:
+            embeddings.announce = progress.note
         sweep = run_sweep(
             documents,
             questions,
@@ -244,9 +299,20 @@ def main(argv: list[str] | None = None) -> int:
             skipped=skipped,
             progress=progress,
         )
+        if not any(result.setting.chunker == "ours" for result in sweep.results):
+            print(
+                "python -m evaluation: no setting of ours gave chunks "
+                f"({'; '.join(sweep.skipped) or 'no documents'}); earlier outputs are kept",
+                file=sys.stderr,
+            )
+            return NOTHING_TO_REPORT
         print(format_table(sweep))
         if sweep.recommendation is not None:
             print("\n" + sweep.recommendation.sentence)
+            recommended = next(
+                r.setting for r in sweep.results if r.setting.label == sweep.recommendation.label
+            )
+            print("\n".join(configuration(recommended).lines()))
         # Before the embeddings close: the chunk maps chunk again, and a semantic setting
         # embeds its sentences again (from the cache).
         json_path, html_path = write_outputs(
@@ -260,10 +326,22 @@ def main(argv: list[str] | None = None) -> int:
     except EmbeddingError as error:
         print(f"python -m evaluation: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # Counted in the file, not by the run: a batch interrupted before its commit is not
+        # there, one interrupted right after it is.
+        kept = cache.count() - stored if cache is not None else 0
+        where = f" in {cache.path}" if cache is not None else ""
+        message = (
+            f"python -m evaluation: interrupted; {kept} embeddings of this run are kept"
+            f"{where}, so the same command continues from there."
+        )
+        (progress or Progress()).stopped(message)
+        return INTERRUPTED
     finally:
         if embeddings is not None:
             embeddings.close()
-        cache.close()
+        if cache is not None:
+            cache.close()
     print(
         f"\n{len(questions)} questions, {len(documents)} documents, {len(sweep.results)} settings; "
         f"embeddings: {embeddings.model}, {embeddings.sent} embedded, {embeddings.cached} "
@@ -272,5 +350,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def refuse_grid(settings: list[Setting], skipped: list[str]) -> None:
+    """OptionError when the grid has no setting of ours the Split skill would accept."""
+    if any(setting.chunker == "ours" for setting in settings):
+        return
+    why = f" ({len(skipped)} skipped, e.g. {skipped[0]})" if skipped else ""
+    raise OptionError(f"the grid has no valid setting of ours{why}; nothing was run")
+
+
+def _exit(status: int) -> None:
+    """Leave with `status`; after Ctrl-C, without waiting for the local model's thread
+    to finish a batch nobody will read (the cache is committed and closed by then)."""
+    if status == INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    raise SystemExit(status)
+
+
 if __name__ == "__main__":
-    raise SystemExit(run_piped(main))
+    _exit(run_piped(main))

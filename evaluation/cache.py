@@ -1,4 +1,8 @@
-"""Embeddings cached on disk by (model, role, text hash): a sweep embeds each text once."""
+"""Embeddings cached on disk by (model, role, text hash): a sweep embeds each text once.
+
+Each `put` is one SQLite transaction, so an interrupted run keeps every batch it
+finished and a half-written batch is rolled back, never read.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +28,12 @@ create table if not exists vectors (
     primary key (model, role, digest)
 )
 """
+RATES_SCHEMA = """
+create table if not exists rates (
+    model text primary key,
+    characters_per_second real not null
+)
+"""
 LOOKUP_BATCH = 500
 """Digests per `in (...)` lookup: below SQLite's limit on bound parameters."""
 
@@ -41,6 +51,7 @@ class EmbeddingCache:
         self.path = path
         self._db = sqlite3.connect(path)
         self._db.execute(SCHEMA)
+        self._db.execute(RATES_SCHEMA)
 
     def close(self) -> None:
         """Close the file."""
@@ -84,3 +95,17 @@ class EmbeddingCache:
         """How many vectors are stored."""
         (total,) = self._db.execute("select count(*) from vectors").fetchone()
         return int(total)
+
+    def rate(self, model: str) -> float | None:
+        """Characters per second `model` embedded at on the last run, if one ran."""
+        row = self._db.execute(
+            "select characters_per_second from rates where model = ?", (model,)
+        ).fetchone()
+        return float(row[0]) if row else None
+
+    def set_rate(self, model: str, characters_per_second: float) -> None:
+        """Remember how fast `model` embedded, for the next run's estimate."""
+        self._db.execute(
+            "insert or replace into rates values (?, ?)", (model, characters_per_second)
+        )
+        self._db.commit()

@@ -18,6 +18,7 @@ import numpy as np
 
 from chunking.scoring import Scoring
 from evaluation.cache import text_digest
+from evaluation.progress import duration
 from skills.embedding import Failure, RetryPolicy
 from skills.embedding_clients import build_embedder
 from skills.embedding_settings import (
@@ -40,6 +41,12 @@ if TYPE_CHECKING:
 Role = Literal["passage", "query"]
 ProviderName = Literal["e5", "azure_openai", "openai", "local"]
 PROVIDERS: tuple[ProviderName, ...] = ("e5", "azure_openai", "openai", "local")
+DEFAULT_SLICE_TEXTS = 16
+"""Texts per slice when the embedder does not say its batch size and concurrency. A slice
+is one batch per concurrent request, cached as soon as it is back, so Ctrl-C or a crash
+loses at most the slice in flight."""
+SHORTEST_SECONDS = 1e-6
+"""A slice timed at zero (a clock's resolution) still gives a finite rate."""
 EVALUATION_HOURS = 24
 """An evaluation has no skill deadline; this bounds a run that would never end."""
 SECONDS_PER_HOUR = 3600
@@ -59,6 +66,8 @@ class Embeddings:
     queries: Embedder
     cache: EmbeddingCache
     progress: Callable[[str, int, int], None] | None = None
+    announce: Callable[[str], None] | None = None
+    """Where the estimate of the time to embed goes (a line before the work starts)."""
     sent: int = 0
     """Texts embedded by the service in this run (not served from the cache)."""
     cached: int = 0
@@ -76,10 +85,17 @@ class Embeddings:
         """Close the clients' connections and the loop."""
         if self._loop is None:
             return
+        loop, self._loop = self._loop, None
+        # After Ctrl-C, requests may still be in flight: cancel them and let them finish
+        # cancelling, so no task is destroyed pending and no traceback follows the exit.
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         for embedder in {id(e): e for e in (self.passages, self.queries)}.values():
-            self._loop.run_until_complete(embedder.aclose())
-        self._loop.close()
-        self._loop = None
+            loop.run_until_complete(embedder.aclose())
+        loop.close()
 
     def embed(
         self, texts: Sequence[str], role: Role
@@ -93,12 +109,9 @@ class Embeddings:
                 missing[digest] = text
         self.cached += len(set(digests)) - len(missing)
         if missing:
-            fresh = self._embed_fresh(list(missing.values()), role)
-            self.cache.put(
-                self.model, role, [(d, v, t) for d, (v, t) in zip(missing, fresh, strict=True)]
+            found.update(
+                self._embed_and_cache(missing, role, cached=len(set(digests)) - len(missing))
             )
-            found.update(zip(missing, fresh, strict=True))
-            self.sent += len(missing)
         vectors = np.stack([found[d][0] for d in digests]) if digests else np.zeros((0, 1))
         truncated = np.array([found[d][1] for d in digests], dtype=np.bool_)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -110,15 +123,60 @@ class Embeddings:
         vectors, _ = self.embed(texts, "passage")
         return [tuple(float(x) for x in row) for row in vectors]
 
+    def _embed_and_cache(
+        self, missing: dict[bytes, str], role: Role, *, cached: int
+    ) -> dict[bytes, tuple[npt.NDArray[np.float32], bool]]:
+        """Embed `missing` a slice at a time, each slice cached as soon as it is back; say
+        how long it will take before (with the rate the cache kept) or after the first slice."""
+        embedder = self.passages if role == "passage" else self.queries
+        size = getattr(embedder, "batch_size", DEFAULT_SLICE_TEXTS) * max(
+            getattr(embedder, "concurrency", 1), 1
+        )
+        items = list(missing.items())
+        characters = sum(len(text) for text in missing.values())
+        rate_key = f"{self.model}/{role}"
+        rate = self.cache.rate(rate_key)
+        # One slice or less (a document's sentence windows, a few questions): no estimate,
+        # or a semantic sweep would print one per document.
+        announce = self.announce if len(items) > size else None
+        head = (
+            f"embedding {len(items):,} {role} texts ({characters:,} characters; "
+            f"{cached:,} from the cache)"
+        )
+        if announce is not None and rate is not None:
+            announce(f"{head}: about {duration(characters / rate)} at the last run's rate")
+        fresh: dict[bytes, tuple[npt.NDArray[np.float32], bool]] = {}
+        started = time.monotonic()
+        done_characters = 0
+        for offset in range(0, len(items), size):
+            part = items[offset : offset + size]
+            vectors = self._embed_fresh([text for _, text in part], role, offset, len(items))
+            self.cache.put(
+                self.model, role, [(d, v, t) for (d, _), (v, t) in zip(part, vectors, strict=True)]
+            )
+            fresh.update((d, vector) for (d, _), vector in zip(part, vectors, strict=True))
+            self.sent += len(part)
+            done_characters += sum(len(text) for _, text in part)
+            measured = done_characters / max(time.monotonic() - started, SHORTEST_SECONDS)
+            # Kept at every slice, so a run stopped half-way still gives the next its estimate.
+            self.cache.set_rate(rate_key, measured)
+            if announce is not None and rate is None and offset + size < len(items):
+                left = (characters - done_characters) / measured
+                announce(
+                    f"{head}: about {duration(left)} more, at the rate of the first {len(part)}"
+                )
+                rate = measured
+        return fresh
+
     def _embed_fresh(
-        self, texts: list[str], role: Role
+        self, texts: list[str], role: Role, before: int, total: int
     ) -> list[tuple[npt.NDArray[np.float32], bool]]:
         embedder = self.passages if role == "passage" else self.queries
         progress = self.progress
 
-        def report(done: int, total: int) -> None:
+        def report(done: int, _: int) -> None:
             if progress is not None:
-                progress(f"embedding {role} texts", done, total)
+                progress(f"embedding {role} texts", before + done, total)
 
         deadline = time.monotonic() + EVALUATION_HOURS * SECONDS_PER_HOUR
         if self._loop is None:
@@ -169,6 +227,10 @@ def build_embeddings(
     settings = load_embedding_settings(given, problems)
     if problems:
         raise EmbeddingError("; ".join(problems))
+    if settings.provider == "local" and retry is None:
+        # A local batch runs in a thread nobody can stop: a timeout would only start the
+        # same batch again beside it (on a loaded laptop, six times over, then fail).
+        retry = RetryPolicy(max_retries=0, request_timeout=EVALUATION_HOURS * SECONDS_PER_HOUR)
     passages = build_embedder(settings, retry=retry, role="passage")
     if passages is None:
         raise EmbeddingError(

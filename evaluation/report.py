@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 from typing import TYPE_CHECKING, Any
 
+from evaluation.apply import configuration
 from evaluation.maps import cuts, map_path, question_maps
 from evaluation.metrics import K
 
@@ -132,7 +134,11 @@ def results_json(
         "questions": len(questions),
         "skipped": sweep.skipped,
         "recommendation": (
-            {"setting": sweep.recommendation.label, "sentence": sweep.recommendation.sentence}
+            {
+                "setting": sweep.recommendation.label,
+                "sentence": sweep.recommendation.sentence,
+                **_configuration_json(sweep),
+            }
             if sweep.recommendation
             else None
         ),
@@ -190,6 +196,19 @@ def results_json(
     }
 
 
+def _configuration_json(sweep: Sweep) -> dict[str, Any]:
+    """The recommended setting as app settings and skillset inputs."""
+    recommended = _recommended(sweep)
+    if recommended is None:
+        return {}
+    config = configuration(recommended.setting)
+    return {
+        "appSettings": dict(config.app_settings),
+        "skillsetInputs": [{"name": name, "source": source} for name, source in config.inputs],
+        "notes": list(config.notes),
+    }
+
+
 def write_outputs(
     sweep: Sweep,
     questions: Sequence[Question],
@@ -201,26 +220,38 @@ def write_outputs(
     """results.json and report.html in `folder` (`scoring`: what a strategy that embeds
     sentences calls when the chunk maps chunk again)."""
     folder.mkdir(parents=True, exist_ok=True)
-    json_path = folder / "results.json"
-    json_path.write_text(
-        json.dumps(results_json(sweep, questions, model, documents), indent=1, ensure_ascii=False)
-        + "\n",
-        encoding="utf-8",
-    )
-    html_path = folder / "report.html"
-    html_path.write_text(render_html(sweep, questions, documents, model), encoding="utf-8")
     recommended = _recommended(sweep)
     if recommended is not None:
         # The per-question links of report.html point at these.
         for name, page in question_maps(recommended, questions, documents, scoring).items():
             path = folder / name
             path.parent.mkdir(exist_ok=True)
-            path.write_text(page, encoding="utf-8")
+            write_atomically(path, page)
     # The plots on their own too, for a README or a pull request.
     for name, plot in zip(PLOT_FILES, _plots(sweep), strict=True):
         if plot:
-            (folder / name).write_text(plot + "\n", encoding="utf-8")
+            write_atomically(folder / name, plot + "\n")
+    # The two files a reader opens last, each replaced whole or not at all.
+    json_path = folder / "results.json"
+    write_atomically(
+        json_path,
+        json.dumps(results_json(sweep, questions, model, documents), indent=1, ensure_ascii=False)
+        + "\n",
+    )
+    html_path = folder / "report.html"
+    write_atomically(html_path, render_html(sweep, questions, documents, model))
     return json_path, html_path
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `path` through a temporary file renamed over it: a reader (or a run stopped
+    half-way) sees the old file or the new one, never a part."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _series(sweep: Sweep) -> dict[str, list[SettingResult]]:
@@ -237,9 +268,40 @@ def _series(sweep: Sweep) -> dict[str, list[SettingResult]]:
     return lines
 
 
+Point = tuple[float, float, float, float]
+"""x, y, and the low and high ends of y's 95% interval."""
+DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 4", "12 4")
+"""Line patterns, so lines that coincide still show which is which."""
+MARKERS: dict[str, tuple[tuple[float, float], ...]] = {
+    "circle": (),
+    "square": ((-1, -1), (1, -1), (1, 1), (-1, 1)),
+    "triangle": ((0, -1.3), (1.2, 1), (-1.2, 1)),
+    "diamond": ((0, -1.3), (1.3, 0), (0, 1.3), (-1.3, 0)),
+}
+"""Marker shapes: polygon corners in units of MARKER_SIZE (a circle has none)."""
+MARKER_SIZE = 3.5
+LINE_WIDTHS = (5.0, 3.5, 2.0, 1.0)
+"""Earlier lines are drawn wider, so a line that coincides with a later one shows as a
+border around it."""
+OFFSET_PIXELS = 3.0
+"""Each line is shifted sideways by this much from the next: equal points and their
+intervals stand side by side instead of on top of each other."""
+CAP = 3.0
+"""Half-width of an interval's end caps, in pixels."""
+
+
+def _marker(shape: str, x: float, y: float, color: str) -> str:
+    if shape == "circle":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{MARKER_SIZE}" fill="{color}"/>'
+    points = " ".join(
+        f"{x + dx * MARKER_SIZE:.1f},{y + dy * MARKER_SIZE:.1f}" for dx, dy in MARKERS[shape]
+    )
+    return f'<polygon points="{points}" fill="{color}"/>'
+
+
 def _svg_plot(
     title: str,
-    lines: dict[str, list[tuple[float, float]]],
+    lines: dict[str, list[Point]],
     x_label: str,
     y_label: str,
     *,
@@ -253,8 +315,8 @@ def _svg_plot(
     def fx(value: float) -> float:
         return math.log(value) if log_x else value
 
-    xs = [fx(x) for x, _ in points]
-    ys = [y for _, y in points]
+    xs = [fx(x) for x, *_ in points]
+    ys = [value for _, y, low, high in points for value in (y, low, high)]
     x0, x1 = min(xs), max(xs)
     if x1 <= x0:  # one maximum only: put it in the middle
         x0, x1 = x0 - 1, x1 + 1
@@ -273,6 +335,8 @@ def _svg_plot(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{PLOT_WIDTH + 260}" '
         f'height="{PLOT_HEIGHT}" role="img" aria-label="{html.escape(title)}">',
         f'<text x="{MARGIN}" y="18" font-weight="bold">{html.escape(title)}</text>',
+        f'<text x="{PLOT_WIDTH - MARGIN}" y="18" text-anchor="end" font-size="10">'
+        "bars: 95% intervals</text>",
         f'<line x1="{MARGIN}" y1="{PLOT_HEIGHT - MARGIN}" x2="{PLOT_WIDTH - MARGIN}" '
         f'y2="{PLOT_HEIGHT - MARGIN}" stroke="#333"/>',
         f'<line x1="{MARGIN}" y1="{MARGIN}" x2="{MARGIN}" y2="{PLOT_HEIGHT - MARGIN}" '
@@ -288,7 +352,7 @@ def _svg_plot(
             f'<text x="{MARGIN - 4}" y="{sy(value) + 4:.1f}" text-anchor="end" font-size="10">'
             f"{value:.2f}</text>"
         )
-    ticks = sorted({x for x, _ in points})
+    ticks = sorted({x for x, *_ in points})
     if len(ticks) > MAX_X_TICKS:  # costs: label the range, not every point
         ticks = [ticks[round(i * (len(ticks) - 1) / (MAX_X_TICKS - 1))] for i in range(MAX_X_TICKS)]
     for x in ticks:
@@ -296,20 +360,39 @@ def _svg_plot(
             f'<text x="{sx(x):.1f}" y="{PLOT_HEIGHT - MARGIN + 14}" text-anchor="middle" '
             f'font-size="10">{x:g}</text>'
         )
+    middle = (len(lines) - 1) / 2
     for index, (name, line) in enumerate(lines.items()):
         color = PALETTE[index % len(PALETTE)]
-        coords = [(sx(x), sy(y)) for x, y in sorted(line)]
+        dash = DASHES[index % len(DASHES)] if connect else ""
+        shape = list(MARKERS)[index % len(MARKERS)]
+        shift = (index - middle) * OFFSET_PIXELS
+        coords = [(sx(x) + shift, sy(y), sy(low), sy(high)) for x, y, low, high in sorted(line)]
+        pattern = f' stroke-dasharray="{dash}"' if dash else ""
         if connect and len(coords) > 1:
-            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _, _ in coords)
             parts.append(
-                f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>'
+                f'<polyline points="{path}" fill="none" stroke="{color}" '
+                f'stroke-width="{LINE_WIDTHS[index % len(LINE_WIDTHS)]}"{pattern}/>'
             )
-        for x, y in coords:
-            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}"/>')
+        for x, y, low, high in coords:
+            parts.append(
+                f'<path d="M{x:.1f},{low:.1f}V{high:.1f}M{x - CAP:.1f},{low:.1f}H{x + CAP:.1f}'
+                f'M{x - CAP:.1f},{high:.1f}H{x + CAP:.1f}" stroke="{color}" stroke-width="1" '
+                'opacity="0.6" fill="none"/>'
+            )
+            parts.append(_marker(shape, x, y, color))
         legend_y = MARGIN + 14 * index
+        sample = (
+            f'<line x1="{PLOT_WIDTH + 2}" y1="{legend_y - 4}" x2="{PLOT_WIDTH + 22}" '
+            f'y2="{legend_y - 4}" stroke="{color}" stroke-width="2"{pattern}/>'
+            if connect
+            else ""
+        )
         parts.append(
-            f'<rect x="{PLOT_WIDTH + 4}" y="{legend_y - 9}" width="10" height="10" fill="{color}"/>'
-            f'<text x="{PLOT_WIDTH + 18}" y="{legend_y}" font-size="11">{html.escape(name)}</text>'
+            sample
+            + _marker(shape, PLOT_WIDTH + 12, legend_y - 4, color)
+            + f'<text x="{PLOT_WIDTH + 28}" y="{legend_y}" font-size="11">'
+            f"{html.escape(name)}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -320,14 +403,14 @@ def _plots(sweep: Sweep) -> list[str]:
     plots = []
     for metric, title in (("complete@5", "answer-complete@5"), ("hit@5", "hit@5")):
         lines = {
-            name: [(float(r.setting.maximum), r.means[metric].mean) for r in members]
+            name: [_point(float(r.setting.maximum), r.means[metric]) for r in members]
             for name, members in series.items()
         }
         plots.append(
             _svg_plot(f"{title} against maximumPageLength", lines, "maximumPageLength", title)
         )
     cost = {
-        name: [(float(r.cost.tokens), r.means["complete@5"].mean) for r in members]
+        name: [_point(float(r.cost.tokens), r.means["complete@5"]) for r in members]
         for name, members in series.items()
     }
     plots.append(
@@ -341,6 +424,10 @@ def _plots(sweep: Sweep) -> list[str]:
         )
     )
     return plots
+
+
+def _point(x: float, interval: Interval) -> Point:
+    return (x, interval.mean, interval.low, interval.high)
 
 
 def _question_rows(
@@ -428,6 +515,13 @@ def render_html(
     skipped = "".join(f"<li>{html.escape(s)}</li>" for s in sweep.skipped)
     by_kind = _breakdown_table(sweep, questions, documents)
     sentence = sweep.recommendation.sentence if sweep.recommendation else "No setting of ours ran."
+    apply = (
+        "<p>To index with it:</p><pre>"
+        + html.escape("\n".join(configuration(recommended.setting).lines()))
+        + "</pre>"
+        if recommended is not None
+        else ""
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Chunk settings evaluation</title>
 <style>
@@ -445,6 +539,7 @@ tr:target {{ outline: 3px solid #d00; }}
 Intervals are 95% bootstrap intervals over questions; Δ columns are paired differences
 against the Split-skill emulation at the same limits (* where the interval excludes 0).</p>
 <p class="recommendation">{html.escape(sentence)}</p>
+{apply}
 {table}
 {"".join(f"<div>{plot}</div>" for plot in _plots(sweep))}
 <h2>answer-complete@5 by kind of question and format of document</h2>

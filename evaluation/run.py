@@ -10,7 +10,7 @@ import numpy as np
 from chunking.encodings import load_encoding
 from chunking.scoring import Scoring
 from chunking.sizing import TokenSizer
-from evaluation.chunkers import BaselineUnavailableError, EvalChunk, chunk_all
+from evaluation.chunkers import BaselineUnavailableError, ChunkRun, EvalChunk, chunk_all
 from evaluation.metrics import (
     METRICS,
     MRR_DEPTH,
@@ -135,9 +135,12 @@ def run_sweep(
     counter = TokenSizer(load_encoding("cl100k_base"))
     ordered = list(documents.values())
     sentences = embeddings.scoring()
+    # Chunk every setting first, then embed every distinct text in one pass: the estimate
+    # before it and the time left during it are about the whole run, not one setting.
+    runs: list[tuple[Setting, ChunkRun, int]] = []
     for number, setting in enumerate(settings, 1):
         if progress is not None:
-            progress(f"chunking {setting.label}", number - 1, len(settings))
+            progress("chunking", number - 1, len(settings))
         scored_tokens = [0]
 
         def embed(texts: Sequence[str], /, tally: list[int] = scored_tokens) -> Sequence[Vector]:
@@ -152,8 +155,17 @@ def run_sweep(
         if not run.chunks:
             sweep.skipped.append(f"{setting.label}: no chunks")
             continue
+        runs.append((setting, run, scored_tokens[0]))
+    if progress is not None:
+        progress("chunking", len(settings), len(settings))
+    distinct = list(dict.fromkeys(chunk.text for _, run, _ in runs for chunk in run.chunks))
+    every_vector, every_truncated = embeddings.embed(distinct, "passage")
+    row_of = {text: row for row, text in enumerate(distinct)}
+    for setting, run, scored in runs:
+        scored_tokens = [scored]
         texts = [chunk.text for chunk in run.chunks]
-        vectors, truncated = embeddings.embed(texts, "passage")
+        rows = [row_of[text] for text in texts]
+        vectors, truncated = every_vector[rows], every_truncated[rows]
         top = rank(query_vectors, vectors, MRR_DEPTH)
         per_question: dict[str, list[float]] = {name: [] for name in METRICS}
         traces: list[QuestionTrace] = []
@@ -188,8 +200,6 @@ def run_sweep(
                 chunks=run.chunks,
             )
         )
-    if progress is not None:
-        progress("chunking", len(settings), len(settings))
     sweep.comparisons = compare_with_baseline(sweep.results)
     sweep.recommendation = recommend(sweep.results)
     return sweep
