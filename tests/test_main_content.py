@@ -52,8 +52,9 @@ def test_real_pages_keep_the_article_and_leave_the_furniture_out() -> None:
     `<span>Credit</span>Kevin`, one word in the rendering and two in the reference.
 
     Issue 28, item 9 (teaser lists, wiki navigation boxes, comments named after the
-    article): leak 0.077 -> 0.074, bbc-1 0.207 -> 0.144 (its "more from this section"
-    cards); recall 0.990 -> 0.9898, all of it wikipedia-2's eight `navbox` blocks
+    article, alt texts that are file names): leak 0.077 -> 0.072, bbc-1 0.207 -> 0.144
+    (its "more from this section" cards), pixnet 0.109 -> 0.047 (`12-IMG_3886.jpg`
+    alts); recall 0.990 -> 0.9898, all of it wikipedia-2's eight `navbox` blocks
     (0.997 -> 0.989), which Readability's reference keeps and the issue counts as page
     furniture."""
     figures = measure(DEFAULT_PAGES)
@@ -66,11 +67,16 @@ def test_real_pages_keep_the_article_and_leave_the_furniture_out() -> None:
 HELD_OUT = Path(__file__).resolve().parent.parent / "bench" / "pages"
 
 
-def test_held_out_pages_keep_the_article_and_leave_the_teasers_out() -> None:
-    """Issue 28, item 9: herald-sun-1 (a column followed by an "Other Opinion Columns"
-    list of five headline cards, none named as furniture) leaked 0.243 before teaser
-    lists were recognised, 0.047 after: what is left is the byline list."""
-    figures = measure(HELD_OUT)
-    assert [f.name for f in figures] == ["herald-sun-1"]
-    assert min(f.recall for f in figures) >= 0.99
-    assert max(f.leak for f in figures) <= 0.08
+def test_held_out_pages_keep_the_article_and_leave_the_furniture_out() -> None:
+    """Issue 28, item 9, on pages the rules were not written on (bench/pages/SOURCES.md).
+
+    herald-sun-1 (a column, then an "Other Opinion Columns" list of five headline cards
+    named as nothing) leaked 0.243 before teaser lists were recognised, 0.047 after: the
+    byline list is left.  tmz-1 leaked 0.226 before, 0.153 after alt texts that are file
+    names stopped counting as words; left are the date line and an "opt-in" newsletter
+    box (no furniture word in its names)."""
+    figures = {f.name: f for f in measure(HELD_OUT)}
+    assert sorted(figures) == ["herald-sun-1", "tmz-1"]
+    assert min(f.recall for f in figures.values()) >= 0.99
+    assert figures["herald-sun-1"].leak <= 0.05
+    assert figures["tmz-1"].leak <= 0.16

@@ -269,3 +269,20 @@ def test_comments_named_after_the_article_they_follow_are_left_out() -> None:
     assert_keeps(
         page, ["Paragraph 8 of the report"], ["More comments", "disagree with the council"]
     )
+
+
+def test_an_image_named_by_its_file_adds_no_words() -> None:
+    # Alt text that is a file or slug name (CMS defaults) describes nothing; a real
+    # description, or a short hyphenated word, still stands in for the picture.
+    page = rendered(
+        f"<article>{ARTICLE}<p><img alt='0226-SUB-london-hotel-swipe-tmz-02' src='a.jpg'>"
+        "<img alt='12-IMG_3886.jpg' src='b.jpg'><img alt='update_graphic_red_bar' src='c.jpg'>"
+        "<img alt='A flooded street in the old town' src='d.jpg'>"
+        "<img alt='COVID-19' src='e.jpg'></p>"
+        "<table><tr><td><img alt='IMG_0042.png'> Tide gauge</td></tr></table></article>"
+    )
+    assert_keeps(
+        page,
+        ["A flooded street in the old town", "COVID-19", "Tide gauge"],
+        ["london-hotel", "IMG_3886", "update_graphic", "IMG_0042"],
+    )

@@ -408,6 +408,23 @@ def _points_away(link: Element) -> bool:
     return bool(target) and not target.startswith("#")
 
 
+_FILE_NAME = re.compile(
+    r"\S+\.(?:jpe?g|png|gif|webp|svg|bmp|tiff?|avif)|[^\s_-]*(?:[_-][^\s_-]*){2,}",
+    re.IGNORECASE,
+)
+"""An image's alt text that is a file or slug name (`IMG_3886.jpg`, `0226-hotel-swipe-02`,
+`update_graphic_red_bar`): one word with an image extension or two or more `-`/`_`."""
+
+
+def image_description(image: Element) -> str:
+    """What an `<img>`'s alt text says in words: "" when it is empty or a file or slug
+    name, which CMSs fill in by default and which describes nothing."""
+    alt = image.get("alt") or ""
+    if not alt.strip() or _FILE_NAME.fullmatch(alt.strip()):
+        return ""
+    return alt
+
+
 def _skipped(element: Element) -> bool:
     name = element.tag
     if name in DROP_TAGS or name in BOILERPLATE_TAGS:
