@@ -74,9 +74,11 @@ def test_held_out_pages_keep_the_article_and_leave_the_furniture_out() -> None:
     named as nothing) leaked 0.243 before teaser lists were recognised, 0.047 after: the
     byline list is left.  tmz-1 leaked 0.226 before, 0.153 after alt texts that are file
     names stopped counting as words; left are the date line and an "opt-in" newsletter
-    box (no furniture word in its names)."""
+    box (no furniture word in its names).  tumblr, collected after the rules were
+    written and not used to change them, leaks 0.011 before and after."""
     figures = {f.name: f for f in measure(HELD_OUT)}
-    assert sorted(figures) == ["herald-sun-1", "tmz-1"]
+    assert sorted(figures) == ["herald-sun-1", "tmz-1", "tumblr"]
+    assert figures["tumblr"].leak <= 0.02
     assert min(f.recall for f in figures.values()) >= 0.99
     assert figures["herald-sun-1"].leak <= 0.05
     assert figures["tmz-1"].leak <= 0.16
