@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
 from bench.main_content import DEFAULT_PAGES, covered_text, measure, report, words
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 PAGE = """<!DOCTYPE html><html><head><title>News</title></head><body>
 <nav><a href="/">Home</a> <a href="/world">World</a></nav>
@@ -52,9 +49,36 @@ def test_real_pages_keep_the_article_and_leave_the_furniture_out() -> None:
     8 -> 2 pages over 0.20 (nytimes-5, a section front of teaser cards, 0.75; bbc-1 0.21),
     recall 0.995 -> 0.990. The recall lost is firefox-nightly-blog's comment thread (0.888:
     Readability keeps it, the issue counts comments as furniture) and nytimes-5's
-    `<span>Credit</span>Kevin`, one word in the rendering and two in the reference."""
+    `<span>Credit</span>Kevin`, one word in the rendering and two in the reference.
+
+    Issue 28, item 9 (teaser lists, wiki navigation boxes, comments named after the
+    article, alt texts that are file names): leak 0.077 -> 0.072, bbc-1 0.207 -> 0.144
+    (its "more from this section" cards), pixnet 0.109 -> 0.047 (`12-IMG_3886.jpg`
+    alts); recall 0.990 -> 0.9898, all of it wikipedia-2's eight `navbox` blocks
+    (0.997 -> 0.989), which Readability's reference keeps and the issue counts as page
+    furniture."""
     figures = measure(DEFAULT_PAGES)
     assert len(figures) >= 25
-    assert sum(f.recall for f in figures) / len(figures) >= 0.99
+    assert sum(f.recall for f in figures) / len(figures) >= 0.989
     assert sum(f.leak for f in figures) / len(figures) <= 0.08
     assert sum(f.leak > 0.20 for f in figures) <= 2
+
+
+HELD_OUT = Path(__file__).resolve().parent.parent / "bench" / "pages"
+
+
+def test_held_out_pages_keep_the_article_and_leave_the_furniture_out() -> None:
+    """Issue 28, item 9, on pages the rules were not written on (bench/pages/SOURCES.md).
+
+    herald-sun-1 (a column, then an "Other Opinion Columns" list of five headline cards
+    named as nothing) leaked 0.243 before teaser lists were recognised, 0.047 after: the
+    byline list is left.  tmz-1 leaked 0.226 before, 0.153 after alt texts that are file
+    names stopped counting as words; left are the date line and an "opt-in" newsletter
+    box (no furniture word in its names).  tumblr, collected after the rules were
+    written and not used to change them, leaks 0.011 before and after."""
+    figures = {f.name: f for f in measure(HELD_OUT)}
+    assert sorted(figures) == ["herald-sun-1", "tmz-1", "tumblr"]
+    assert figures["tumblr"].leak <= 0.02
+    assert min(f.recall for f in figures.values()) >= 0.99
+    assert figures["herald-sun-1"].leak <= 0.05
+    assert figures["tmz-1"].leak <= 0.16

@@ -179,3 +179,110 @@ def test_a_status_post_made_of_link_lists_keeps_them() -> None:
     text = parse_html(page).source
     assert text.count("Fix the thing number 5") == 2
     assert "Older post" not in text
+
+
+def assert_keeps(page: str, kept: list[str], left_out: list[str]) -> None:
+    """Every `kept` text is in the rendered page, no `left_out` text is."""
+    assert [text for text in kept if text not in page] == []
+    assert [text for text in left_out if text in page] == []
+
+
+PARAGRAPHS = "".join(
+    f"<p>Paragraph {n} of the report says what the council decided and why it matters.</p>"
+    for n in range(1, 9)
+)
+
+
+def _teasers(count: int, summary: str = "") -> str:
+    return "".join(
+        f"<div class='card'><h3><a href='/news/story-{n}'>Headline of story {n}</a></h3>"
+        f"<span>2 hours ago</span>{summary}</div>"
+        for n in range(count)
+    )
+
+
+def test_a_teaser_list_between_an_articles_paragraphs_is_left_out() -> None:
+    # Issue 28, item 9: related-article cards with their own headings, placed inside the
+    # article's body (so inside the core, where link lists are kept), named nothing.
+    page = rendered(
+        f"<div class='page'><h1>Council report</h1>{PARAGRAPHS[:300]}"
+        f"<div class='block'><h2>Read next</h2>{_teasers(4)}</div>{PARAGRAPHS[300:]}</div>"
+    )
+    assert_keeps(
+        page,
+        ["Paragraph 8 of the report", "Paragraph 1 of the report"],
+        ["Headline of story", "Read next"],
+    )
+
+
+def test_teaser_cards_with_a_summary_each_are_a_teaser_list_too() -> None:
+    summary = "<p>A short standfirst that sums the other story up in a line.</p>"
+    page = rendered(
+        f"<div><h1>Council report</h1>{PARAGRAPHS}</div>"
+        f"<div class='group'><h2>Other columns</h2>{_teasers(5, summary)}</div>"
+    )
+    assert_keeps(page, ["Paragraph 8 of the report"], ["Headline of story", "short standfirst"])
+
+
+def test_sections_whose_headings_link_to_their_own_anchor_are_kept() -> None:
+    # Permalinked headings (`#fragment`) are the document's sections, not teasers.
+    sections = "".join(
+        f"<h3><a href='#s{n}'>Option {n}</a></h3><p>Short text of option {n}.</p>" for n in range(6)
+    )
+    page = rendered(f"<main><h1>Options</h1>{sections}</main>")
+    assert all(f"Option {n}" in page and f"text of option {n}" in page for n in range(6))
+
+
+def test_a_page_that_is_a_list_of_teasers_is_kept() -> None:
+    page = rendered(f"<div><h1>Latest news</h1>{_teasers(8)}</div>")
+    assert "Headline of story 7" in page
+
+
+def test_a_wiki_navigation_box_is_left_out() -> None:
+    navbox = (
+        "<table class='navbox'><tr><th class='navbox-title'>Countries of Oceania</th></tr>"
+        "<tr><th class='navbox-group'>Sovereign states</th><td class='navbox-list'>"
+        "<a href='/wiki/Fiji'>Fiji</a> · <a href='/wiki/Samoa'>Samoa</a> · "
+        "<a href='/wiki/Tonga'>Tonga</a></td></tr></table>"
+    )
+    series = (
+        "<table class='vertical-navbox nowraplinks'><tr><th>Part of a series on</th></tr>"
+        "<tr><td><a href='/wiki/History'>History</a></td></tr></table>"
+    )
+    page = rendered(f"<div id='content'><h1>Fiji</h1>{series}{PARAGRAPHS}{navbox}</div>")
+    assert_keeps(
+        page,
+        ["Paragraph 8 of the report"],
+        ["Countries of Oceania", "Samoa", "Part of a series on"],
+    )
+
+
+def test_comments_named_after_the_article_they_follow_are_left_out() -> None:
+    # `article-comments`, `post-comments`: the last word names the thing (comments of the
+    # article); `comment-content` stays the content of a comment.
+    page = rendered(
+        f"<div class='article-body'>{ARTICLE}{PARAGRAPHS}"
+        "<div class='article-comments'><h3>More comments</h3>"
+        "<div class='comment-content'><p>I disagree with the council entirely.</p></div>"
+        "</div></div>"
+    )
+    assert_keeps(
+        page, ["Paragraph 8 of the report"], ["More comments", "disagree with the council"]
+    )
+
+
+def test_an_image_named_by_its_file_adds_no_words() -> None:
+    # Alt text that is a file or slug name (CMS defaults) describes nothing; a real
+    # description, or a short hyphenated word, still stands in for the picture.
+    page = rendered(
+        f"<article>{ARTICLE}<p><img alt='0226-SUB-london-hotel-swipe-tmz-02' src='a.jpg'>"
+        "<img alt='12-IMG_3886.jpg' src='b.jpg'><img alt='update_graphic_red_bar' src='c.jpg'>"
+        "<img alt='A flooded street in the old town' src='d.jpg'>"
+        "<img alt='COVID-19' src='e.jpg'></p>"
+        "<table><tr><td><img alt='IMG_0042.png'> Tide gauge</td></tr></table></article>"
+    )
+    assert_keeps(
+        page,
+        ["A flooded street in the old town", "COVID-19", "Tide gauge"],
+        ["london-hotel", "IMG_3886", "update_graphic", "IMG_0042"],
+    )

@@ -20,6 +20,8 @@ from tests.strategies import HEADING_WORDS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
+ROOMY = ChunkOptions(limits=Limits(Unit.CHARACTERS, 420, 0))
+"""Room for a `P:` paragraph under a long path, never for two (see `chunk_paths`)."""
 
 
 def tree_paths(text: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -35,7 +37,7 @@ def tree_paths(text: str) -> list[tuple[str, tuple[str, ...]]]:
 FILLER = ", words enough for a paragraph to fill a chunk of its own" + " and more" * 14 + "."
 
 
-def chunk_paths(text: str) -> dict[str, tuple[str, ...]]:
+def chunk_paths(text: str, options: ChunkOptions | None = None) -> dict[str, tuple[str, ...]]:
     """The path of the chunk holding each paragraph that starts with `P:`.
 
     Each such line gets `FILLER`, so that no two share a chunk (whose path would be
@@ -43,7 +45,7 @@ def chunk_paths(text: str) -> dict[str, tuple[str, ...]]:
     """
     lines = text.split("\n")
     text = "\n".join(line + FILLER if line.startswith("P:") else line for line in lines)
-    document, audit = chunk_and_audit(text, SMALL)
+    document, audit = chunk_and_audit(text, options or SMALL)
     assert not audit.violations, audit.examples
     found: dict[str, tuple[str, ...]] = {}
     for chunk in document.chunks:
@@ -373,6 +375,95 @@ def test_tabs_inside_a_zone_end_with_it() -> None:
     }
 
 
+# A connector page in the Semantic Kernel style (written for this test, after the
+# layout of learn.microsoft.com/semantic-kernel connector pages): shared `##`
+# sections, then zones that hold `##` sections of their own per language.
+KERNEL_PAGE = (
+    "# Using the Hotel Search connector\n\nP: page intro\n\n"
+    "## Overview\n\nP: overview\n\n"
+    "## Limitations\n\nP: limitations\n\n"
+    '::: zone pivot="programming-language-csharp"\n\n'
+    "## Getting started\n\nP: csharp getting started\n\n"
+    "### Dependency injection\n\nP: csharp injection\n\n"
+    "## Data mapping\n\nP: csharp mapping\n\n"
+    "::: zone-end\n"
+    '::: zone pivot="programming-language-python"\n\n'
+    "## Getting started\n\nP: python getting started\n\n"
+    "## Serialization\n\nP: python serialization\n\n"
+    "::: zone-end\n"
+    '::: zone pivot="programming-language-java"\n::: zone-end\n\n'
+    "## Search options\n\nP: search options\n\n"
+    '::: zone pivot="programming-language-csharp"\n\nP: csharp options\n\n'
+    "### Filters\n\nP: csharp filters\n\n::: zone-end\n\n"
+    "## Next steps\n\nP: next\n"
+)
+
+
+def test_a_heading_inside_a_zone_closes_the_sections_of_its_level() -> None:
+    # Issue 28, item 8: `## Getting started` inside a zone opened under `## Limitations`
+    # read `Limitations › C# › Getting started`; the page shows it as a sibling of
+    # `Limitations`, and the zone stays on the path of what it holds.
+    assert chunk_paths(KERNEL_PAGE, ROOMY) == {
+        "P: page intro": (),
+        "P: overview": ("Overview",),
+        "P: limitations": ("Limitations",),
+        "P: csharp getting started": ("C#", "Getting started"),
+        "P: csharp injection": ("C#", "Getting started", "Dependency injection"),
+        "P: csharp mapping": ("C#", "Data mapping"),
+        "P: python getting started": ("Python", "Getting started"),
+        "P: python serialization": ("Python", "Serialization"),
+        "P: search options": ("Search options",),
+        # A zone of deeper headings still nests below the section it is in.
+        "P: csharp options": ("Search options", "C#"),
+        "P: csharp filters": ("Search options", "C#", "Filters"),
+        "P: next": ("Next steps",),
+    }
+
+
+def test_a_zone_closes_only_the_sections_its_headings_close() -> None:
+    text = (
+        "# Agents\n\n## Orchestration\n\nP: orchestration\n\n### Sequential\n\nP: sequential\n\n"
+        ':::zone pivot="programming-language-python"\n\nP: python before\n\n'
+        "### Concurrent\n\nP: python concurrent\n\n#### Results\n\nP: results\n\n"
+        ":::zone-end\n\n### Handoff\n\nP: handoff\n"
+    )
+    # `### Concurrent` closes `Sequential`, not `Orchestration`; the zone's text before
+    # it is the zone's, under what the zone's headings leave open.
+    assert chunk_paths(text, ROOMY) == {
+        "P: orchestration": ("Orchestration",),
+        "P: sequential": ("Orchestration", "Sequential"),
+        "P: python before": ("Orchestration", "Python"),
+        "P: python concurrent": ("Orchestration", "Python", "Concurrent"),
+        "P: results": ("Orchestration", "Python", "Concurrent", "Results"),
+        "P: handoff": ("Orchestration", "Handoff"),
+    }
+
+
+def test_headings_of_a_tab_group_inside_a_zone_close_nothing_outside_it() -> None:
+    text = (
+        "## Install\n\nP: install\n\n"
+        ':::zone pivot="programming-language-python"\n\n'
+        "# [Bash](#tab/bash)\n\n## Steps\n\nP: bash steps\n\n---\n\n"
+        ":::zone-end\n\n## Use\n\nP: use\n"
+    )
+    assert chunk_paths(text, ROOMY) == {
+        "P: install": ("Install",),
+        "P: bash steps": ("Install", "Python", "Bash", "Steps"),
+        "P: use": ("Use",),
+    }
+
+
+def test_fixture_zone_holding_h2_sections_is_a_sibling_of_the_section_before() -> None:
+    path = FIXTURES / "dialects" / "docfx-af-workflows-observability.md"
+    outline = parse_markdown(path.read_text(encoding="utf-8"))
+    tree = SectionTree.build(outline)
+    paths = {tree.names(tree.chain_at(h.start))[1:] for h in outline.headings}
+    # Its last zone (Go) opens under `## Telemetry Configuration` and holds
+    # `## Workflow observability`.
+    assert ("Go", "Workflow observability", "Enable workflow tracing") in paths
+    assert not [p for p in paths if p[:2] == ("Telemetry Configuration", "Go") and len(p) > 2]
+
+
 ROWS = (
     '## Zoom\n\n:::row:::\n:::column span="":::\nP: left\n:::column-end:::\n'
     ':::column span="2":::\nP: right\n:::column-end:::\n:::row-end:::\n\n## Next\n\nP: next\n'
@@ -586,6 +677,12 @@ def docfx_documents(draw: st.DrawFn) -> tuple[str, list[Element]]:
             writer.add("---", path, glued=True)
         else:
             _, (pivot, words), spaced, inner = item
+            # The zone's headings close the sections of their level or deeper, from
+            # its start: its label takes the first one's place.
+            levels = [entry[1] for entry in inner if entry[0] == "heading"]
+            while levels and stack and stack[-1][0] >= min(levels):
+                stack.pop()
+            here = tuple(entry for _, entry in stack)
             writer.count += 1
             label = (words, writer.count)
             space = " " if spaced else ""

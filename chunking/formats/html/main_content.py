@@ -204,6 +204,9 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         "promos", "promotion", "promoted", "sponsor", "sponsored", "sponsors",
         # sign-up prompts
         "newsletter", "subscribe", "subscription", "signup", "login", "signin", "paywall",
+        # wiki navigation boxes and page footers (MediaWiki's `navbox`, `vertical-navbox`,
+        # `catlinks`, `printfooter`), which older pages give no navigation role
+        "navbox", "navboxes", "catlinks", "printfooter",
     }
 )  # fmt: skip
 _LAYOUT_WORDS: Final = frozenset(
@@ -237,9 +240,10 @@ _NOTES_WORDS: Final = frozenset(
     }
 )  # fmt: skip
 """Notes and references: content, and link-dense by nature (back links, cited pages)."""
-"""A part that vetoes furniture: a token with one (`comment-content`, `entry-share`) or
-an element with such a token beside a furniture one keeps the element (Readability's
-"okMaybeItsACandidate"); the drop is decided higher up, at the thread or bar itself."""
+"""A part that vetoes furniture: a token whose last such word is one (`comment-content`,
+not `article-comments`) or an element with such a token beside a furniture one keeps the
+element (Readability's "okMaybeItsACandidate"); the drop is decided higher up, at the
+thread or bar itself."""
 
 _FURNITURE_TAGS: Final = frozenset(
     {"div", "section", "aside", "ul", "ol", "li", "dl", "form", "header", "footer",
@@ -256,12 +260,21 @@ _PROSE_TAGS: Final = frozenset({"p", "dd", "blockquote", "td", "th", "pre", "fig
 """Links inside these are part of running text (a "See also" paragraph of links in the
 git docs, an Asciidoctor list item's paragraph): they count as text, not as links."""
 
-_NOT_LEAF_FAST: Final = frozenset({"h1", "form"})
-"""Leaves whose own rule needs a frame: an h1 protects its ancestors, a form is judged."""
+_NOT_LEAF_FAST: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "form"})
+"""Leaves whose own rule needs a frame: an h1 protects its ancestors, a heading inside a
+link is a headline (see `_MIN_TEASERS`), a form is judged."""
 _RUNNING_TAGS: Final = frozenset({"p", "dd", "blockquote", "pre"})
 """Running text, which the core is found by (not table cells: a table of links is no
 more an article than a list of them)."""
 _HEADINGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_SUBHEADINGS: Final = _HEADINGS - {"h1"}
+_MIN_TEASERS: Final = 3
+"""A container of this many headlines (headings whose text is a link to another page:
+a teaser card's title) is a teaser list: "read next", "more stories", "other columns".
+A document's own headings link nowhere, or to themselves (`#fragment` permalinks)."""
+_TEASER_TEXT: Final = 300
+"""At most this much text per headline in a teaser list: a title, a kicker, a date and a
+one-line standfirst.  Sections of a document say more under each heading."""
 _PART_SPLIT = re.compile(r"[-_:.]+|(?<=[a-z])(?=[A-Z])")
 _MIN_LINKS: Final = 3
 _LINK_DENSITY: Final = 0.5
@@ -315,10 +328,13 @@ def _token_class(token: str) -> int:
     parts = [part.lower() for part in _PART_SPLIT.split(name) if part]
     if any(part in _NOTES_WORDS for part in parts):
         return _NOTES
-    if any(part in _CONTENT_WORDS for part in parts):
-        return _CONTENT
-    if any(part in _FURNITURE_WORDS and part not in _LAYOUT_WORDS for part in parts):
-        return _FURNITURE
+    # The last content or furniture word is the head of the name: `comment-content` is a
+    # comment's content, `article-comments` the comments after an article.
+    for part in reversed(parts):
+        if part in _CONTENT_WORDS:
+            return _CONTENT
+        if part in _FURNITURE_WORDS and part not in _LAYOUT_WORDS:
+            return _FURNITURE
     return _LAYOUT if any(part in _LAYOUT_WORDS for part in parts) else _NONE
 
 
@@ -386,6 +402,29 @@ def _letters(text: str) -> str:
     return "".join(char for char in text.casefold() if char.isalnum())
 
 
+def _points_away(link: Element) -> bool:
+    """Whether a link goes to another page (not to a part of this one, `#fragment`)."""
+    target = (link.get("href") or "").strip()
+    return bool(target) and not target.startswith("#")
+
+
+_FILE_NAME = re.compile(
+    r"\S+\.(?:jpe?g|png|gif|webp|svg|bmp|tiff?|avif)|[^\s_-]*(?:[_-][^\s_-]*){2,}",
+    re.IGNORECASE,
+)
+"""An image's alt text that is a file or slug name (`IMG_3886.jpg`, `0226-hotel-swipe-02`,
+`update_graphic_red_bar`): one word with an image extension or two or more `-`/`_`."""
+
+
+def image_description(image: Element) -> str:
+    """What an `<img>`'s alt text says in words: "" when it is empty or a file or slug
+    name, which CMSs fill in by default and which describes nothing."""
+    alt = image.get("alt") or ""
+    if not alt.strip() or _FILE_NAME.fullmatch(alt.strip()):
+        return ""
+    return alt
+
+
 def _skipped(element: Element) -> bool:
     name = element.tag
     if name in DROP_TAGS or name in BOILERPLATE_TAGS:
@@ -403,9 +442,11 @@ def furniture(top: list[Element]) -> set[Element]:
     One walk, bottom-up: each element's text length, link text length and link count
     are its children's sums, so the work is linear in the page whatever its nesting.
     An element is furniture if a class or id names it so (`_FURNITURE_WORDS`), if it
-    is a short form, or a container whose text is mostly links (`_LINK_LIST_TAGS`)
+    is a short form, a container whose text is mostly links (`_LINK_LIST_TAGS`)
     outside the core: the smallest element holding most of the page's running text
-    (a list of links inside the article, its "See also", is the article's).
+    (a list of links inside the article, its "See also", is the article's), or a
+    teaser list (`_MIN_TEASERS`) anywhere but around the core: cards of other stories
+    are placed between an article's paragraphs too.
     """
     walk = _FurnitureWalk(set())
     walk.run(top)
@@ -415,7 +456,7 @@ def furniture(top: list[Element]) -> set[Element]:
     if wrappers:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
-    return walk.named | walk.linked_outside_core() | walk.skipped
+    return walk.named | walk.by_structure() | walk.skipped
 
 
 class _FurnitureWalk:
@@ -431,6 +472,8 @@ class _FurnitureWalk:
         """Elements named for a layout word, with their whole text size."""
         self.linked: list[tuple[int, int, int, Element]] = []
         """(first, end, text size, element) of link-dense containers, by preorder."""
+        self.teasers: list[tuple[int, int, int, Element]] = []
+        """(first, end, text size, element) of teaser lists, by preorder."""
         self.prose: list[tuple[int, int, int]] = []
         """(running text size, first, end) of elements holding running text."""
         self.total = 0
@@ -441,7 +484,8 @@ class _FurnitureWalk:
 
     def run(self, top: list[Element]) -> None:
         # Frames: [element, children, text, link text, links, all text (nothing
-        # dropped), holds an h1, running text, preorder number].
+        # dropped), holds an h1, running text, preorder number, headlines, holds a
+        # heading].
         stack: list[list[Any]] = []
         order = 0
         skipped = self.skipped
@@ -454,7 +498,7 @@ class _FurnitureWalk:
                     skipped.add(root)
                 continue
             size = len((root.text or "").strip())
-            stack.append([root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order])
+            stack.append([root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False])
             order += 1
             while stack:
                 frame = stack[-1]
@@ -491,15 +535,28 @@ class _FurnitureWalk:
                         elif name in running:
                             frame[7] += size
                         continue
-                    stack.append([child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1])
+                    stack.append(
+                        [child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1, 0, False]
+                    )
                     break
                 else:
                     stack.pop()
                     self.leave(frame, order, stack[-1] if stack else None)
 
     def leave(self, frame: list[Any], end: int, parent: list[Any] | None) -> None:
-        element, _, text, link, links, everything, heading, prose, first = frame
+        element, _, text, link, links, everything, heading, prose, first, headlines, titled = frame
         name = element.tag
+        if name in _SUBHEADINGS:
+            titled = True
+            if (
+                not headlines
+                and text
+                and 2 * link > text
+                and any(map(_points_away, element.iter("a")))
+            ):
+                headlines = 1  # <h3><a href="/other-story">...</a></h3>
+        elif name == "a" and titled and not headlines and _points_away(element):
+            headlines = 1  # <a href="/other-story"><h3>...</h3></a>
         if name == "a":
             link, links = text, links + 1
         elif name in _PROSE_TAGS:
@@ -523,7 +580,7 @@ class _FurnitureWalk:
             self.named.add(element)
             if kind == _LAYOUT:
                 self.layout.append((element, everything))
-            text = link = links = prose = 0
+            text = link = links = prose = headlines = 0
         elif (
             parent is not None
             and kind != _NOTES
@@ -533,6 +590,15 @@ class _FurnitureWalk:
             and text - link < _TEXT_PER_LINK * links
         ):
             self.linked.append((first, end, text, element))
+        if (
+            headlines >= _MIN_TEASERS
+            and parent is not None
+            and not heading
+            and kind != _NOTES
+            and name in _LINK_LIST_TAGS
+            and text <= _TEASER_TEXT * headlines
+        ):
+            self.teasers.append((first, end, text, element))
         if prose and name not in _PROSE_TAGS:
             # The core is a container of paragraphs, not the longest paragraph.
             self.prose.append((prose, first, end))
@@ -543,29 +609,53 @@ class _FurnitureWalk:
             parent[5] += everything
             parent[6] = parent[6] or heading
             parent[7] += prose
+            parent[9] += headlines
+            parent[10] = parent[10] or titled
         else:
             self.total += everything
             self.kept += text
             self.prose_total += prose
 
-    def linked_outside_core(self) -> set[Element]:
-        """The link-dense containers that neither hold nor are inside the core."""
+    def by_structure(self) -> set[Element]:
+        """The link-dense containers that neither hold nor are inside the core, and the
+        teaser lists that do not hold it.
+
+        Each kind is kept if dropping it would leave too little of the page
+        (`_KEEP_SHARE`): a page of links or of teasers is its own document.  Link
+        lists are weighed first, as they were before teaser lists were known.
+        """
         core_first, core_end = -1, -1
         half = self.prose_total / 2
         for prose, first, end in self.prose:
             if prose > half and (core_first < 0 or end - first < core_end - core_first):
                 core_first, core_end = first, end
+        linked = [
+            item
+            for item in self.linked
+            if not (
+                core_first <= item[0] < core_end or (item[0] <= core_first and core_end <= item[1])
+            )
+        ]
+        teasers = [
+            item for item in self.teasers if not (item[0] <= core_first and core_end <= item[1])
+        ]
         dropped: set[Element] = set()
-        size = 0
-        reach = -1
-        for first, end, text, element in sorted(self.linked, key=lambda item: item[0]):
-            if core_first <= first < core_end or (first <= core_first and core_end <= end):
-                continue
-            dropped.add(element)
-            if first >= reach:
-                # Outermost: its text is not counted yet.
-                size += text
-                reach = end
-        if self.kept - size < _KEEP_SHARE * self.total:
-            return set()
+        for chosen in (linked, linked + teasers):
+            if self.kept - _outermost_size(chosen) < _KEEP_SHARE * self.total:
+                break
+            dropped = {element for _, _, _, element in chosen}
         return dropped
+
+
+def _outermost_size(items: list[tuple[int, int, int, Element]]) -> int:
+    """The text size of `(first, end, size, element)` subtrees, each counted once."""
+    size = 0
+    reach = -1
+    for first, end, text, _ in sorted(items, key=lambda item: item[0]):
+        if first >= reach:
+            # Outermost: its text is not counted yet.
+            size += text
+            reach = end
+        else:
+            reach = max(reach, end)
+    return size

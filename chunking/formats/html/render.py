@@ -25,6 +25,7 @@ from chunking.formats.html.main_content import (
     content_root,
     furniture,
     has_boilerplate_attrs,
+    image_description,
     page_title,
 )
 from chunking.formats.html.tree import (
@@ -184,7 +185,7 @@ def _has_text(element: Element) -> bool:
     """Whether `element` renders text or a formula (its `<math>`, an image's alt)."""
     for node in element.iter():
         tag = node.tag
-        if tag == "math" or (tag == "img" and attr(node, "alt").strip()):
+        if tag == "math" or (tag == "img" and image_description(node)):
             return True
         if type(tag) is str and tag not in DROP_TAGS and (node.text or "").strip():
             return True
@@ -918,8 +919,8 @@ def _line_break(r: _Renderer, element: Element) -> _Exit | None:
 
 
 def _image(r: _Renderer, element: Element) -> _Exit | None:
-    alt = attr(element, "alt")
-    if alt.strip():
+    alt = image_description(element)
+    if alt:
         # Alt text stands in for the picture as a word of its own.
         r.text(f" {alt} ")
     return None
@@ -1143,8 +1144,8 @@ def _cell_break(r: _Renderer, element: Element) -> _Exit | None:
 
 
 def _cell_image(r: _Renderer, element: Element) -> _Exit | None:
-    alt = attr(element, "alt")
-    if r.table is not None and alt.strip():
+    alt = image_description(element)
+    if r.table is not None and alt:
         r.table.add(f" {alt.translate(TRANSLATION)} ")
     return None
 

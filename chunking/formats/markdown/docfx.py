@@ -14,7 +14,12 @@ section loses its path.  Here a container's label is one level below the section
 it is in (below the document title, at depth 2, when none encloses it: a label
 is never taken for the title), the headings inside nest below the label, and the
 label's `section_end` ends them all where the container ends, so the enclosing
-section goes on after it.  A zone's label is its pivot in words (`C#`, `Azure
+section goes on after it.  A zone is the exception where its own headings
+reach above it: a zone only hides content from readers of other pivots, so a
+`##` in a zone opened under `## Overview` closes Overview as it would outside
+(Semantic Kernel pages put whole `##` sections in zones); the label then takes
+the place of the first section the zone's headings close, and stays on the path
+of all the zone holds.  A zone's label is its pivot in words (`C#`, `Azure
 CLI`): the readable names live in the site's `zone-pivot-groups.yml`, not in the
 page, and an id such as `programming-language-csharp` is a poorer match for a
 question about C#.  Zones with a `target` only (`docs`, `pdf`) render for every
@@ -68,6 +73,8 @@ _PIVOT_WORDS = {
 """Spellings of the words pivot ids are made of, as Microsoft Learn shows them."""
 _TOP_DEPTH = 2
 """A container outside every section sits where an h2 does, below the title."""
+_MAX_LEVEL = 6
+"""The deepest markdown heading: a zone without headings has its base there."""
 
 
 @dataclass(slots=True)
@@ -192,23 +199,57 @@ class _Scopes:
         zones = [i for i, container in enumerate(self.containers) if container.tab_level == 0]
         if zones:
             self._close(zones[0], block.start)
+        top = self._zone_top(index)
+        # A zone only filters what a reader sees: its headings close the open sections
+        # of their level or deeper, as they would outside it (a `##` in a zone opened
+        # under `## Overview` is Overview's sibling).  The label takes the place of the
+        # first section they close, so it stays on the path of all the zone holds.
         depth = self._label_depth()
-        container = _Container(0, depth, self._zone_base(index), len(self.open))
+        if top is not None:
+            depth = min(depth, max(self._depth_of(top), self._floor()))
+        while self.open and self.open[-1] >= depth:
+            self.open.pop()
+        container = _Container(0, depth, _MAX_LEVEL if top is None else top, len(self.open))
         container.labels.append(len(self.out))
         self.containers.append(container)
         self._push(Heading(block.start, block.end, depth, self.zone_labels[block.start]))
 
-    def _zone_base(self, index: int) -> int:
-        """The highest `#` level among the zone's own headings (6 if none)."""
-        levels = [6]
+    def _depth_of(self, level: int) -> int:
+        """The depth a heading of `#` level `level` gets here (see `_heading`)."""
+        if not self.containers:
+            return level
+        container = self.containers[-1]
+        return container.depth + 1 + max(level - container.inner_base, 0)
+
+    def _floor(self) -> int:
+        """The lowest depth a new label may take: below the container it is in, else
+        below the document title."""
+        return self.containers[-1].depth + 1 if self.containers else _TOP_DEPTH
+
+    def _zone_top(self, index: int) -> int | None:
+        """The highest `#` level among the zone's own headings, None if it has none.
+
+        Headings inside a tab group of the zone are the tabs' (they close nothing
+        outside the group): a group runs from a tab heading to its `---` or to a
+        heading at or above the tabs' level.
+        """
+        levels: list[int] = []
+        tab_level = 0
         for ahead in range(index + 1, len(self.blocks)):
             block = self.blocks[ahead]
             if block.start in self.zone_ends or block.start in self.zone_labels:
                 break
+            if block.kind is BlockKind.RULE:
+                tab_level = 0
             heading = self.by_start.get(block.start) if block.kind is BlockKind.HEADING else None
-            if heading is not None and not _is_tab(self.text, heading):
+            if heading is None:
+                continue
+            if _is_tab(self.text, heading):
+                tab_level = heading.depth
+            elif not tab_level or heading.depth <= tab_level:
+                tab_level = 0
                 levels.append(heading.depth)
-        return min(levels)
+        return min(levels, default=None)
 
     def _close_zone(self, end: int | None) -> None:
         zones = [i for i, container in enumerate(self.containers) if container.tab_level == 0]
