@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking import Limits, OptionError, Sections, SplitMode, Unit, WordScope, WordWindows
-from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, STRATEGY_NAMES
+from chunking.options import (
+    DEFAULT_ENCODER,
+    DEFAULT_LANGUAGE,
+    STRATEGY_NAMES,
+    default_word_overlap,
+)
 from skills.embedding_settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
@@ -308,10 +313,11 @@ def _word_windows(
 ) -> WordWindows:
     """The `words` strategy's defaults from app settings; a bad pair is named in `problems`."""
     defaults = WordWindows()
+    size = defaults.size if size is None else size
     try:
         return WordWindows(
-            size=defaults.size if size is None else size,
-            overlap=defaults.overlap if overlap is None else overlap,
+            size=size,
+            overlap=default_word_overlap(size) if overlap is None else overlap,
             scope=scope if isinstance(scope, WordScope) else defaults.scope,
         )
     except OptionError as error:

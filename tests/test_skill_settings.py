@@ -287,7 +287,7 @@ def test_embedding_settings_that_can_work_are_accepted(environ: dict[str, str]) 
 def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
     settings = load_settings({"CHUNK_STRATEGY": "words", "CHUNK_WORDS_PER_CHUNK": "50"})
     assert settings.strategy == "words"
-    assert settings.words == WordWindows(50, WordWindows().overlap)
+    assert settings.words == WordWindows(50, 10)  # a fifth: the default 40 is over half
     with pytest.raises(SettingsError) as raised:
         load_settings(
             {
@@ -302,7 +302,7 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
         "CHUNK_STRATEGY must be one of structure, words, semantic, binary (got 'sliding')"
         in message
     )
-    assert "wordOverlap must be at least 0 and less than wordsPerChunk (10)" in message
+    assert "wordOverlap must be at least 0 and less than half of wordsPerChunk (< 5" in message
     assert "CHUNK_WORD_SCOPE must be one of section, document (got 'page')" in message
     for strategy in ("words", "semantic", "binary"):
         with pytest.raises(
