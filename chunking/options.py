@@ -91,6 +91,14 @@ class OptionError(ValueError):
     """A parameter is out of range; the message names it and the allowed range."""
 
 
+class TooManyChunks(OptionError):
+    """The text makes more chunks than `ChunkOptions.max_chunks`; planning stopped there."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the text makes more than {limit} chunks")
+        self.limit = limit
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Size limits; validated on creation like the Split skill validates them."""
@@ -280,6 +288,9 @@ class ChunkOptions:
     """The `semantic` strategy's parameters (in `identity` for that strategy only)."""
     binary: BinarySplit = field(default=BinarySplit(), repr=False)
     """The `binary` strategy's parameters (in `identity` for that strategy only)."""
+    max_chunks: int = field(default=0, repr=False, compare=False)
+    """A strategy that can make many chunks per word (`words`) stops planning past this
+    many and raises TooManyChunks; 0: no cap. Not in the repr: it changes no chunk."""
 
     def __post_init__(self) -> None:
         if self.strategy != "structure" and self.mode is SplitMode.SENTENCES:

@@ -186,19 +186,30 @@ def _wide_encoding(body: bytes) -> str | None:
 def render_response(records: Sequence[OutputRecord]) -> bytes:
     """The response body: one `{recordId, data, errors, warnings}` per record, in order.
 
-    `errors` and `warnings` are always arrays of `{"message": ...}`, never absent.
+    `errors` and `warnings` are always arrays of `{"message": ...}`, never absent. Each
+    record is rendered on its own (`render_record`): json.dumps builds a list of every
+    piece of its document before joining them (a str per float of every vector, ~7x the
+    answer's bytes at once), so one record's pieces at a time is what it holds.
     """
+    return b"".join(
+        [RESPONSE_OPEN, b",".join([render_record(record) for record in records]), RESPONSE_CLOSE]
+    )
+
+
+RESPONSE_OPEN = b'{"values":['
+RESPONSE_CLOSE = b"]}"
+"""What `render_response` puts around the records (its output is what json.dumps of the
+whole document gives, compact)."""
+
+
+def render_record(record: OutputRecord) -> bytes:
+    """One record of the response body, as compact UTF-8 JSON."""
     return _dump_json(
         {
-            "values": [
-                {
-                    "recordId": record.record_id,
-                    "data": dict(record.data),
-                    "errors": [{"message": message} for message in record.errors],
-                    "warnings": [{"message": message} for message in record.warnings],
-                }
-                for record in records
-            ]
+            "recordId": record.record_id,
+            "data": dict(record.data),
+            "errors": [{"message": message} for message in record.errors],
+            "warnings": [{"message": message} for message in record.warnings],
         }
     )
 

@@ -243,6 +243,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 words=words,
                 semantic=semantic,
                 binary=binary,
+                max_chunks=settings.max_chunks_per_record,
             )
         except OptionError as error:
             reader.errors.append(str(error))

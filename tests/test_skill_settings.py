@@ -31,7 +31,7 @@ def test_defaults_without_app_settings() -> None:
     assert settings.unit is Unit.TOKENS
     assert settings.length_defaults(Unit.TOKENS) == (512, 64)
     assert settings.length_defaults(Unit.CHARACTERS) == (5000, 0)
-    assert settings.max_request_bytes == DEFAULT_MAX_REQUEST_BYTES == 100 * 1024 * 1024
+    assert settings.max_request_bytes == DEFAULT_MAX_REQUEST_BYTES == 64 * 1024 * 1024
     assert settings.deadline_seconds == DEFAULT_DEADLINE_SECONDS == 200
     assert settings.embedding_provider == "none"
     assert settings.app_settings_used == frozenset()
@@ -58,6 +58,8 @@ def test_every_app_setting_is_read() -> None:
             "CHUNK_WORD_SCOPE": "document",
             "MAX_REQUEST_BYTES": "1000",
             "SKILL_DEADLINE_SECONDS": "12.5",
+            "MAX_RESPONSE_BYTES": "2000",
+            "MAX_CHUNKS_PER_RECORD": "50",
             "EMBEDDING_PROVIDER": "openai",
             "AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com",
             "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "emb",
@@ -93,6 +95,7 @@ def test_every_app_setting_is_read() -> None:
     assert settings.strategy == "structure"
     assert settings.words == WordWindows(100, 10, WordScope.DOCUMENT)
     assert settings.max_request_bytes == 1000
+    assert (settings.max_response_bytes, settings.max_chunks_per_record) == (2000, 50)
     assert settings.deadline_seconds == 12.5
     assert settings.chunk_workers == 3
     assert settings.markdown_header_depth == 4
