@@ -24,6 +24,7 @@ from chunking.options import (
     Unit,
     WordScope,
     WordWindows,
+    default_word_overlap,
 )
 from chunking.pipeline import FormatName
 from chunking.scoring import Scoring
@@ -217,9 +218,10 @@ def word_windows(args: argparse.Namespace) -> WordWindows:
         },
     )
     defaults = WordWindows()
+    size = defaults.size if args.words_per_chunk is None else args.words_per_chunk
     return WordWindows(
-        size=defaults.size if args.words_per_chunk is None else args.words_per_chunk,
-        overlap=defaults.overlap if args.word_overlap is None else args.word_overlap,
+        size=size,
+        overlap=default_word_overlap(size) if args.word_overlap is None else args.word_overlap,
         scope=defaults.scope if args.word_scope is None else WordScope(args.word_scope),
     )
 

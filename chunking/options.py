@@ -91,6 +91,14 @@ class OptionError(ValueError):
     """A parameter is out of range; the message names it and the allowed range."""
 
 
+class TooManyChunks(OptionError):
+    """The text makes more chunks than `ChunkOptions.max_chunks`; planning stopped there."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the text makes more than {limit} chunks")
+        self.limit = limit
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Size limits; validated on creation like the Split skill validates them."""
@@ -143,6 +151,12 @@ DEFAULT_WORD_OVERLAP = 40
 """Words each window repeats from the previous one: a fifth, the usual advice."""
 
 
+def default_word_overlap(size: int, preferred: int = DEFAULT_WORD_OVERLAP) -> int:
+    """`wordOverlap` when only `wordsPerChunk` is given: `preferred` (the app setting's
+    or the default) if it is under half of `size`, else a fifth of `size`."""
+    return preferred if 2 * preferred < size else size // 5
+
+
 @dataclass(frozen=True, slots=True)
 class WordWindows:
     """The `words` strategy's own parameters, in words (whitespace-separated tokens)."""
@@ -150,17 +164,21 @@ class WordWindows:
     size: int = DEFAULT_WORDS_PER_CHUNK
     """`wordsPerChunk`: words in each window."""
     overlap: int = DEFAULT_WORD_OVERLAP
-    """`wordOverlap`: each window starts `size - overlap` words after the previous one."""
+    """`wordOverlap`: each window starts `size - overlap` words after the previous one;
+    less than half of `size`."""
     scope: WordScope = WordScope.SECTION
     """`wordScope`: whether windows stay inside a section or run over the document."""
 
     def __post_init__(self) -> None:
         if self.size < 1:
             raise OptionError(f"wordsPerChunk must be at least 1 (got {shown_integer(self.size)})")
-        if not 0 <= self.overlap < self.size:
+        # Below half, as the Split skill bounds pageOverlapLength: each window then moves
+        # on by more than half its words, so the windows repeat each word twice at most.
+        # Up to size - 1 there was a window per word, a request ~9,000 times its size.
+        if self.overlap < 0 or 2 * self.overlap >= self.size:
             raise OptionError(
-                f"wordOverlap must be at least 0 and less than wordsPerChunk ({self.size}) "
-                f"(got {shown_integer(self.overlap)})"
+                "wordOverlap must be at least 0 and less than half of wordsPerChunk "
+                f"(< {(self.size + 1) // 2}; got {shown_integer(self.overlap)})"
             )
 
 
@@ -270,6 +288,9 @@ class ChunkOptions:
     """The `semantic` strategy's parameters (in `identity` for that strategy only)."""
     binary: BinarySplit = field(default=BinarySplit(), repr=False)
     """The `binary` strategy's parameters (in `identity` for that strategy only)."""
+    max_chunks: int = field(default=0, repr=False, compare=False)
+    """A strategy that can make many chunks per word (`words`) stops planning past this
+    many and raises TooManyChunks; 0: no cap. Not in the repr: it changes no chunk."""
 
     def __post_init__(self) -> None:
         if self.strategy != "structure" and self.mode is SplitMode.SENTENCES:

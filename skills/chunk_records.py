@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, urldefrag
 
 from chunking import OptionError, chunk_document
+from chunking.options import TooManyChunks
 from chunking.scoring import ScoringError
 from skills.contract import InputRecord, OutputRecord, failed_record
 from skills.record_inputs import InputErrors, read_record_inputs
-from skills.settings import SettingsError
+from skills.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -71,6 +72,12 @@ def chunk_record(
             content_type=inputs.content_type,
             scoring=scoring,
         )
+    except TooManyChunks as error:
+        return failed_record(
+            record.record_id,
+            too_many_chunks(None, error.limit, inputs),
+            warnings=inputs.warnings,
+        )
     except OptionError as error:
         return failed_record(record.record_id, str(error), warnings=inputs.warnings)
     except ScoringError as error:
@@ -87,6 +94,12 @@ def chunk_record(
             "app's logs have the details); the indexer may retry the document",
             warnings=inputs.warnings,
         )
+    if len(document.chunks) > settings.max_chunks_per_record:
+        return failed_record(
+            record.record_id,
+            too_many_chunks(len(document.chunks), settings.max_chunks_per_record, inputs),
+            warnings=inputs.warnings,
+        )
     warnings = [*inputs.warnings, *document.warnings]
     if not document.chunks:
         warnings.append("the text has no content to chunk; the record has no chunks")
@@ -98,6 +111,21 @@ def chunk_record(
         record_id=record.record_id,
         data=_split_outputs(chunks, [chunk.text for chunk in document.chunks]),
         warnings=tuple(warnings),
+    )
+
+
+def too_many_chunks(count: int | None, limit: int, inputs: RecordInputs) -> str:
+    """A record's error when its text makes more chunks than a record may have (`count`,
+    or None when planning stopped past the limit), naming the inputs that make fewer."""
+    if inputs.options.strategy == "words":
+        fewer = "raise wordsPerChunk or lower wordOverlap"
+    else:
+        fewer = "raise maximumPageLength or lower pageOverlapLength"
+    makes = f"more than {limit:,} chunks" if count is None else f"{count:,} chunks"
+    return (
+        f"not chunked: the text makes {makes}, and a record may have at most {limit:,} "
+        f"(app setting {ENV_MAX_CHUNKS_PER_RECORD}); {fewer}, keep the first ones with "
+        "maximumPagesToTake, or split the document"
     )
 
 

@@ -8,18 +8,29 @@ business and is answered in its own `errors`.
 from __future__ import annotations
 
 import json
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from skills.values import json_type_name
+from skills.values import json_type_name, read_json_integer
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 REQUEST_EXAMPLE = '{"values": [{"recordId": "1", "data": {"text": "# Title\\n\\nSome text."}}]}'
 """Shown in 400 messages so a person can see what a valid body looks like."""
+
+JSON_WHITESPACE = b" \t\r\n"
+"""The four characters RFC 8259 counts as whitespace between tokens."""
+WIDE_ENCODINGS: Mapping[str, str] = {
+    "utf-16": "UTF-16",
+    "utf-16-le": "UTF-16",
+    "utf-16-be": "UTF-16",
+    "utf-32": "UTF-32",
+    "utf-32-le": "UTF-32",
+    "utf-32-be": "UTF-32",
+}
+"""What `json.detect_encoding` may find besides UTF-8, and how a message names it."""
 
 MAX_LISTED_PROBLEMS = 5
 """How many offending records a 400 message names before it says "and N more"."""
@@ -66,9 +77,25 @@ def failed_record(record_id: str, *messages: str, warnings: Sequence[str] = ()) 
 
 
 def parse_request(body: bytes) -> list[InputRecord] | RequestError:
-    """Read a skill request body into its records, or say why it cannot be read."""
+    """Read a skill request body into its records, or say why it cannot be read.
+
+    An integer with more digits than Python reads is kept as a HugeNumber: the record
+    holding it deals with it (an input it uses fails that record), the batch goes on.
+    """
+    if not body.strip(JSON_WHITESPACE):
+        what = "is empty" if not body else "holds only whitespace"
+        return RequestError(
+            400, f"The request body {what}; send a JSON object such as {REQUEST_EXAMPLE}"
+        )
+    wide = _wide_encoding(body)
+    if wide is not None:
+        return RequestError(
+            400,
+            f"The request body is {wide} text; send the JSON as UTF-8 (RFC 8259: JSON "
+            "exchanged between systems is UTF-8, as the indexer sends it).",
+        )
     try:
-        document = json.loads(body)
+        document = json.loads(body, parse_int=read_json_integer)
     except UnicodeDecodeError as error:
         return RequestError(
             400,
@@ -80,14 +107,6 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
             400,
             f"The request body is not valid JSON (line {error.lineno}, column {error.colno}). "
             f"Send a JSON object such as {REQUEST_EXAMPLE}",
-        )
-    except ValueError:
-        # The one other refusal: Python builds JSON integers with int(), which reads at
-        # most sys.get_int_max_str_digits() digits (no skill input needs a hundred).
-        return RequestError(
-            400,
-            "The request body cannot be read: a JSON number in it has more than "
-            f"{sys.get_int_max_str_digits()} digits.",
         )
     except RecursionError:
         # json's C decoder recurses once per nesting level; no record nests this deep.
@@ -149,22 +168,48 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
     return records
 
 
+def _wide_encoding(body: bytes) -> str | None:
+    """ "UTF-16" or "UTF-32" when the body is JSON in one of those (RFC 8259's detection by
+    the zero bytes of the first characters), else None. Bytes that only look so (a run
+    of NUL bytes) are left to the JSON reader, which says they are not JSON."""
+    codec = json.detect_encoding(body)
+    family = WIDE_ENCODINGS.get(codec)
+    if family is None:
+        return None
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    return family if text.lstrip(" \t\r\n\ufeff")[:1] in ("{", "[") else None
+
+
 def render_response(records: Sequence[OutputRecord]) -> bytes:
     """The response body: one `{recordId, data, errors, warnings}` per record, in order.
 
-    `errors` and `warnings` are always arrays of `{"message": ...}`, never absent.
+    `errors` and `warnings` are always arrays of `{"message": ...}`, never absent. Each
+    record is rendered on its own (`render_record`): json.dumps builds a list of every
+    piece of its document before joining them (a str per float of every vector, ~7x the
+    answer's bytes at once), so one record's pieces at a time is what it holds.
     """
+    return b"".join(
+        [RESPONSE_OPEN, b",".join([render_record(record) for record in records]), RESPONSE_CLOSE]
+    )
+
+
+RESPONSE_OPEN = b'{"values":['
+RESPONSE_CLOSE = b"]}"
+"""What `render_response` puts around the records (its output is what json.dumps of the
+whole document gives, compact)."""
+
+
+def render_record(record: OutputRecord) -> bytes:
+    """One record of the response body, as compact UTF-8 JSON."""
     return _dump_json(
         {
-            "values": [
-                {
-                    "recordId": record.record_id,
-                    "data": dict(record.data),
-                    "errors": [{"message": message} for message in record.errors],
-                    "warnings": [{"message": message} for message in record.warnings],
-                }
-                for record in records
-            ]
+            "recordId": record.record_id,
+            "data": dict(record.data),
+            "errors": [{"message": message} for message in record.errors],
+            "warnings": [{"message": message} for message in record.warnings],
         }
     )
 

@@ -12,6 +12,7 @@ import email.utils
 import importlib
 import logging
 import os
+import re
 import ssl
 import threading
 import time
@@ -65,7 +66,9 @@ cannot send to, a header it refuses (a key with a line break). httpx, httpx2, ht
 h11 all call them so; matched by name, as the openai package's HTTP stack may change."""
 TLS_NOT_SPOKEN = "WRONG_VERSION_NUMBER"
 """OpenSSL's reason when an https:// URL reaches a server that answers plain HTTP."""
-LOG_DETAILS = "the service's own message is in the function app's logs"
+LOG_DETAILS = "the service's own message is neither shown nor logged, as it may quote the document"
+_CODE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+"""An error code as services send them (`content_filter`, `429`, `InvalidRequest`)."""
 NO_API_KEY = "not-needed"
 """Sent as the key to an OpenAI-compatible server configured without OPENAI_API_KEY
 (the openai package refuses to build a client without one; local servers ignore it)."""
@@ -211,9 +214,10 @@ class OpenAIEmbeddingClient:
 
 
 def _bad_answer(what: str, error: Exception) -> Failure:
-    """A BAD_RESPONSE in the skill's words; what the parser said goes to the log."""
+    """A BAD_RESPONSE in the skill's words; the parser's exception type goes to the log
+    (not its text, which quotes the answer, and an answer may echo the input)."""
     failure = Failure(FailureKind.BAD_RESPONSE, what)
-    _log_failure(failure, "%s: %s: %s", what, type(error).__name__, _clip(str(error)))
+    _log_failure(failure, "%s: %s", what, type(error).__name__)
     return failure
 
 
@@ -253,12 +257,15 @@ def status_failure(
             f"the embedding service refused the request (HTTP {status}); {advice.refused} "
             f"({LOG_DETAILS})",
         )
+    # The service's message may quote the input (a content filter, a bad token): the log
+    # says our summary and how long theirs was, never its text (no content in logs).
     _log_failure(
         failure,
-        "embedding request answered HTTP %s (%s): %s",
+        "embedding request answered HTTP %s (code %s; the service's message, %s characters, "
+        "is not logged as it may quote the document)",
         status,
-        _clip(str(_service_field(error, "code") or "no code")),
-        _clip(_service_message(error)),
+        _service_code(error),
+        len(_service_message(error)),
     )
     return failure
 
@@ -353,6 +360,16 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
 def _service_message(error: openai.APIStatusError) -> str:
     message = _service_field(error, "message")
     return message if isinstance(message, str) else error.message
+
+
+def _service_code(error: openai.APIStatusError) -> str:
+    """The service's error `code` when it is an identifier (`content_filter`), else a word
+    that says there was none or it was not one (so it cannot carry text)."""
+    code = _service_field(error, "code")
+    if code is None:
+        return "none"
+    text = str(code)
+    return text if _CODE.fullmatch(text) else "not an identifier"
 
 
 def _service_field(error: openai.APIStatusError, name: str) -> object:

@@ -6,12 +6,19 @@ Precedence for every parameter: record input > app setting > built-in default.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
-from chunking.options import BINARY_SCORERS, BinarySplit, SemanticBreaks, clipped_repr
+from chunking.options import (
+    BINARY_SCORERS,
+    BinarySplit,
+    SemanticBreaks,
+    clipped_repr,
+    default_word_overlap,
+)
 from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
 from skills.settings import (
     FORMATS,
@@ -21,7 +28,7 @@ from skills.settings import (
     UNITS,
     WORD_SCOPES,
 )
-from skills.values import describe, parse_choice, parse_integer, parse_number
+from skills.values import describe, huge_numbers, parse_choice, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -112,6 +119,10 @@ _CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f-\x9f]")
 """Unicode's control characters (category Cc). None belongs in a URL, and urlsplit drops
 tabs and line breaks without a word, so they are refused before it looks."""
 
+NOT_IN_HOSTS = frozenset('<>"{}|\\^`')
+"""Characters RFC 3986 allows nowhere in a URL, so in no host (with whitespace, checked
+apart: Unicode's spaces too)."""
+
 REPLACEMENT_CHARACTER = "\ufffd"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """JSON may carry "\\ud800" escapes that decode to lone surrogates: text no encoder accepts.
@@ -157,6 +168,9 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         return InputErrors(
             (f"data must be a JSON object with a 'text' input (got {describe(data)})",)
         )
+    huge = _huge_number_errors(data)
+    if huge:
+        return InputErrors(huge)
     reader = _Reader(data)
 
     text = data.get(INPUT_TEXT)
@@ -229,6 +243,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 words=words,
                 semantic=semantic,
                 binary=binary,
+                max_chunks=settings.max_chunks_per_record,
             )
         except OptionError as error:
             reader.errors.append(str(error))
@@ -247,6 +262,22 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     )
 
 
+def _huge_number_errors(data: Mapping[str, object]) -> tuple[str, ...]:
+    """An error for each known input holding a JSON integer too long to read. An unknown
+    input holding one is ignored with the other unknown inputs: it changes nothing."""
+    errors = []
+    for name in KNOWN_INPUTS:
+        found = huge_numbers(data.get(name))
+        if found:
+            digits = max(number.digits for number in found)
+            errors.append(
+                f"input {name!r} holds a JSON number of {digits} digits; the skill reads "
+                f"numbers of at most {sys.get_int_max_str_digits()} digits (no input needs "
+                "more than a few)"
+            )
+    return tuple(errors)
+
+
 def _read_strategy(
     reader: _Reader, settings: Settings
 ) -> tuple[str, WordWindows, SemanticBreaks, BinarySplit]:
@@ -263,13 +294,16 @@ def _read_strategy(
     words, semantic, binary = settings.words, SemanticBreaks(), BinarySplit()
     try:
         if strategy == "words":
-            if reader.data.get(INPUT_PAGE_OVERLAP_LENGTH) is not None:
+            page_overlap = reader.data.get(INPUT_PAGE_OVERLAP_LENGTH)
+            # 0 asks for nothing a word window does not do (a skillset moved from the Split
+            # skill sends it): only a real overlap in characters or tokens is refused.
+            if page_overlap is not None and parse_integer(page_overlap) != 0:
                 reader.errors.append(
                     f"input {INPUT_PAGE_OVERLAP_LENGTH!r} does not apply to strategy 'words': "
                     f"its windows overlap by {INPUT_WORD_OVERLAP!r}, in words"
                 )
             size = reader.integer(INPUT_WORDS_PER_CHUNK, words.size)
-            overlap = reader.integer(INPUT_WORD_OVERLAP, words.overlap)
+            overlap = reader.integer(INPUT_WORD_OVERLAP, default_word_overlap(size, words.overlap))
             scope = reader.choice(INPUT_WORD_SCOPE, WORD_SCOPES, words.scope)
             words = WordWindows(size, overlap, scope)
         elif strategy == "semantic":
@@ -341,6 +375,12 @@ def url_problem(url: str) -> str | None:
         parts = None
     if parts is None or parts.scheme.lower() not in URL_SCHEMES or not parts.hostname:
         return f"an absolute http or https URL (got {describe(url)})"
+    if any(character.isspace() or character in NOT_IN_HOSTS for character in parts.hostname):
+        # urlsplit takes any host; a search page's link to this one would go nowhere.
+        return (
+            "a URL whose host has no spaces or other characters a host cannot hold "
+            f"(got {describe(url)})"
+        )
     return None
 
 

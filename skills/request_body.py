@@ -36,37 +36,65 @@ part of a body, so it is closed (RFC 9110 15.5.9); a 415 for a content coding na
 codings the skill accepts (RFC 9110 15.5.16)."""
 
 
+class NotGzip(ValueError):
+    """Data declared gzip that is not; the message says why in the skill's words."""
+
+
 class LimitedGunzip:
     """Inflates a gzip body part by part, never producing more than `limit` + 1 bytes."""
 
-    __slots__ = ("_inflater", "limit", "size")
+    __slots__ = ("_fed", "_inflater", "_members", "limit", "size")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.size = 0
         """Bytes inflated so far; past `limit` the body is refused."""
         self._inflater = zlib.decompressobj(GZIP_WBITS)
+        self._members = 0
+        """gzip members inflated whole so far."""
+        self._fed = 0
+        """Bytes of the current member fed to zlib so far."""
 
     def feed(self, data: bytes) -> bytes | None:
         """The bytes `data` inflates to, or None once the body is over the limit.
 
-        Raises zlib.error for data that is not gzip.
+        Raises NotGzip for data that is not gzip.
         """
         pieces: list[bytes] = []
         while data:
             # Never ask for more than one byte past the limit: a bomb stops right there.
-            piece = self._inflater.decompress(data, self.limit + 1 - self.size)
+            try:
+                piece = self._inflater.decompress(data, self.limit + 1 - self.size)
+            except zlib.error as error:
+                # zlib's own text ("Error -3 while decompressing data: incorrect header
+                # check") names its internals; the caller gets what is wrong instead.
+                raise NotGzip(self._why_not(data)) from error
+            self._fed += len(data) - len(self._inflater.unconsumed_tail)
             self.size += len(piece)
             if self.size > self.limit:
                 return None
             pieces.append(piece)
             if self._inflater.eof:
                 data = self._inflater.unused_data
+                self._members += 1
+                self._fed = 0
                 if data:  # RFC 1952: members may follow one another
                     self._inflater = zlib.decompressobj(GZIP_WBITS)
             else:
                 data = self._inflater.unconsumed_tail
         return b"".join(pieces)
+
+    def _why_not(self, data: bytes) -> str:
+        """Why zlib refused `data`, from where in the stream it stands."""
+        at_start = self._fed == 0
+        if not at_start or data[: len(GZIP_MAGIC)] == GZIP_MAGIC[: len(data)]:
+            return "the gzip data is damaged (it cannot be decompressed); compress the body again"
+        if self._members:
+            return "what follows the gzip data is not gzip; send only the compressed body"
+        return (
+            "the body does not start with gzip's header (bytes 1f 8b); send it compressed "
+            "with gzip, or without the header"
+        )
 
     @property
     def complete(self) -> bool:
@@ -86,7 +114,8 @@ async def read_body(
     """The body's JSON bytes, or the 4xx that says why there are none.
 
     413 as soon as the body (or, for gzip, what it inflates to) is known to exceed
-    `limit`; 415 for a content coding other than gzip; 400 for broken gzip, or gzip sent
+    `limit`; 415 for a content coding other than gzip; 400 for broken gzip (in the
+    skill's words, never zlib's), or gzip sent
     without its header; 408 when the body has not arrived in full `deadline` seconds
     after `started` (time.monotonic()), when the request came.
     """
@@ -146,8 +175,8 @@ async def _read(
             continue
         try:
             piece = inflater.feed(part)
-        except zlib.error as error:
-            return _not_gzip(f"the body is not gzip data ({error})")
+        except NotGzip as error:
+            return _not_gzip(str(error))
         if piece is None:
             return _too_large_inflated(inflater.size, limit)
         pieces.append(piece)
@@ -176,4 +205,4 @@ def _too_large_inflated(size: int, limit: int) -> RequestError:
     )
 
 
-__all__ = ["ERROR_HEADERS", "LimitedGunzip", "read_body"]
+__all__ = ["ERROR_HEADERS", "LimitedGunzip", "NotGzip", "read_body"]

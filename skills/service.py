@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from skills.answer_caps import AnswerCap, chunk_count, vector_bytes
 from skills.contract import (
     OutputRecord,
     RequestError,
@@ -54,6 +55,12 @@ RESPONSE_RESERVE_SECONDS = 5.0
 (1,000 chunks of 3,072 floats are ~60 MB of JSON)."""
 RESPONSE_RESERVE_FRACTION = 0.1
 """...or this fraction of the deadline, when that is less (short test deadlines)."""
+SLICE_CHARACTERS = 8_000_000
+"""Records are chunked in slices of about this much text: a slice's answers (~4x its text
+without vectors) are capped before the next slice is chunked, so memory follows the
+answer kept, not the request (bench.answer_memory). A batch of less text is one slice,
+chunked all at once as before; in a larger one, a record that overruns the deadline
+holds its slice, and the records of later slices are then answered as not started."""
 BUSY_RETRY_SECONDS = 30
 """Retry-After when every worker was busy until the deadline: the overrunning work that
 kept them busy has been stopped by then."""
@@ -128,12 +135,13 @@ async def answer_chunk_request(
     timings = {"read": time.monotonic() - started}
     mark = time.monotonic()
     reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
-    chunked = await chunk_within_deadline(
+    chunked = await chunk_and_cap(
         parsed,
         settings,
         started + deadline - reserve,
         chunker or ThreadChunker(),
         scoring or ScoringService(embedder=embedder),
+        embeds=embedder is not None,
     )
     if isinstance(chunked, Answer):
         return chunked
@@ -151,17 +159,12 @@ async def answer_chunk_request(
     return answer
 
 
-def _chunk_count(output: OutputRecord) -> int:
-    chunks = output.data.get("chunks")
-    return len(chunks) if isinstance(chunks, list) else 0
-
-
 def log_request(outputs: Sequence[OutputRecord], timings: dict[str, float], total: float) -> None:
     """One structured line per answered request: where the time went, no document text."""
     fields: dict[str, object] = {
         "records": len(outputs),
         "failed_records": sum(1 for output in outputs if output.errors),
-        "chunks": sum(_chunk_count(output) for output in outputs),
+        "chunks": sum(chunk_count(output) for output in outputs),
         **{f"{stage}_seconds": round(seconds, 4) for stage, seconds in timings.items()},
         "total_seconds": round(total, 4),
     }
@@ -210,6 +213,52 @@ def log_embedding(outcome: EmbeddingOutcome, *, records: int, provider: str) -> 
         "seconds": stats.seconds,
     }
     logger.info("embedding %s", json.dumps(fields), extra={"embedding": fields})
+
+
+async def chunk_and_cap(
+    records: Sequence[InputRecord],
+    settings: Settings | SettingsError,
+    until: float,
+    chunker: RecordChunker,
+    scoring: ScoringService,
+    *,
+    embeds: bool,
+) -> list[OutputRecord] | Answer:
+    """Every record's answer, chunked a slice of the batch at a time, each slice's answers
+    kept within MAX_RESPONSE_BYTES as they come (`cap_answer`, vectors to come counted).
+
+    In slices, the app holds the answers kept so far and one slice's, never every
+    record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
+    """
+    if isinstance(settings, SettingsError):
+        return await chunk_within_deadline(records, settings, until, chunker, scoring)
+    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
+    cap = AnswerCap(settings.max_response_bytes, per_chunk)
+    answered: list[OutputRecord] = []
+    for index, part in enumerate(text_slices(records, SLICE_CHARACTERS)):
+        chunked = await chunk_within_deadline(part, settings, until, chunker, scoring)
+        if isinstance(chunked, Answer):
+            if index == 0:
+                return chunked  # nothing could be started: the 503 for the whole batch
+            chunked = [_unfinished(record, NotStarted(), settings) for record in part]
+        # Before embedding: a record refused here costs no embedding tokens.
+        answered += await asyncio.to_thread(cap.keep, chunked)
+    return answered
+
+
+def text_slices(records: Sequence[InputRecord], characters: int) -> list[list[InputRecord]]:
+    """`records` in order, in consecutive slices of about `characters` of text each (a
+    record with more is a slice of its own)."""
+    slices: list[list[InputRecord]] = [[]]
+    size = 0
+    for record in records:
+        length = text_length(record) or 0
+        if slices[-1] and size + length > characters:
+            slices.append([])
+            size = 0
+        slices[-1].append(record)
+        size += length
+    return slices
 
 
 async def chunk_within_deadline(

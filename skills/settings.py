@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking import Limits, OptionError, Sections, SplitMode, Unit, WordScope, WordWindows
-from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, STRATEGY_NAMES
+from chunking.options import (
+    DEFAULT_ENCODER,
+    DEFAULT_LANGUAGE,
+    STRATEGY_NAMES,
+    default_word_overlap,
+)
 from skills.embedding_settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
@@ -45,6 +50,8 @@ ENV_WORDS_PER_CHUNK = "CHUNK_WORDS_PER_CHUNK"
 ENV_WORD_OVERLAP = "CHUNK_WORD_OVERLAP"
 ENV_WORD_SCOPE = "CHUNK_WORD_SCOPE"
 ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
+ENV_MAX_RESPONSE_BYTES = "MAX_RESPONSE_BYTES"
+ENV_MAX_CHUNKS_PER_RECORD = "MAX_CHUNKS_PER_RECORD"
 ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
 ENV_CHUNK_WORKERS = "CHUNK_WORKERS"
 ENV_MARKDOWN_HEADER_DEPTH = "CHUNK_MARKDOWN_HEADER_DEPTH"
@@ -66,6 +73,8 @@ ALL_ENV_NAMES = (
     ENV_WORD_OVERLAP,
     ENV_WORD_SCOPE,
     ENV_MAX_REQUEST_BYTES,
+    ENV_MAX_RESPONSE_BYTES,
+    ENV_MAX_CHUNKS_PER_RECORD,
     ENV_DEADLINE_SECONDS,
     ENV_CHUNK_WORKERS,
     ENV_MARKDOWN_HEADER_DEPTH,
@@ -92,9 +101,22 @@ Tokens: the chunking core's defaults (512/64, the usual embedding-model advice).
 Characters: the Split skill's own defaults (5,000, no overlap), so the skill drops in for it.
 """
 
-DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024
-"""100 MiB, the Functions host's own request limit. An indexer sends up to 16 million
-characters per document, which is up to ~48 MB of UTF-8 before JSON escaping."""
+DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024
+"""64 MiB: the largest document an indexer sends (16 million characters, at most ~48 MB of
+UTF-8) still fits in one request, and a body this size is ~1/3 of what the default
+instance can hold for it (docs/design/hardening.md, "Bounded answers"). Was 100 MiB, the
+Functions host's own limit: 97 MB of ~100 KB records peaked at 2.5 GB."""
+DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""64 MiB of answer per request; records past it are refused one by one (answer_caps).
+A request holds ~6-8x its answer's bytes at its peak with its body (bench.answer_memory:
+640 records of 100 KB, 62 MB, answered within it at 511 MB), so two such requests and
+the workers fit the default instance's 2,048 MB (infra/main.bicep instanceMemoryMB).
+Azure asks for answers under 150 MB anyway."""
+DEFAULT_MAX_CHUNKS_PER_RECORD = 20_000
+"""A record with more chunks is refused. The largest document an indexer sends (16 million
+characters) makes ~8,000 chunks at the default 512 tokens and 16,000 when its sections are
+~1,000 characters each (sections apart); a window per word (`words`) makes one per word,
+and planning stops past this many."""
 
 DEFAULT_DEADLINE_SECONDS = 200.0
 """Answer well inside the 230 s ceiling of both the skill `timeout` and Azure's load balancer."""
@@ -144,6 +166,10 @@ class Settings:
     """Default `wordsPerChunk`, `wordOverlap` and `wordScope` (the `words` strategy's)."""
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     """Bodies larger than this get HTTP 413 before they are parsed."""
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    """An answer takes at most this many bytes; records past it get a per-record error."""
+    max_chunks_per_record: int = DEFAULT_MAX_CHUNKS_PER_RECORD
+    """A record that makes more chunks than this gets a per-record error."""
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
     """The response goes out by then; unfinished records get a per-record error."""
     chunk_workers: int = field(default_factory=default_chunk_workers)
@@ -215,6 +241,8 @@ def load_settings(
     overlap = integer(ENV_PAGE_OVERLAP_LENGTH, 0)
     pages = integer(ENV_MAXIMUM_PAGES_TO_TAKE, 0)
     max_bytes = integer(ENV_MAX_REQUEST_BYTES, 1)
+    max_answer = integer(ENV_MAX_RESPONSE_BYTES, 1)
+    max_chunks = integer(ENV_MAX_CHUNKS_PER_RECORD, 1)
     workers = integer(ENV_CHUNK_WORKERS, 0)
     if workers is not None and workers > MAX_CHUNK_WORKERS:
         problems.append(f"{ENV_CHUNK_WORKERS} must be at most {MAX_CHUNK_WORKERS} (got {workers})")
@@ -268,6 +296,10 @@ def load_settings(
         strategy=strategy if isinstance(strategy, str) else defaults.strategy,
         words=words,
         max_request_bytes=defaults.max_request_bytes if max_bytes is None else max_bytes,
+        max_response_bytes=defaults.max_response_bytes if max_answer is None else max_answer,
+        max_chunks_per_record=(
+            defaults.max_chunks_per_record if max_chunks is None else max_chunks
+        ),
         deadline_seconds=deadline,
         chunk_workers=defaults.chunk_workers if workers is None else workers,
         markdown_header_depth=(
@@ -308,10 +340,11 @@ def _word_windows(
 ) -> WordWindows:
     """The `words` strategy's defaults from app settings; a bad pair is named in `problems`."""
     defaults = WordWindows()
+    size = defaults.size if size is None else size
     try:
         return WordWindows(
-            size=defaults.size if size is None else size,
-            overlap=defaults.overlap if overlap is None else overlap,
+            size=size,
+            overlap=default_word_overlap(size) if overlap is None else overlap,
             scope=scope if isinstance(scope, WordScope) else defaults.scope,
         )
     except OptionError as error:
@@ -358,6 +391,8 @@ def describe_settings(settings: Settings) -> dict[str, object]:
         ("wordOverlap", ENV_WORD_OVERLAP, settings.words.overlap),
         ("wordScope", ENV_WORD_SCOPE, settings.words.scope.value),
         ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
+        ("maxResponseBytes", ENV_MAX_RESPONSE_BYTES, settings.max_response_bytes),
+        ("maxChunksPerRecord", ENV_MAX_CHUNKS_PER_RECORD, settings.max_chunks_per_record),
         ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
         ("chunkWorkers", ENV_CHUNK_WORKERS, settings.chunk_workers),
         (

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from chunking.options import clipped_repr
@@ -20,13 +22,49 @@ _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 
 
+@dataclass(frozen=True, slots=True)
+class HugeNumber:
+    """A JSON integer with more digits than Python reads (`sys.get_int_max_str_digits()`),
+    kept as a marker so that only the record that uses it fails, not the whole batch."""
+
+    digits: int
+    """How many digits it has (its sign not counted)."""
+
+    def __repr__(self) -> str:
+        return f"<{self.digits} digits>"
+
+
+def read_json_integer(text: str) -> int | HugeNumber:
+    """`json.loads`'s `parse_int`: the integer, or a HugeNumber past Python's digit limit."""
+    digits = len(text) - text.startswith("-")
+    limit = sys.get_int_max_str_digits()  # 0: no limit
+    if limit and digits > limit:
+        return HugeNumber(digits)
+    return int(text)
+
+
+def huge_numbers(value: object) -> list[HugeNumber]:
+    """Every HugeNumber in a decoded JSON value, however deep."""
+    found: list[HugeNumber] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, HugeNumber):
+            found.append(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found
+
+
 def json_type_name(value: object) -> str:
     """The JSON name of a decoded value's type, for messages a person reads."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | HugeNumber):
         return "number"
     if isinstance(value, str):
         return "string"

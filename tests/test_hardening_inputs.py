@@ -387,7 +387,12 @@ RECORDS: dict[str, tuple[object, Expect]] = {
 """Record data -> the exact outcome. The request carries them all in one batch."""
 
 REQUESTS: dict[str, tuple[bytes, int, str]] = {
-    "empty body": (b"", 400, "not valid JSON"),
+    "empty body": (b"", 400, "The request body is empty"),
+    "UTF-16 body": (
+        '{"values": []}'.encode("utf-16"),
+        400,
+        "is UTF-16 text; send the JSON as UTF-8",
+    ),
     "non-JSON body": (b"recordId=1&text=hello", 400, "not valid JSON"),
     "truncated JSON": (
         b'{"values": [{"recordId": "1", "data": {"text": "x"',
@@ -431,11 +436,6 @@ REQUESTS: dict[str, tuple[bytes, int, str]] = {
         + b"}}]}",
         400,
         "nests JSON arrays or objects too deeply",
-    ),
-    "an integer of 5,000 digits": (
-        b'{"values": [{"recordId": "1", "data": {"maximumPageLength": ' + b"9" * 5000 + b"}}]}",
-        400,
-        "a JSON number in it has more than 4300 digits",
     ),
 }
 """Bodies that cannot be answered record by record -> status and words of the message."""
@@ -523,6 +523,32 @@ def test_unreadable_requests_get_a_json_4xx_naming_the_problem(base_url: str, na
     assert words in message
     assert "Traceback" not in message
     FIGURES.add("inputs tried")
+
+
+def test_a_5000_digit_number_fails_only_the_record_that_uses_it(base_url: str) -> None:
+    """Regression (issue 28.5): such a number anywhere was a 400 for the whole batch. Now
+    the record whose input holds it fails, naming the input; one whose unknown input holds
+    it is chunked (with the usual warning), and so is the rest of the batch."""
+    huge = b"9" * 5000
+    body = (
+        b'{"values": [{"recordId": "a", "data": {"text": "x", "maximumPageLength": '
+        + huge
+        + b'}}, {"recordId": "b", "data": {"text": "Some words.", "colour": ['
+        + huge
+        + b']}}, {"recordId": "c", "data": {"text": "More words."}}]}'
+    )
+    response = post(base_url, body)
+    assert response.status_code == 200
+    a, b, c = response.json()["values"]
+    assert a["errors"] == [
+        {
+            "message": "input 'maximumPageLength' holds a JSON number of 5000 digits; the "
+            "skill reads numbers of at most 4300 digits (no input needs more than a few)"
+        }
+    ]
+    assert (b["errors"], len(b["data"]["chunks"])) == ([], 1)
+    assert b["warnings"][0]["message"].startswith("ignored unknown input(s) 'colour'")
+    assert (c["errors"], len(c["data"]["chunks"])) == ([], 1)
 
 
 def test_an_empty_batch_is_an_empty_answer(base_url: str) -> None:

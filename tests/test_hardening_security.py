@@ -269,6 +269,39 @@ def test_logs_at_info_hold_no_document_text_and_no_key(
     FIGURES.add("records answered", len(faults) * len(good + bad) + len(good))
 
 
+def test_logs_at_every_level_hold_none_of_the_embedding_services_text(
+    stub: OpenAIStub,
+    call_function: FunctionCaller,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression (issue 28.10): the log quoted the service's error text, which can echo
+    the input ("... your input 'secret clause' ..."). Our summary is logged instead: the
+    status, its code and how long the service's message was."""
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", stub.azure_endpoint)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("AZURE_OPENAI_EMBEDDING_DEPLOYMENT", "emb")
+    monkeypatch.setenv("EMBEDDING_DIMENSIONS", "8")
+    monkeypatch.setenv("EMBEDDING_MAX_RETRIES", "0")
+    app = function_app_with(load_settings(os.environ))
+    records: list[dict[str, object]] = [{"recordId": "1", "data": {"text": "Hello there."}}]
+    faults = [
+        Reply(status=400, message=f"This input is not allowed: {MARKER}"),
+        Reply(status=500, message=f"upstream failed on {MARKER}"),
+        Reply(body=b'{"data": [{"embedding": "' + MARKER.encode() + b'", "index": 0}]}'),
+    ]
+    caplog.set_level(logging.DEBUG)
+    for fault in faults:
+        stub.reset()
+        stub.script(fault)
+        call_function(app, "POST", "/api/chunk", skill_body(records))
+    # The skill's own loggers: at DEBUG, openai's and the adapter's log what they carry.
+    ours = [record for record in caplog.records if record.name.startswith("skills")]
+    logged = "\n".join(record.getMessage() for record in ours)
+    assert "embedding request answered HTTP 400" in logged
+    assert MARKER not in logged
+
+
 def test_a_crash_outside_any_record_answers_without_trace_or_secret(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

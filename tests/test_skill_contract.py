@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -15,6 +16,7 @@ from skills.contract import (
     render_error,
     render_response,
 )
+from skills.values import HugeNumber
 
 
 def test_reads_records_in_order_with_their_data() -> None:
@@ -37,7 +39,6 @@ def test_utf8_bom_and_non_ascii_are_read() -> None:
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        (b"", "not valid JSON"),
         (b"{nope", "not valid JSON"),
         (b"\xff\xfe\xfa", "not"),
         (b"[1, 2]", "is a JSON array; expected an object with a 'values' array"),
@@ -119,3 +120,71 @@ def test_error_body() -> None:
     assert json.loads(render_error(RequestError(413, "too big"))) == {
         "error": {"status": 413, "message": "too big"}
     }
+
+
+# --- empty, UTF-16/32 and huge numbers (issue 28) ------------------------------------------
+
+EXAMPLE = '{"values": [{"recordId": "1", "data": {"text": "x"}}]}'
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"", "The request body is empty; send a JSON object such as "),
+        (b" \r\n\t", "The request body holds only whitespace; send a JSON object such as "),
+    ],
+)
+def test_an_empty_body_is_said_to_be_empty(body: bytes, message: str) -> None:
+    """Regression (issue 28.10): an empty body was "not valid JSON (line 1, column 1)"."""
+    error = parse_request(body)
+    assert isinstance(error, RequestError)
+    assert error.status == 400
+    assert error.message.startswith(message)
+    assert "line 1" not in error.message
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-be"])
+def test_utf16_and_utf32_bodies_are_refused_naming_their_encoding(codec: str) -> None:
+    """Regression (issue 28.10): json.loads read UTF-16 and UTF-32 bodies, although the
+    docs say a body that is not UTF-8 gets a 400 (RFC 8259 8.1: JSON between systems is
+    UTF-8). Refused, naming the encoding found."""
+    error = parse_request(EXAMPLE.encode(codec))
+    assert isinstance(error, RequestError)
+    assert error.status == 400
+    family = "UTF-16" if "16" in codec else "UTF-32"
+    assert error.message.startswith(f"The request body is {family} text; send the JSON as UTF-8")
+
+
+def test_nul_bytes_are_not_taken_for_utf32() -> None:
+    error = parse_request(b"\x00" * 64)
+    assert isinstance(error, RequestError)
+    assert "not valid JSON" in error.message
+
+
+LIMIT = sys.get_int_max_str_digits()
+HUGE = "9" * (LIMIT + 1)
+
+
+def test_a_huge_number_is_read_as_a_marker_not_a_400() -> None:
+    """Regression (issue 28.5): one number over Python's digit limit anywhere failed the
+    whole batch with a 400; now it is read as a marker its record deals with."""
+    body = (
+        '{"values": [{"recordId": "1", "data": {"text": "x", "colour": ' + HUGE + "}}, "
+        '{"recordId": "2", "data": {"maximumPageLength": -' + HUGE + "}}]}"
+    ).encode()
+    assert parse_request(body) == [
+        InputRecord("1", {"text": "x", "colour": HugeNumber(LIMIT + 1)}),
+        InputRecord("2", {"maximumPageLength": HugeNumber(LIMIT + 1)}),
+    ]
+
+
+def test_numbers_up_to_the_limit_are_read_as_ints() -> None:
+    body = ('{"values": [{"recordId": "1", "data": {"n": ' + "9" * LIMIT + "}}]}").encode()
+    (record,) = parse_request(body)  # type: ignore[misc]
+    assert record.data == {"n": int("9" * LIMIT)}
+
+
+def test_a_huge_record_id_is_a_number_not_a_string() -> None:
+    error = parse_request(('{"values": [{"recordId": ' + HUGE + "}]}").encode())
+    assert isinstance(error, RequestError)
+    assert "values[0].recordId is a JSON number, not a string" in error.message

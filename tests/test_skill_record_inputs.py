@@ -14,6 +14,7 @@ from skills.record_inputs import (
     replace_lone_surrogates,
 )
 from skills.settings import Settings
+from skills.values import HugeNumber
 
 
 def read(data: object, settings: Settings | None = None) -> RecordInputs:
@@ -308,7 +309,11 @@ def test_strategy_words_and_its_inputs_reach_the_options() -> None:
         ),
         (
             {"strategy": "words", "wordsPerChunk": 10, "wordOverlap": 10},
-            "wordOverlap must be at least 0 and less than wordsPerChunk (10) (got 10)",
+            "wordOverlap must be at least 0 and less than half of wordsPerChunk (< 5; got 10)",
+        ),
+        (
+            {"strategy": "words", "wordsPerChunk": 10, "wordOverlap": 5},
+            "wordOverlap must be at least 0 and less than half of wordsPerChunk (< 5; got 5)",
         ),
         (
             {"strategy": "words", "pageOverlapLength": 64},
@@ -350,3 +355,64 @@ def test_the_binary_strategy_reads_its_scorer_and_candidates() -> None:
     assert inputs.options.strategy == "binary"
     assert (inputs.options.binary.scorer, inputs.options.binary.candidates) == ("rerank", 8)
     assert read({"text": "x", "strategy": "binary"}).options.binary.scorer == "embeddings"
+
+
+# --- issue 28: huge numbers, hosts with spaces, a no-op overlap ------------------------------
+
+
+def test_a_huge_number_in_an_input_fails_only_its_record_naming_the_input() -> None:
+    """Regression (issue 28.5): a 5,000-digit number failed the whole batch with a 400."""
+    assert errors({"text": "x", "maximumPageLength": HugeNumber(5000)}) == (
+        "input 'maximumPageLength' holds a JSON number of 5000 digits; the skill reads "
+        "numbers of at most 4300 digits (no input needs more than a few)",
+    )
+    assert errors({"text": [HugeNumber(4301)]})[0].startswith(
+        "input 'text' holds a JSON number of 4301 digits"
+    )
+
+
+def test_a_huge_number_in_an_unknown_input_changes_nothing() -> None:
+    """An unknown input is ignored (with a warning), whatever it holds."""
+    inputs = read({"text": "Hello.", "colour": {"deep": [HugeNumber(9000)]}})
+    assert inputs.text == "Hello."
+    assert inputs.warnings[0].startswith("ignored unknown input(s) 'colour'")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://exa mple.com/page",
+        "https://example.com /page",
+        "https://example.com\u00a0/page",
+        "https://user@exa\u3000mple.com/",
+        "https://exa<mple.com/",
+    ],
+)
+def test_a_url_whose_host_has_a_space_is_refused(url: str) -> None:
+    """Regression (issue 28.10): it was accepted and copied into every chunk's url."""
+    (message,) = errors({"text": "x", "url": url})
+    assert message.startswith("input 'url' must be a URL whose host has no spaces")
+
+
+def test_a_url_with_an_ordinary_host_is_kept() -> None:
+    for url in ("https://example.com/a b", "http://[::1]:8080/x", "https://bücher.de/"):
+        assert read({"text": "x", "url": url}).url == url
+
+
+def test_words_per_chunk_alone_gets_an_overlap_under_half() -> None:
+    """The default 40-word overlap does not fit 50-word windows: a fifth of them does."""
+    assert read({"text": "x", "strategy": "words", "wordsPerChunk": 50}).options.words == (
+        WordWindows(50, 10)
+    )
+    assert read({"text": "x", "strategy": "words", "wordsPerChunk": 81}).options.words == (
+        WordWindows(81, 40)
+    )
+
+
+@pytest.mark.parametrize("zero", [0, "0", 0.0])
+def test_page_overlap_0_with_words_is_the_no_op_it_is(zero: object) -> None:
+    """Regression (issue 28.10): `pageOverlapLength: 0` with `strategy: words` was refused
+    although 0 changes nothing (a skillset moved from the Split skill sends it)."""
+    inputs = read({"text": "x", "strategy": "words", "pageOverlapLength": zero})
+    assert inputs.options.strategy == "words"
+    assert inputs.warnings == ()

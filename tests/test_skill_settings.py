@@ -31,7 +31,7 @@ def test_defaults_without_app_settings() -> None:
     assert settings.unit is Unit.TOKENS
     assert settings.length_defaults(Unit.TOKENS) == (512, 64)
     assert settings.length_defaults(Unit.CHARACTERS) == (5000, 0)
-    assert settings.max_request_bytes == DEFAULT_MAX_REQUEST_BYTES == 100 * 1024 * 1024
+    assert settings.max_request_bytes == DEFAULT_MAX_REQUEST_BYTES == 64 * 1024 * 1024
     assert settings.deadline_seconds == DEFAULT_DEADLINE_SECONDS == 200
     assert settings.embedding_provider == "none"
     assert settings.app_settings_used == frozenset()
@@ -58,6 +58,8 @@ def test_every_app_setting_is_read() -> None:
             "CHUNK_WORD_SCOPE": "document",
             "MAX_REQUEST_BYTES": "1000",
             "SKILL_DEADLINE_SECONDS": "12.5",
+            "MAX_RESPONSE_BYTES": "2000",
+            "MAX_CHUNKS_PER_RECORD": "50",
             "EMBEDDING_PROVIDER": "openai",
             "AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com",
             "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "emb",
@@ -93,6 +95,7 @@ def test_every_app_setting_is_read() -> None:
     assert settings.strategy == "structure"
     assert settings.words == WordWindows(100, 10, WordScope.DOCUMENT)
     assert settings.max_request_bytes == 1000
+    assert (settings.max_response_bytes, settings.max_chunks_per_record) == (2000, 50)
     assert settings.deadline_seconds == 12.5
     assert settings.chunk_workers == 3
     assert settings.markdown_header_depth == 4
@@ -287,7 +290,7 @@ def test_embedding_settings_that_can_work_are_accepted(environ: dict[str, str]) 
 def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
     settings = load_settings({"CHUNK_STRATEGY": "words", "CHUNK_WORDS_PER_CHUNK": "50"})
     assert settings.strategy == "words"
-    assert settings.words == WordWindows(50, WordWindows().overlap)
+    assert settings.words == WordWindows(50, 10)  # a fifth: the default 40 is over half
     with pytest.raises(SettingsError) as raised:
         load_settings(
             {
@@ -302,7 +305,7 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
         "CHUNK_STRATEGY must be one of structure, words, semantic, binary (got 'sliding')"
         in message
     )
-    assert "wordOverlap must be at least 0 and less than wordsPerChunk (10)" in message
+    assert "wordOverlap must be at least 0 and less than half of wordsPerChunk (< 5" in message
     assert "CHUNK_WORD_SCOPE must be one of section, document (got 'page')" in message
     for strategy in ("words", "semantic", "binary"):
         with pytest.raises(

@@ -158,7 +158,7 @@ def test_ids_of_the_default_strategy_do_not_change_and_words_ids_follow_the_wind
 
 
 def test_word_parameters_are_validated_by_name() -> None:
-    with pytest.raises(OptionError, match="wordOverlap must be at least 0 and less than words"):
+    with pytest.raises(OptionError, match="wordOverlap must be at least 0 and less than half"):
         WordWindows(10, 10)
     with pytest.raises(OptionError, match="wordsPerChunk must be at least 1"):
         WordWindows(0, 0)
@@ -177,7 +177,7 @@ def test_word_parameters_are_validated_by_name() -> None:
 def test_word_windows_keep_every_invariant(
     text: str, chosen: Limits, size: int, overlap: int, scope: WordScope
 ) -> None:
-    options = words_options(size, min(overlap, size - 1), chosen, scope)
+    options = words_options(size, min(overlap, (size - 1) // 2), chosen, scope)
     document, audit = chunk_and_audit(text, options)
     assert not audit.violations, audit.examples
     again = chunk_document(text, options=options, format="markdown")
@@ -188,7 +188,7 @@ def test_the_window_after_one_cut_in_pieces_starts_past_the_last_piece() -> None
     """Regression (corpus audit, 558 chunks at 512 tokens): the window after a window cut
     to fit started inside it, before its last piece, so starts did not increase."""
     text = " ".join(f"{i:02d}" + "w" * 37 for i in range(30))  # 40-character words
-    options = words_options(10, 5, Limits(Unit.CHARACTERS, 300, 0))
+    options = words_options(10, 4, Limits(Unit.CHARACTERS, 300, 0))
     document, audit = chunk_and_audit(text, options, format="text")
     assert not audit.violations, audit.examples
     starts = [c.start for c in document.chunks]

@@ -21,7 +21,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
-from chunking.options import Unit, WordScope
+from chunking.options import TooManyChunks, Unit, WordScope
 from chunking.split.splitter import Span
 
 if TYPE_CHECKING:
@@ -101,6 +101,7 @@ class WordWindowPlanner:
         """All chunks in order: every window of every group, each within the limit."""
         size, overlap = self.options.words.size, self.options.words.overlap
         taken = self.options.limits.maximum_pages_to_take
+        cap = self.options.max_chunks
         result: list[Span] = []
         previous_start, previous_end = -1, -1
         for first, last in self._groups():
@@ -114,6 +115,10 @@ class WordWindowPlanner:
                         if taken and len(result) >= taken:
                             self._warn()
                             return result
+                        if cap and len(result) > cap:
+                            # Stop here: a window per word or two, each with its prefix,
+                            # would otherwise hold the worker's memory for a refusal.
+                            raise TooManyChunks(cap)
                     # A window cut to fit ends in pieces: the next one starts past the last.
                     previous_start, previous_end = result[-1].start, max(end, result[-1].end)
                 if stop >= last:

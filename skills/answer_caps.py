@@ -1,0 +1,112 @@
+"""Keep a request's answer within MAX_RESPONSE_BYTES, refusing records one by one.
+
+The answer is the one thing that grows with what a record asks for (its chunks, their
+text, their vectors) rather than with what it sends, and the app holds ~5x its bytes
+at its peak (docs/design/hardening.md, "Bounded answers"). Records are taken in the
+batch's order; one whose answer does not fit in what is left is refused with an error
+that says what to change, and the records after it may still fit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skills.contract import RESPONSE_CLOSE, RESPONSE_OPEN, failed_record, render_record
+from skills.settings import ENV_MAX_RESPONSE_BYTES
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from skills.contract import OutputRecord
+
+FLOAT_JSON_BYTES = 25
+"""The most bytes one vector value takes in the answer: the longest repr of a float
+("-2.2250738585072014e-308", 24 characters) and its comma. Typical values take ~21, so
+the estimate made before embedding is an upper bound, ~20% over."""
+VECTOR_FRAME_BYTES = len(',"embedding":[]')
+"""What a chunk's vector adds besides its values."""
+
+
+def vector_bytes(dimensions: int) -> int:
+    """At most how many bytes one chunk's vector adds to the answer."""
+    return VECTOR_FRAME_BYTES + dimensions * FLOAT_JSON_BYTES
+
+
+def chunk_count(output: OutputRecord) -> int:
+    """How many chunks a record's answer has."""
+    chunks = output.data.get("chunks")
+    return len(chunks) if isinstance(chunks, list) else 0
+
+
+def cap_answer(
+    outputs: Sequence[OutputRecord], limit: int, per_chunk: int = 0
+) -> list[OutputRecord]:
+    """`outputs` with every record whose answer would take the whole past `limit` bytes
+    refused; `per_chunk` is what each chunk will still gain (its vector, when embedding
+    comes after). Records are measured exactly, as `render_response` writes them."""
+    return AnswerCap(limit, per_chunk).keep(outputs)
+
+
+class AnswerCap:
+    """What a request's answer has taken so far; records are measured as they come."""
+
+    __slots__ = ("limit", "per_chunk", "records", "used")
+
+    def __init__(self, limit: int, per_chunk: int = 0) -> None:
+        self.limit = limit
+        self.per_chunk = per_chunk
+        self.used = len(RESPONSE_OPEN) + len(RESPONSE_CLOSE)
+        """Bytes of the answer so far, vectors to come included."""
+        self.records = 0
+
+    def keep(self, outputs: Sequence[OutputRecord]) -> list[OutputRecord]:
+        """`outputs` (the next records of the answer, in order), those that do not fit
+        in what is left refused with what to change."""
+        capped: list[OutputRecord] = []
+        for output in outputs:
+            comma = 1 if self.records else 0
+            self.records += 1
+            chunks = chunk_count(output)
+            size = len(render_record(output)) + chunks * self.per_chunk
+            if self.used + comma + size > self.limit and chunks:
+                refused = failed_record(
+                    output.record_id,
+                    _too_big(size, self.limit, self.per_chunk)
+                    if size > self.limit
+                    else _no_room(size, self.used, self.limit),
+                    warnings=output.warnings,
+                )
+                capped.append(refused)
+                self.used += comma + len(render_record(refused))
+                continue
+            capped.append(output)
+            self.used += comma + size
+        return capped
+
+
+def _too_big(size: int, limit: int, per_chunk: int) -> str:
+    vectors = " with their vectors" if per_chunk else ""
+    return (
+        f"not answered: this record's chunks{vectors} would take {size:,} bytes of the "
+        f"answer, more than the {limit:,} bytes an answer may take (app setting "
+        f"{ENV_MAX_RESPONSE_BYTES}); make fewer, larger chunks (raise maximumPageLength, "
+        "or wordsPerChunk for strategy words; lower pageOverlapLength or wordOverlap), "
+        "keep the first ones with maximumPagesToTake, or split the document"
+    )
+
+
+def _no_room(size: int, used: int, limit: int) -> str:
+    return (
+        f"not answered: this record's chunks would take {size:,} bytes, and the records "
+        f"before it in the batch took {used:,} of the {limit:,} bytes an answer may take "
+        f"(app setting {ENV_MAX_RESPONSE_BYTES}); lower the skill's batchSize so that a "
+        "batch's answer fits"
+    )
+
+
+__all__ = [
+    "AnswerCap",
+    "cap_answer",
+    "chunk_count",
+    "vector_bytes",
+]
