@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
-from chunking.options import BINARY_SCORERS, BinarySplit, SemanticBreaks, clipped_repr
+from chunking.options import (
+    BINARY_SCORERS,
+    STRATEGY_PARAMETERS,
+    BinarySplit,
+    ParameterNames,
+    SemanticBreaks,
+    clipped_repr,
+    strategy_conflicts,
+)
 from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
 from skills.settings import (
     FORMATS,
@@ -64,12 +72,10 @@ INPUT_BINARY_SCORER = "binaryScorer"
 INPUT_BINARY_CANDIDATES = "binaryCandidates"
 BINARY_INPUTS = (INPUT_BINARY_SCORER, INPUT_BINARY_CANDIDATES)
 """The `binary` strategy's own inputs."""
-STRATEGY_INPUTS: Mapping[str, tuple[str, ...]] = {
-    "words": WORD_INPUTS,
-    "semantic": SEMANTIC_INPUTS,
-    "binary": BINARY_INPUTS,
-}
+STRATEGY_INPUTS = STRATEGY_PARAMETERS
 """Each strategy's own inputs: given with another strategy, they are an error."""
+RECORD_INPUT_NAMES = ParameterNames("input", repr)
+"""Parameters in a record's errors: input 'wordOverlap'."""
 BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
 
 KNOWN_INPUTS = (
@@ -253,21 +259,11 @@ def _read_strategy(
     """`strategy` and the chosen strategy's own inputs; an input of another strategy is
     an error naming it and the strategy it belongs to."""
     strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
-    for owner, names in STRATEGY_INPUTS.items():
-        given = [name for name in names if reader.data.get(name) not in (None, "")]
-        if owner != strategy and given:
-            reader.errors.append(
-                f"input(s) {', '.join(map(repr, given))} only apply to strategy {owner!r} "
-                f"(strategy is {strategy!r}; strategies are {', '.join(STRATEGIES)})"
-            )
+    given = [name for name, value in reader.data.items() if value not in (None, "")]
+    reader.errors.extend(strategy_conflicts(strategy, given, RECORD_INPUT_NAMES))
     words, semantic, binary = settings.words, SemanticBreaks(), BinarySplit()
     try:
         if strategy == "words":
-            if reader.data.get(INPUT_PAGE_OVERLAP_LENGTH) is not None:
-                reader.errors.append(
-                    f"input {INPUT_PAGE_OVERLAP_LENGTH!r} does not apply to strategy 'words': "
-                    f"its windows overlap by {INPUT_WORD_OVERLAP!r}, in words"
-                )
             size = reader.integer(INPUT_WORDS_PER_CHUNK, words.size)
             overlap = reader.integer(INPUT_WORD_OVERLAP, words.overlap)
             scope = reader.choice(INPUT_WORD_SCOPE, WORD_SCOPES, words.scope)

@@ -123,7 +123,7 @@ def test_strategy_words_cuts_the_lesson_in_word_windows() -> None:
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (("--words-per-chunk", "10"), "--words-per-chunk only apply to --strategy words"),
+        (("--words-per-chunk", "10"), "option(s) --words-per-chunk only apply to strategy 'words'"),
         (("--strategy", "words", "--words-per-chunk", "10", "--word-overlap", "10"), "wordOverlap"),
         (("--strategy", "words", "--mode", "sentences"), "textSplitMode sentences"),
         (("--strategy", "sliding"), "--strategy"),

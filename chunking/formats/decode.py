@@ -204,6 +204,14 @@ def decode_file(
     return decoded
 
 
+def blank(text: str) -> str | None:
+    """What a text with nothing to chunk is ("is empty", "is only whitespace"), or None:
+    the skill's warning and the command line's say it in these words."""
+    if text.strip():
+        return None
+    return "is empty" if not text else "is only whitespace"
+
+
 def _not_text(why: str) -> BinaryFile:
     kind = "binary data"
     return BinaryFile(
