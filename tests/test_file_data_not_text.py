@@ -140,3 +140,25 @@ def test_binary_file_kinds_are_phrases() -> None:
         decoded = decode_file(raw)
         assert isinstance(decoded, BinaryFile)
         assert decoded.kind == kind
+
+
+def test_utf8_with_a_stray_byte_is_read_as_utf8_not_as_windows_1252() -> None:
+    """Regression: one invalid byte in UTF-8 Cyrillic made the whole file windows-1252
+    mojibake ("ÐŸÑ€Ð¸Ð²ÐµÑ‚") with a warning that it was detected."""
+    raw = ("Привет, мир. " * 50).encode() + b"\xff"
+    decoded = decode_file(raw, file_name="notes.md")
+    assert isinstance(decoded, DecodedFile)
+    assert decoded.text.startswith("Привет, мир.")
+    assert decoded.warnings == ("1 byte sequence(s) not valid utf-8 were replaced with U+FFFD",)
+
+
+def test_decoding_logs_no_library_text(caplog: pytest.LogCaptureFixture) -> None:
+    """BeautifulSoup's UnicodeDammit logged "Some characters could not be decoded, and
+    were replaced with REPLACEMENT CHARACTER." for such bytes; the warning is ours."""
+    text = "Привет, мир. Это документ на русском языке. " * 20
+    raw = text.encode() + b"\xff" + text.encode()
+    with caplog.at_level("INFO"):  # charset-normalizer says more at DEBUG, never shown
+        decoded = decode_file(raw, file_name="notes.md")
+    assert isinstance(decoded, DecodedFile)
+    assert decoded.warnings
+    assert caplog.records == []

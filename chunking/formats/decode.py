@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from bs4.dammit import EncodingDetector, UnicodeDammit
+from bs4.dammit import EncodingDetector
 
 from chunking.formats.detect import detect_format
 from chunking.options import clipped_repr
@@ -66,6 +66,10 @@ and the replacement character."""
 TEXT_BYTES = bytes(range(0x20, 0x100)) + b"\t\n\x0c\r\x1b"
 """Bytes any ASCII-compatible text may hold; the rest (C0 controls) mark binary data
 before any decoding. ESC stays: ISO-2022-JP shifts with it (gone once decoded)."""
+
+UTF8_DAMAGE_RATIO = 10
+"""Non-UTF-8 bytes are read as damaged UTF-8 when the valid non-ASCII characters are at
+least ten times the invalid sequences; Latin-1 or windows-1251 text has no valid ones."""
 
 WESTERN_ACCENT_SHARE = 0.25
 """In Western European text at most about one letter in five is accented (French and
@@ -240,6 +244,9 @@ def _decoded(data: bytes, file_name: str | None, content_type: str | None) -> De
         return DecodedFile(data.decode("utf-8"), "utf-8", tuple(warnings))
     except UnicodeDecodeError:
         pass
+    damaged = _damaged_utf8(data, tuple(warnings))
+    if damaged is not None:
+        return damaged
     western = _western_text(data)
     if western is not None:
         warnings.append(
@@ -248,6 +255,22 @@ def _decoded(data: bytes, file_name: str | None, content_type: str | None) -> De
         )
         return DecodedFile(western, "cp1252", tuple(warnings))
     return _detected(data, tuple(warnings))
+
+
+def _damaged_utf8(data: bytes, warnings: tuple[str, ...]) -> DecodedFile | None:
+    """`data` as UTF-8 with its few invalid sequences replaced, if it is UTF-8 text with
+    a stray byte or a cut character: its valid non-ASCII characters outnumber the
+    invalid sequences many times (a Latin-1 file's accented letters are all invalid)."""
+    text = data.decode("utf-8", errors="replace")
+    replaced = text.count("\ufffd")
+    valid = len(text) - replaced - sum(1 for c in text if c.isascii())
+    if valid < UTF8_DAMAGE_RATIO * replaced:
+        return None
+    return DecodedFile(
+        text,
+        "utf-8",
+        (*warnings, f"{replaced} byte sequence(s) not valid utf-8 were replaced with U+FFFD"),
+    )
 
 
 def _decode(data: bytes, codec: str, warnings: tuple[str, ...]) -> DecodedFile:
@@ -358,21 +381,46 @@ def _western_text(data: bytes) -> str | None:
 
 
 def _detected(data: bytes, warnings: tuple[str, ...]) -> DecodedFile:
-    """Bytes that are not UTF-8 and declare nothing that fits, read by UnicodeDammit's guess."""
-    # UnicodeDammit asks charset-normalizer (which tiktoken's requests brings), then falls
-    # back to windows-1252, the usual encoding of undeclared Western pages.
-    dammit = UnicodeDammit(data, is_html=False)
-    text = dammit.unicode_markup
-    codec = dammit.original_encoding
-    if text is None or codec is None:
-        return _decode(data, "cp1252", warnings)
-    if codecs.lookup(codec).name == "utf-8":
-        # The guess is UTF-8 after all: the bytes were not, so some were replaced.
-        return _decode(data, "utf-8", warnings)
-    detected = (
-        *warnings,
-        f"the file's encoding is not declared and it is not UTF-8; read as {codec} (detected)",
+    """Bytes that are not UTF-8 and declare nothing that fits, read by the first guess
+    that reads them whole, else by the guess that replaces fewest bytes.
+
+    The guesses are BeautifulSoup's (charset-normalizer's, which tiktoken's requests
+    brings, then windows-1252, the usual encoding of undeclared Western pages), tried
+    here rather than by UnicodeDammit, which logs its own text when it replaces bytes.
+    """
+    guesses: dict[str, str] = {}  # codec name: the label it was guessed by
+    for label in EncodingDetector(data, is_html=False).encodings:
+        try:
+            codec = codecs.lookup(label).name
+        except LookupError:
+            continue
+        if _declaration_problem(codec) is None:
+            guesses.setdefault(codec, label)
+    for codec in guesses.values():
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        return DecodedFile(
+            text,
+            codec,
+            (
+                *warnings,
+                f"the file's encoding is not declared and it is not UTF-8; read as {codec} "
+                "(detected)",
+            ),
+        )
+    # No guess reads every byte: the one that replaces fewest (a stray byte in cp1251
+    # text must not turn every Cyrillic letter into U+FFFD as a UTF-8 reading would).
+    codec = min(
+        guesses.values(),
+        key=lambda label: data.decode(label, errors="replace").count("\ufffd"),
+        default="cp1252",
     )
-    if dammit.contains_replacement_characters:
-        detected = (*detected, "bytes that fit no encoding tried were replaced with U+FFFD")
-    return DecodedFile(text, codec, detected)
+    if codecs.lookup(codec).name != "utf-8":
+        warnings = (
+            *warnings,
+            f"the file's encoding is not declared and no encoding reads all of it; read as "
+            f"{codec} (detected)",
+        )
+    return _decode(data, codec, warnings)
