@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING
 from bench.documents import NOT_DOCUMENTS
 from bench.offline_scoring import offline_scoring
 from chunking.audit import Audit, audit_document, flag_path_debris
-from chunking.cli import binary_split, needs_scoring, semantic_breaks, word_windows
+from chunking.cli import (
+    binary_split,
+    check_strategy,
+    needs_scoring,
+    semantic_breaks,
+    word_windows,
+)
 from chunking.options import (
     BINARY_SCORERS,
     STRATEGY_NAMES,
@@ -126,6 +132,7 @@ def _arguments() -> argparse.ArgumentParser:
 def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ChunkOptions:
     """The options besides the limits: the strategy and its own parameters."""
     try:
+        check_strategy(args)
         return ChunkOptions(
             strategy=args.strategy,
             words=word_windows(args),

@@ -11,8 +11,10 @@ from chunking.cli import (
     add_chunk_arguments,
     chunk_options,
     command_line_scoring,
+    expand_folders,
     read_or_exit,
 )
+from chunking.formats.decode import blank
 from chunking.options import OptionError
 from chunking.pipeline import chunk_document
 from chunking.pipes import run_piped
@@ -48,8 +50,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except OptionError as error:
         parser.error(str(error))
     with command_line_scoring(parser, options) as scoring:
-        for name in args.files or ["-"]:
+        for name in expand_folders(parser, args.files or ["-"]):
             text = read_or_exit(parser, name)
+            empty = blank(text)
+            if empty is not None:  # as the skill answers such a record: a warning
+                print(f"{name}: warning: the file {empty}; it has no chunks", file=sys.stderr)
+                continue
             try:
                 document = chunk_document(
                     text,

@@ -7,17 +7,22 @@ import contextlib
 import errno
 import os
 import sys
+from pathlib import PurePath
 from typing import TYPE_CHECKING, get_args
 
 from chunking.formats.decode import BinaryFile, DecodedFile, decode_file
+from chunking.formats.detect import TEXT_SUFFIXES
 from chunking.options import (
     BINARY_SCORERS,
+    PAGE_OVERLAP_LENGTH,
     SCORED_STRATEGIES,
     STRATEGY_NAMES,
+    WORD_OVERLAP,
     BinarySplit,
     ChunkOptions,
     Limits,
     OptionError,
+    ParameterNames,
     Sections,
     SemanticBreaks,
     SplitMode,
@@ -25,17 +30,36 @@ from chunking.options import (
     WordScope,
     WordWindows,
     default_word_overlap,
+    strategy_conflicts,
 )
 from chunking.pipeline import FormatName
 from chunking.scoring import Scoring
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
 TOKEN_OVERLAP_SHARE = 0.125
 """Without --overlap, tokens overlap by an eighth of --max (64 of 512, the default)."""
 CHARACTER_OVERLAP_SHARE = 0.25
+SKIPPED_SHOWN = 5
+"""Files of a folder that are not chunked: this many are named in the warning."""
 """Without --overlap, characters overlap by a quarter (500 of 2000, Microsoft's advice)."""
+
+
+OPTION_FLAGS = {
+    PAGE_OVERLAP_LENGTH: "--overlap",
+    "wordsPerChunk": "--words-per-chunk",
+    WORD_OVERLAP: "--word-overlap",
+    "wordScope": "--word-scope",
+    "semanticPercentile": "--semantic-percentile",
+    "semanticWindow": "--semantic-window",
+    "semanticMinFill": "--semantic-min-fill",
+    "binaryScorer": "--binary-scorer",
+    "binaryCandidates": "--binary-candidates",
+}
+"""The flag of each parameter a strategy validation names (record input name: flag)."""
+OPTION_NAMES = ParameterNames("option", lambda name: OPTION_FLAGS.get(name, name))
+"""Parameters in the command line's refusals: option --word-overlap."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -135,6 +159,7 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
 
 def chunk_options(args: argparse.Namespace) -> ChunkOptions:
     """The options `add_chunk_arguments` parsed; `OptionError` names a bad one."""
+    check_strategy(args)
     unit = Unit(args.unit)
     default_max, overlap_share = (
         (2000, CHARACTER_OVERLAP_SHARE) if unit is Unit.CHARACTERS else (512, TOKEN_OVERLAP_SHARE)
@@ -189,13 +214,8 @@ def command_line_scoring(
 
 
 def binary_split(args: argparse.Namespace) -> BinarySplit:
-    """The `binary` strategy's options (`--binary-scorer`, `--binary-candidates`); given
-    with another strategy, they are an error."""
-    _only_for(
-        "binary",
-        args,
-        {"--binary-scorer": args.binary_scorer, "--binary-candidates": args.binary_candidates},
-    )
+    """The `binary` strategy's options (`--binary-scorer`, `--binary-candidates`), checked
+    by `check_strategy`."""
     defaults = BinarySplit()
     return BinarySplit(
         scorer=defaults.scorer if args.binary_scorer is None else args.binary_scorer,
@@ -207,16 +227,7 @@ def binary_split(args: argparse.Namespace) -> BinarySplit:
 
 def word_windows(args: argparse.Namespace) -> WordWindows:
     """The `words` strategy's options (`--words-per-chunk`, `--word-overlap`,
-    `--word-scope`); given with another strategy, they are an error."""
-    _only_for(
-        "words",
-        args,
-        {
-            "--words-per-chunk": args.words_per_chunk,
-            "--word-overlap": args.word_overlap,
-            "--word-scope": args.word_scope,
-        },
-    )
+    `--word-scope`), checked by `check_strategy`."""
     defaults = WordWindows()
     size = defaults.size if args.words_per_chunk is None else args.words_per_chunk
     return WordWindows(
@@ -228,15 +239,9 @@ def word_windows(args: argparse.Namespace) -> WordWindows:
 
 def semantic_breaks(args: argparse.Namespace) -> SemanticBreaks:
     """The `semantic` strategy's options (`--semantic-percentile`, `--semantic-window`,
-    `--semantic-min-fill`); given with another strategy, they are an error."""
+    `--semantic-min-fill`), checked by `check_strategy`."""
     percentile, fill = args.semantic_percentile, args.semantic_min_fill
     window = args.semantic_window
-    _only_for(
-        "semantic",
-        args,
-        {"--semantic-percentile": percentile, "--semantic-window": window,
-         "--semantic-min-fill": fill},
-    )  # fmt: skip
     defaults = SemanticBreaks()
     return SemanticBreaks(
         percentile=defaults.percentile if percentile is None else percentile,
@@ -245,14 +250,23 @@ def semantic_breaks(args: argparse.Namespace) -> SemanticBreaks:
     )
 
 
-def _only_for(strategy: str, args: argparse.Namespace, given: dict[str, object]) -> None:
-    """Options of `strategy` given with another one are an error that names them."""
-    named = [name for name, value in given.items() if value is not None]
-    if named and args.strategy != strategy:
-        raise OptionError(
-            f"{', '.join(named)} only apply to --strategy {strategy} "
-            f"(got --strategy {args.strategy})"
-        )
+def check_strategy(args: argparse.Namespace) -> None:
+    """The options given that do not go with --strategy: an `OptionError` in the skill's
+    words (`strategy_conflicts`), the options spelled as flags."""
+    given = [
+        name
+        for name, flag in OPTION_FLAGS.items()
+        if getattr(args, _attribute(flag), None) is not None
+        # --overlap 0 asks for nothing a word window does not do, as in the skill
+        and not (flag == "--overlap" and args.overlap == 0)
+    ]
+    problems = strategy_conflicts(args.strategy, given, OPTION_NAMES)
+    if problems:
+        raise OptionError("; ".join(problems))
+
+
+def _attribute(flag: str) -> str:
+    return flag.removeprefix("--").replace("-", "_")
 
 
 class UnreadableFile(OSError):
@@ -274,6 +288,39 @@ def read_file(name: str) -> DecodedFile:
     if isinstance(decoded, BinaryFile):
         raise UnreadableFile(errno.EINVAL, decoded.message)
     return decoded
+
+
+def expand_folders(parser: argparse.ArgumentParser, names: Sequence[str]) -> list[str]:
+    """`names` with each folder replaced by the markdown, HTML and text files in it (by
+    their suffix, sorted, hidden ones left out); the other files it holds are named in
+    one warning on stderr, and a folder with none of these files exits 2."""
+    files: list[str] = []
+    for name in names:
+        if name == "-" or not os.path.isdir(name):
+            files.append(name)
+            continue
+        found: list[str] = []
+        skipped: list[str] = []
+        for folder, folders, entries in os.walk(name):
+            folders[:] = sorted(f for f in folders if not f.startswith("."))
+            for entry in sorted(e for e in entries if not e.startswith(".")):
+                path = os.path.join(folder, entry)
+                (found if PurePath(entry).suffix.lower() in TEXT_SUFFIXES else skipped).append(path)
+        if skipped:
+            shown = ", ".join(skipped[:SKIPPED_SHOWN]) + (
+                ", ..." if len(skipped) > SKIPPED_SHOWN else ""
+            )
+            print(
+                f"{name}: warning: skipped {len(skipped)} file(s) not named as markdown, HTML "
+                f"or text ({', '.join(sorted(TEXT_SUFFIXES))}): {shown}",
+                file=sys.stderr,
+            )
+        if not found:
+            parser.exit(
+                2, f"{parser.prog}: {name}: the folder holds no markdown, HTML or text file\n"
+            )
+        files.extend(found)
+    return files
 
 
 def read_or_exit(parser: argparse.ArgumentParser, name: str) -> str:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Mapping
 
 
 class Unit(Enum):
@@ -255,6 +259,47 @@ class BinarySplit:
 
 STRATEGY_NAMES = ("structure", "words", "semantic", "binary")
 """The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
+PAGE_OVERLAP_LENGTH = "pageOverlapLength"
+WORD_OVERLAP = "wordOverlap"
+STRATEGY_PARAMETERS: Mapping[str, tuple[str, ...]] = {
+    "words": ("wordsPerChunk", WORD_OVERLAP, "wordScope"),
+    "semantic": ("semanticPercentile", "semanticWindow", "semanticMinFill"),
+    "binary": ("binaryScorer", "binaryCandidates"),
+}
+"""Each strategy's own parameters, by their record input names: given with another
+strategy, they are an error (`strategy_conflicts`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterNames:
+    """How a surface spells parameters in its messages: the skill says input
+    'wordOverlap', the command line says option --word-overlap."""
+
+    noun: str
+    """What the surface calls a parameter ("input", "option")."""
+    spell: Callable[[str], str]
+    """A parameter's record input name, as the surface writes it."""
+
+
+def strategy_conflicts(strategy: str, given: Collection[str], names: ParameterNames) -> list[str]:
+    """Why the parameters `given` (record input names) do not go with `strategy`: one
+    validation, which the skill and the command line word alike."""
+    problems: list[str] = []
+    for owner, parameters in STRATEGY_PARAMETERS.items():
+        named = [names.spell(name) for name in parameters if name in given]
+        if owner != strategy and named:
+            problems.append(
+                f"{names.noun}(s) {', '.join(named)} only apply to strategy {owner!r} "
+                f"(strategy is {strategy!r}; strategies are {', '.join(STRATEGY_NAMES)})"
+            )
+    if strategy == "words" and PAGE_OVERLAP_LENGTH in given:
+        problems.append(
+            f"{names.noun} {names.spell(PAGE_OVERLAP_LENGTH)} does not apply to strategy "
+            f"'words': its windows overlap by {names.spell(WORD_OVERLAP)}, in words"
+        )
+    return problems
+
+
 SCORED_STRATEGIES = ("semantic", "binary")
 """The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
 

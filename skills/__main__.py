@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from chunking.formats.decode import DecodedFile, decode_file
 from chunking.pipes import run_piped
 from skills.embedding_clients import build_embedder
+from skills.file_data import FILE_TYPE, INPUT_FILE_DATA
 from skills.scoring import ScoringService
 from skills.service import HTTP_OK, answer_chunk_request
 from skills.settings import SettingsError, settings_from_environment
@@ -70,17 +73,28 @@ class ProgressBar:
 
 
 def build_request(paths: list[str], inputs: dict[str, object]) -> dict[str, object]:
-    """A skill request with one record per file: `text`, `fileName` and the extra inputs."""
+    """A skill request with one record per file: `text` (or `file_data`), `fileName` and
+    the extra inputs.
+
+    A UTF-8 file goes as `text`, readable in `--request`; any other file goes as the
+    indexer sends raw files, `file_data`, so the skill decodes it, or refuses it in its
+    own words (compressed, binary), exactly as it would in an indexer's request.
+    """
     values: list[dict[str, object]] = []
     seen: dict[str, int] = {}
     for path in paths:
         raw = Path(path).read_bytes()
-        # surrogateescape keeps undecodable bytes as lone surrogates, which the skill then
-        # replaces with U+FFFD and reports in a warning, as it would for a request.
-        text = raw.decode("utf-8-sig", errors="surrogateescape")
+        decoded = decode_file(raw, file_name=path)
+        content: dict[str, object] = (
+            {"text": decoded.text}
+            if isinstance(decoded, DecodedFile)
+            and decoded.encoding == "utf-8"
+            and not decoded.warnings
+            else {INPUT_FILE_DATA: {"$type": FILE_TYPE, "data": base64.b64encode(raw).decode()}}
+        )
         seen[path] = seen.get(path, 0) + 1
         record_id = path if seen[path] == 1 else f"{path}#{seen[path]}"
-        data: dict[str, object] = {"text": text, "fileName": Path(path).name, **inputs}
+        data: dict[str, object] = {**content, "fileName": Path(path).name, **inputs}
         values.append({"recordId": record_id, "data": data})
     return {"values": values}
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, urldefrag
 
 from chunking import OptionError, chunk_document
+from chunking.formats.decode import blank
 from chunking.options import TooManyChunks
 from chunking.scoring import ScoringError
 from skills.contract import InputRecord, OutputRecord, failed_record
@@ -55,12 +56,12 @@ def chunk_record(
     inputs = read_record_inputs(record.data, settings)
     if isinstance(inputs, InputErrors):
         return failed_record(record.record_id, *inputs.messages)
-    if not inputs.text.strip():
-        what = "empty" if not inputs.text else "only whitespace"
+    empty = blank(inputs.text)
+    if empty is not None:
         return OutputRecord(
             record_id=record.record_id,
             data=_split_outputs([], []),
-            warnings=(*inputs.warnings, f"input 'text' is {what}; the record has no chunks"),
+            warnings=(*inputs.warnings, f"input 'text' {empty}; the record has no chunks"),
         )
     try:
         document = chunk_document(

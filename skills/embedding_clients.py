@@ -45,6 +45,7 @@ from skills.embedding_settings import (
     LOCAL_MODELS,
     MINILM_MODEL,
 )
+from skills.values import shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -446,7 +447,7 @@ def azure_openai_client(
         dimensions=settings.dimensions if settings.send_dimensions else None,
         description=(
             f"azure_openai: deployment {settings.azure_deployment} ({settings.model}) at "
-            f"{settings.azure_endpoint}, "
+            f"{shown_url(settings.azure_endpoint)}, "
             + ("key" if settings.azure_api_key else "Microsoft Entra ID")
         ),
         encoding_format=encoding_format,
@@ -467,7 +468,7 @@ def openai_compatible_client(
         client,
         model=settings.model,
         dimensions=settings.dimensions if settings.send_dimensions else None,
-        description=f"openai: model {settings.model} at {client.base_url}",
+        description=f"openai: model {settings.model} at {shown_url(str(client.base_url))}",
         encoding_format=encoding_format,
         advice=OPENAI_ADVICE,
     )

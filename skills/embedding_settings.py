@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
 from urllib.parse import urlsplit
 
-from skills.values import parse_choice, parse_integer
+from skills.values import parse_choice, parse_integer, shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -139,6 +140,10 @@ AZURE_MODELS = ("text-embedding-ada-002", "text-embedding-3-small", "text-embedd
 
 URL_SCHEMES = ("https", "http")
 """What the openai client can send to; http only makes sense for a server of your own."""
+NOT_ECHOED = "the value is not shown: a URL can hold a password or a key"
+"""Said instead of echoing a URL setting that fails validation."""
+_SHOWN_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{0,9}://")
+"""A scheme short enough to be one (ftp://, ws://) and safe to name in a message."""
 NOT_IN_A_PATH_SEGMENT = frozenset("/?#%")
 """Characters that would change the URL a deployment name is put into."""
 NOT_IN_A_QUERY_VALUE = frozenset("&#")
@@ -314,24 +319,41 @@ def _has_space_or_control(value: str) -> bool:
 
 
 def url_problem(name: str, value: str) -> str | None:
-    """Why `value` cannot be the endpoint URL setting `name`, or None."""
-    if _has_space_or_control(value):
-        return f"{name} must not contain spaces or control characters (got {value!r})"
+    """Why `value` cannot be the endpoint URL setting `name`, or None.
+
+    The value is described, never echoed: a rejected URL can hold a password or a key.
+    """
+    odd = next(
+        (n for n, character in enumerate(value, 1) if _has_space_or_control(character)), None
+    )
+    if odd is not None:
+        return (
+            f"{name} must not contain spaces or control characters: it has a space or a "
+            f"control character at character {odd} ({NOT_ECHOED})"
+        )
     try:
         parts = urlsplit(value)
     except ValueError:  # e.g. an IPv6 address without its closing bracket
-        return f"{name} is not a URL (got {value!r}); write it as https://host/..."
+        return f"{name} is not a URL ({NOT_ECHOED}); write it as https://host/..."
     if parts.scheme.lower() not in URL_SCHEMES:
-        return f"{name} must start with https:// or http:// (got {value!r})"
+        return f"{name} must start with https:// or http:// ({_scheme_found(value)}; {NOT_ECHOED})"
     if not parts.hostname:
-        return f"{name} has no host name (got {value!r})"
+        return f"{name} has no host name ({NOT_ECHOED}); write it as https://host/..."
     try:
         port = parts.port  # a port out of range or not a number raises here
     except ValueError:
         port = 0
     if port == 0:
-        return f"{name} has an invalid port (got {value!r}); ports are 1 to 65535"
+        return f"{name} has an invalid port ({NOT_ECHOED}); ports are 1 to 65535"
     return None
+
+
+def _scheme_found(value: str) -> str:
+    """What a URL starts with instead of http(s)://, in words that show none of a key."""
+    scheme = _SHOWN_SCHEME.match(value)
+    if scheme is None:
+        return "it has no scheme"
+    return f"it starts with {scheme.group(0).lower()}"
 
 
 def header_problem(name: str, value: str) -> str | None:
@@ -388,11 +410,15 @@ def _dimensions(
     return number
 
 
+def _shown(url: str | None) -> str | None:
+    return None if url is None else shown_url(url)
+
+
 def describe_embedding(settings: EmbeddingSettings) -> list[tuple[str, str, object]]:
     """(name, app setting, value) for /api/health; secrets only say whether they are set."""
     return [
         ("embeddingProvider", ENV_EMBEDDING_PROVIDER, settings.provider),
-        ("azureOpenAIEndpoint", ENV_AZURE_OPENAI_ENDPOINT, settings.azure_endpoint),
+        ("azureOpenAIEndpoint", ENV_AZURE_OPENAI_ENDPOINT, _shown(settings.azure_endpoint)),
         (
             "azureOpenAIEmbeddingDeployment",
             ENV_AZURE_OPENAI_EMBEDDING_DEPLOYMENT,
@@ -404,7 +430,7 @@ def describe_embedding(settings: EmbeddingSettings) -> list[tuple[str, str, obje
             ENV_AZURE_OPENAI_API_KEY,
             "set" if settings.azure_api_key else "not set (Microsoft Entra ID is used)",
         ),
-        ("openAIBaseUrl", ENV_OPENAI_BASE_URL, settings.openai_base_url),
+        ("openAIBaseUrl", ENV_OPENAI_BASE_URL, _shown(settings.openai_base_url)),
         ("openAIApiKey", ENV_OPENAI_API_KEY, "set" if settings.openai_api_key else "not set"),
         ("embeddingModel", ENV_EMBEDDING_MODEL, settings.model),
         ("embeddingDimensions", ENV_EMBEDDING_DIMENSIONS, settings.dimensions),
@@ -482,7 +508,7 @@ def describe_pairs(settings: PairScorerSettings) -> list[tuple[str, str, object]
     """(name, app setting, value) for /api/health; the key only says whether it is set."""
     return [
         ("crossEncoderPath", ENV_CROSS_ENCODER_PATH, settings.cross_encoder_path),
-        ("rerankEndpoint", ENV_RERANK_ENDPOINT, settings.rerank_endpoint),
+        ("rerankEndpoint", ENV_RERANK_ENDPOINT, _shown(settings.rerank_endpoint)),
         ("rerankApiKey", ENV_RERANK_API_KEY, "set" if settings.rerank_api_key else "not set"),
         ("rerankModel", ENV_RERANK_MODEL, settings.rerank_model),
     ]

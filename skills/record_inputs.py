@@ -14,10 +14,13 @@ from urllib.parse import urlsplit
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
 from chunking.options import (
     BINARY_SCORERS,
+    STRATEGY_PARAMETERS,
     BinarySplit,
+    ParameterNames,
     SemanticBreaks,
     clipped_repr,
     default_word_overlap,
+    strategy_conflicts,
 )
 from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
 from skills.settings import (
@@ -71,12 +74,10 @@ INPUT_BINARY_SCORER = "binaryScorer"
 INPUT_BINARY_CANDIDATES = "binaryCandidates"
 BINARY_INPUTS = (INPUT_BINARY_SCORER, INPUT_BINARY_CANDIDATES)
 """The `binary` strategy's own inputs."""
-STRATEGY_INPUTS: Mapping[str, tuple[str, ...]] = {
-    "words": WORD_INPUTS,
-    "semantic": SEMANTIC_INPUTS,
-    "binary": BINARY_INPUTS,
-}
+STRATEGY_INPUTS = STRATEGY_PARAMETERS
 """Each strategy's own inputs: given with another strategy, they are an error."""
+RECORD_INPUT_NAMES = ParameterNames("input", repr)
+"""Parameters in a record's errors: input 'wordOverlap'."""
 BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
 
 KNOWN_INPUTS = (
@@ -284,24 +285,18 @@ def _read_strategy(
     """`strategy` and the chosen strategy's own inputs; an input of another strategy is
     an error naming it and the strategy it belongs to."""
     strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
-    for owner, names in STRATEGY_INPUTS.items():
-        given = [name for name in names if reader.data.get(name) not in (None, "")]
-        if owner != strategy and given:
-            reader.errors.append(
-                f"input(s) {', '.join(map(repr, given))} only apply to strategy {owner!r} "
-                f"(strategy is {strategy!r}; strategies are {', '.join(STRATEGIES)})"
-            )
+    # pageOverlapLength 0 asks for nothing a word window does not do (a skillset moved
+    # from the Split skill sends it): only a real overlap is a conflict.
+    given = [
+        name
+        for name, value in reader.data.items()
+        if value not in (None, "")
+        and not (name == INPUT_PAGE_OVERLAP_LENGTH and parse_integer(value) == 0)
+    ]
+    reader.errors.extend(strategy_conflicts(strategy, given, RECORD_INPUT_NAMES))
     words, semantic, binary = settings.words, SemanticBreaks(), BinarySplit()
     try:
         if strategy == "words":
-            page_overlap = reader.data.get(INPUT_PAGE_OVERLAP_LENGTH)
-            # 0 asks for nothing a word window does not do (a skillset moved from the Split
-            # skill sends it): only a real overlap in characters or tokens is refused.
-            if page_overlap is not None and parse_integer(page_overlap) != 0:
-                reader.errors.append(
-                    f"input {INPUT_PAGE_OVERLAP_LENGTH!r} does not apply to strategy 'words': "
-                    f"its windows overlap by {INPUT_WORD_OVERLAP!r}, in words"
-                )
             size = reader.integer(INPUT_WORDS_PER_CHUNK, words.size)
             overlap = reader.integer(INPUT_WORD_OVERLAP, default_word_overlap(size, words.overlap))
             scope = reader.choice(INPUT_WORD_SCOPE, WORD_SCOPES, words.scope)

@@ -7,6 +7,7 @@ import re
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit
 
 from chunking.options import clipped_repr
 
@@ -17,6 +18,13 @@ T = TypeVar("T")
 
 _INTEGER_STRING = re.compile(r"[+-]?[0-9]{1,18}")
 """A decimal integer as text; 18 digits keep `int()` far from Python's digit limit."""
+
+SHOWN_SCHEMES = frozenset({"https", "http"})
+"""The only schemes a shown URL keeps; anything else is not shown at all."""
+_HOST = re.compile(r"[a-z0-9.\-_]+|\[[0-9a-f:.]+\]")
+"""A host name or a bracketed IPv6 address: nothing else of a URL is ever shown."""
+URL_NOT_SHOWN = "(not a valid URL; not shown)"
+"""What stands for a URL that has no scheme and host to show."""
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
@@ -80,6 +88,26 @@ def describe(value: object) -> str:
     if value is None:
         return "null"
     return f"{json_type_name(value)} {clipped_repr(value)}"
+
+
+def shown_url(url: str) -> str:
+    """The part of a URL setting any answer or log line may show: scheme, host and port.
+
+    User info, path, query and fragment are dropped: they can hold a password, a key
+    (`?api-key=`) or an internal route. A value that does not parse as an http(s) URL
+    with a plain host is not shown at all.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return URL_NOT_SHOWN
+    scheme, host = parts.scheme.lower(), parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    if scheme not in SHOWN_SCHEMES or not _HOST.fullmatch(host):
+        return URL_NOT_SHOWN
+    return f"{scheme}://{host}" if port is None else f"{scheme}://{host}:{port}"
 
 
 def parse_integer(value: object) -> int | None:

@@ -123,7 +123,7 @@ def test_strategy_words_cuts_the_lesson_in_word_windows() -> None:
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (("--words-per-chunk", "10"), "--words-per-chunk only apply to --strategy words"),
+        (("--words-per-chunk", "10"), "option(s) --words-per-chunk only apply to strategy 'words'"),
         (("--strategy", "words", "--words-per-chunk", "10", "--word-overlap", "10"), "wordOverlap"),
         (("--strategy", "words", "--mode", "sentences"), "textSplitMode sentences"),
         (("--strategy", "sliding"), "--strategy"),
@@ -166,6 +166,6 @@ def test_a_pdf_exits_2_pointing_to_document_layout(tmp_path: Path) -> None:
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     result = _run(str(tmp_path / "report.pdf"))
     assert result.returncode == 2
-    assert "is a PDF" in result.stderr
+    assert "looks like a PDF" in result.stderr
     assert "Document Layout skill (outputFormat: markdown)" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

@@ -68,7 +68,7 @@ def test_no_embedding_provider_is_an_error_that_says_so(document: Path) -> None:
     ("args", "env", "named"),
     [
         (("--strategy", "binary", "--binary-candidates", "0"), {}, "binaryCandidates must be"),
-        (("--binary-scorer", "rerank"), {}, "--binary-scorer only apply to --strategy binary"),
+        (("--binary-scorer", "rerank"), {}, "--binary-scorer only apply to strategy 'binary'"),
         (("--strategy", "binary"), {"RERANK_ENDPOINT": "ftp://x"}, "RERANK_ENDPOINT must start"),
     ],
 )

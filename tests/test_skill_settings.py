@@ -201,7 +201,7 @@ UNUSABLE_SETTINGS: dict[str, tuple[dict[str, str], str]] = {
     ),
     "an ftp base URL (regression: 503 after 16 s of retries)": (
         {**OPENAI, "OPENAI_BASE_URL": "ftp://x"},
-        "OPENAI_BASE_URL must start with https:// or http:// (got 'ftp://x')",
+        "OPENAI_BASE_URL must start with https:// or http:// (it starts with ftp://",
     ),
     "a base URL without a scheme": (
         {**OPENAI, "OPENAI_BASE_URL": "localhost:8000/v1"},

@@ -386,7 +386,7 @@ def test_the_command_lines_say_when_no_embedding_provider_is_available(module: s
 def test_semantic_options_with_another_strategy_exit_2() -> None:
     result = _run("chunking", "--semantic-window", "2", str(EVENTS))
     assert result.returncode == 2
-    assert "--semantic-window only apply to --strategy semantic" in result.stderr
+    assert "option(s) --semantic-window only apply to strategy 'semantic'" in result.stderr
     result = _run("chunking", "--strategy", "semantic", "--semantic-window", "9", str(EVENTS))
     assert result.returncode == 2
     assert "semanticWindow must be from 1 to 5" in result.stderr

@@ -27,6 +27,8 @@ _EXTENSIONS: dict[str, Format] = {
     ".txt": "text",
     ".text": "text",
 }
+TEXT_SUFFIXES = frozenset(_EXTENSIONS)
+"""File name suffixes of the formats read here (a folder's files are chosen by them)."""
 SNIFF_CHARACTERS = 4096
 """Only the start of a document is looked at to guess its format."""
 

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from chunking.scoring import ScoringError
+from skills.values import shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -58,7 +59,7 @@ class RerankClient:
         client: httpx.AsyncClient | None = None,
     ) -> None:
         self.url = rerank_url(endpoint)
-        self.host = urlsplit(self.url).netloc
+        self.host = shown_url(self.url)
         self.model = model
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or httpx.AsyncClient()
