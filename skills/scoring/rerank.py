@@ -33,8 +33,6 @@ RERANK_PATH = "/v1/rerank"
 MAX_CONCURRENT_REQUESTS = 4
 """Requests in flight for one call: a split's 16 candidates in four rounds, within the
 1,000 requests a minute an Azure AI Foundry rerank deployment allows."""
-SHOWN_ERROR_CHARACTERS = 200
-"""How much of an error answer's text a message quotes."""
 
 
 def rerank_url(endpoint: str) -> str:
@@ -95,14 +93,19 @@ class RerankClient:
             raise ScoringError(
                 f"the rerank endpoint ({self.host}) did not answer within {timeout:.1f} s"
             ) from None
-        except httpx.HTTPError as error:
+        except httpx.ConnectError:
             raise ScoringError(
-                f"the rerank endpoint ({self.host}) could not be reached: {type(error).__name__}"
+                f"the rerank endpoint ({self.host}) could not be reached: no connection"
+            ) from None
+        except httpx.HTTPError:
+            raise ScoringError(
+                f"the rerank endpoint ({self.host}) could not be reached: the request failed"
             ) from None
         if answer.status_code != httpx.codes.OK:
+            # Its own text is not shown: it may quote the documents or name internals.
             raise ScoringError(
-                f"the rerank endpoint ({self.host}) answered HTTP {answer.status_code}: "
-                f"{answer.text[:SHOWN_ERROR_CHARACTERS]!r}"
+                f"the rerank endpoint ({self.host}) answered HTTP {answer.status_code} "
+                "(its message is not shown)"
             )
         try:
             results = json.loads(answer.content)["results"]
