@@ -488,8 +488,8 @@ def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
     return overrides
 
 
-def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+def arguments_parser() -> argparse.ArgumentParser:
+    """The command line's options, one subcommand each for apply, show, run and status."""
     parser = argparse.ArgumentParser(
         prog="python -m infra.deploy",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
@@ -569,9 +569,16 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         action="store_true",
         help="check the settings and definitions and say what would be written; call nothing",
     )
-    show_parser.add_argument("--out", type=Path, help="write one JSON file per definition here")
+    show_parser.add_argument(
+        "--out", type=Path, help="write one JSON file per definition here (default: print them)"
+    )
     run_parser.add_argument("--reset", action="store_true", help="re-chunk every document")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = arguments_parser().parse_args(argv)
 
     if environ is None:  # the real environment, over the azd environment's file
         env: dict[str, str] = {**azd_environment(Path.cwd()), **os.environ}

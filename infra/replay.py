@@ -654,7 +654,8 @@ def embeddings_of(
     )
 
 
-def _arguments() -> argparse.ArgumentParser:
+def arguments_parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     from chunking.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = argparse.ArgumentParser(
@@ -704,7 +705,11 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument(
         "--require-vectors", action="store_true", help="fail when the skill returns no vectors"
     )
-    parser.add_argument("--write", type=Path, help="write the projected documents (JSON lines)")
+    parser.add_argument(
+        "--write",
+        type=Path,
+        help="write the projected documents to this file, as JSON lines (default: not written)",
+    )
     parser.add_argument(
         "--file-data",
         action="store_true",
@@ -715,7 +720,7 @@ def _arguments() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, environ: dict[str, str] | None = None) -> int:
     """Run the replay from the command line; 0 when the pipeline would work."""
-    args = _arguments().parse_args(argv)
+    args = arguments_parser().parse_args(argv)
     environ = dict(os.environ) if environ is None else environ
 
     def say(line: str) -> None:

@@ -110,13 +110,8 @@ def _print_json(document: object, indent: int | None) -> None:
         print(json.dumps(document, indent=indent, ensure_ascii=True))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    arguments = sys.argv[1:] if argv is None else argv
-    if arguments[:1] == ["push"]:
-        from skills.push import main as push_main  # noqa: PLC0415
-
-        return push_main(arguments[1:])
+def arguments_parser() -> argparse.ArgumentParser:
+    """The command line's options (`push` is handed to skills.push before them)."""
     parser = Parser(
         prog="python -m skills",
         description="Chunk files through the custom skill's request path and print the "
@@ -138,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         type=parse_input,
         metavar="NAME=VALUE",
         help="an input for every record, e.g. -i maximumPageLength=300 -i unit=characters "
-        "-i url=https://example.org/doc (VALUE is read as JSON when it parses)",
+        "-i url=https://example.org/doc (VALUE is read as JSON when it parses; default: none)",
     )
     parser.add_argument(
         "--request", action="store_true", help="print the request instead of answering it"
@@ -151,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         "instead of the JSON",
     )
     parser.add_argument(
-        "-o", "--output", metavar="FILE", help="write the response JSON to FILE (- for stdout)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the response JSON to FILE (default: stdout, or nothing with --summary)",
     )
     parser.add_argument(
         "--progress",
@@ -159,7 +157,17 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="show the embedding progress bar on stderr (default: when stderr is a terminal)",
     )
-    args = parser.parse_args(arguments)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["push"]:
+        from skills.push import main as push_main  # noqa: PLC0415
+
+        return push_main(arguments[1:])
+    args = arguments_parser().parse_args(arguments)
 
     try:
         request = build_request(args.files, dict(args.input))

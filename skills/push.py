@@ -364,8 +364,8 @@ def target_from_environment(
     return Target(chosen, index_name, DefaultAzureCredential())
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m skills push`: 0 when everything was uploaded or unchanged."""
+def arguments_parser() -> argparse.ArgumentParser:
+    """`python -m skills push`'s options."""
     from chunking.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = argparse.ArgumentParser(
@@ -388,7 +388,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the search service, https://NAME.search.windows.net "
         f"(default: ${ENV_SEARCH_ENDPOINT})",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m skills push`: 0 when everything was uploaded or unchanged."""
+    args = arguments_parser().parse_args(argv)
     return run_piped(lambda: _run(args))
 
 
