@@ -238,10 +238,8 @@ def _summarize(
         answered.extend(AnsweredFile(value, seconds) for value in response["values"])
     if progress is not None:
         progress.finish()
-    unit = str(inputs.get("unit", "")) or (
-        "tokens" if isinstance(settings, SettingsError) else _unit_name(settings)
-    )
-    for line in summary_lines(answered, _unit_name_of(unit), _settings_line(settings, inputs)):
+    unit = _unit_of(settings, inputs)
+    for line in summary_lines(answered, _unit_name(unit), _settings_line(settings, inputs)):
         print(line)
     if output not in (None, "-") and not _write_json({"values": values}, 2, output):
         return EXIT_REFUSED
@@ -250,24 +248,28 @@ def _summarize(
     return EXIT_RECORD_ERRORS if any(item.record.get("errors") for item in answered) else 0
 
 
-def _unit_name(settings: Settings) -> str:
-    return settings.unit.value
+def _unit_of(settings: Settings | SettingsError, inputs: dict[str, object]) -> Unit:
+    """The unit the records were chunked in: the `unit` input, else the app setting's."""
+    given = inputs.get("unit")
+    if given == Unit.CHARACTERS.value:
+        return Unit.CHARACTERS
+    if given is not None or isinstance(settings, SettingsError):
+        return Unit.TOKENS
+    return settings.unit
 
 
-def _unit_name_of(unit: str) -> str:
-    return "characters" if unit == "characters" else "tokens"
+def _unit_name(unit: Unit) -> str:
+    return "characters" if unit is Unit.CHARACTERS else "tokens"
 
 
 def _settings_line(settings: Settings | SettingsError, inputs: dict[str, object]) -> str:
     """The limits and embedding the answers were made with, on one line."""
     if isinstance(settings, SettingsError):
         return f"app settings: {settings}"
-    unit = str(inputs.get("unit", settings.unit.value))
-    length, overlap = settings.length_defaults(
-        Unit.CHARACTERS if unit == "characters" else Unit.TOKENS
-    )
-    length = inputs.get("maximumPageLength", length)  # type: ignore[assignment]
-    overlap = inputs.get("pageOverlapLength", overlap)  # type: ignore[assignment]
+    unit = _unit_of(settings, inputs)
+    default_length, default_overlap = settings.length_defaults(unit)
+    length = inputs.get("maximumPageLength", default_length)
+    overlap = inputs.get("pageOverlapLength", default_overlap)
     embedding = settings.embedding
     embedded = (
         "no embeddings (EMBEDDING_PROVIDER none)"
@@ -276,7 +278,7 @@ def _settings_line(settings: Settings | SettingsError, inputs: dict[str, object]
         f"{embedding.dimensions} dimensions"
     )
     return (
-        f"settings: {_unit_name_of(unit)}, maximumPageLength {length}, "
+        f"settings: {_unit_name(unit)}, maximumPageLength {length}, "
         f"pageOverlapLength {overlap}, strategy {inputs.get('strategy', settings.strategy)}; "
         f"{embedded}"
     )
