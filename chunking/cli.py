@@ -183,12 +183,17 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
     unit = Unit(args.unit)
     # The skill's defaults (with Azure OpenAI), so a preview is what the indexer gets.
     default_max, default_overlap = default_lengths(unit)
-    limits = Limits(
-        unit=unit,
-        maximum_page_length=default_max if args.max is None else args.max,
-        page_overlap_length=default_overlap if args.overlap is None else args.overlap,
-        maximum_pages_to_take=args.pages,
-    )
+    try:
+        limits = Limits(
+            unit=unit,
+            maximum_page_length=default_max if args.max is None else args.max,
+            page_overlap_length=default_overlap if args.overlap is None else args.overlap,
+            maximum_pages_to_take=args.pages,
+        )
+    except OptionError as error:
+        if args.overlap is None and "pageOverlapLength" in str(error):
+            raise OptionError(f"{error}: the default overlap; give --overlap") from None
+        raise
     return ChunkOptions(
         limits=limits,
         mode=SplitMode(args.mode),

@@ -124,3 +124,10 @@ def test_the_chunk_map_says_which_settings_it_used(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "maximumPageLength 5000 characters, pageOverlapLength 0" in done.stderr
     assert "strategy structure" in done.stderr
+
+
+def test_a_small_max_without_overlap_is_refused_as_the_skill_refuses_it() -> None:
+    done = _run("-m", "chunking", "--max", "96", "samples/concepts-network.md")
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("(< 48; got 64): the default overlap; give --overlap")
+    assert _run("-m", "chunking", "--max", "96", "--overlap", "12", SAMPLES[0]).returncode == 0
