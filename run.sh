@@ -1,10 +1,27 @@
 #!/usr/bin/env bash
-# Set everything up, then run the skill's whole pipeline on the sample documents
-# (or on the files given) exactly as the endpoint would, and print the response.
+# Try the skill: install its runtime and the offline embedding model (not the developer
+# tools: ./test.sh installs those), then chunk and embed the sample documents (or the files
+# given) exactly as the endpoint would, and print a summary per document. The whole
+# response goes to output/response.json; `./run.sh --json [FILE ...]` prints it instead.
+# Options of `python -m skills` may come first, e.g. ./run.sh -i unit=characters page.html
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
-if (($#)); then
-  exec .venv/bin/python -m skills "$@"
+json=0
+if [[ ${1:-} == --json ]]; then
+  json=1
+  shift
 fi
-exec .venv/bin/python -m skills samples/concepts-network.md samples/git-stash.html
+args=("$@")
+if ((${#args[@]} == 0)); then
+  args=(samples/concepts-network.md samples/git-stash.html)
+fi
+if ((json)); then
+  exec .venv/bin/python -m skills "${args[@]}"
+fi
+mkdir -p output
+status=0
+.venv/bin/python -m skills --summary --output output/response.json "${args[@]}" || status=$?
+echo
+echo "The whole response (chunks, offsets, vectors): output/response.json; ./run.sh --json prints it."
+exit "$status"

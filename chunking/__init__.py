@@ -1,9 +1,15 @@
 """Structure-aware chunking: parse markdown, HTML or text into an outline, cut it
 by section within a size limit, and put the title and heading path in front of
-every chunk.  Pure Python, no Azure imports."""
+every chunk.  Pure Python, no Azure imports.
+
+    from chunking import chunk_file, chunk_text
+    document = chunk_file("guide.md", max_length=512)         # tokens (cl100k_base)
+    document = chunk_text(markdown, max_length=2000, unit="characters")
+"""
 
 from __future__ import annotations
 
+from chunking.api import chunk_file, chunk_options, chunk_text
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.options import (
     ChunkOptions,
@@ -30,4 +36,7 @@ __all__ = [
     "WordScope",
     "WordWindows",
     "chunk_document",
+    "chunk_file",
+    "chunk_options",
+    "chunk_text",
 ]

@@ -33,7 +33,11 @@ SCORING_FAILED = 1
 def _arguments() -> argparse.ArgumentParser:
     parser = Parser(
         prog="python -m chunking",
-        description="Chunk markdown, HTML or text by structure; prints JSON lines.",
+        description="Chunk markdown, HTML or text by structure; prints one JSON line per "
+        "chunk. The defaults are the skill's, so this previews what the indexer gets.",
+        epilog="examples:\n"
+        "  python -m chunking samples/concepts-network.md\n"
+        "  python -m chunking --unit characters --max 2000 --overlap 200 page.html",
     )
     parser.add_argument("files", nargs="*", help="files to chunk (stdin when none)")
     add_chunk_arguments(parser)

@@ -29,6 +29,7 @@ from chunking.options import (
     Unit,
     WordScope,
     WordWindows,
+    default_lengths,
     default_word_overlap,
     strategy_conflicts,
 )
@@ -38,12 +39,21 @@ from chunking.scoring import Scoring
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-TOKEN_OVERLAP_SHARE = 0.125
-"""Without --overlap, tokens overlap by an eighth of --max (64 of 512, the default)."""
-CHARACTER_OVERLAP_SHARE = 0.25
 SKIPPED_SHOWN = 5
 """Files of a folder that are not chunked: this many are named in the warning."""
-"""Without --overlap, characters overlap by a quarter (500 of 2000, Microsoft's advice)."""
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Each option's help ends with its default (unless it has none, or says it already);
+    the epilog's examples keep their lines."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        # `is`, not `in`: a default of 0 is worth showing, and 0 == False.
+        unshown = action.default is None or action.default is False
+        if "(default" in text or unshown or action.default == argparse.SUPPRESS:
+            return text
+        return super()._get_help_string(action)
 
 
 OPTION_FLAGS = {
@@ -63,7 +73,11 @@ OPTION_NAMES = ParameterNames("option", lambda name: OPTION_FLAGS.get(name, name
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that exits with status 2 and one line, as the issue asks."""
+    """argparse that exits with status 2 and one line, and shows defaults in its help."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: {message}\n")
@@ -71,84 +85,117 @@ class Parser(argparse.ArgumentParser):
 
 def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
     """The chunk options (--format, --unit, --max, --overlap, ...) on `parser`."""
-    parser.add_argument("--format", choices=get_args(FormatName), default="auto")
-    parser.add_argument("--unit", choices=[u.value for u in Unit], default=Unit.TOKENS.value)
+    tokens, characters = default_lengths(Unit.TOKENS), default_lengths(Unit.CHARACTERS)
     parser.add_argument(
-        "--max", type=int, default=None, help="maximumPageLength (512 tokens / 2000 characters)"
+        "--format",
+        choices=get_args(FormatName),
+        default="auto",
+        help="the input's format; auto: from the file name, then the text",
+    )
+    parser.add_argument(
+        "--unit",
+        choices=[u.value for u in Unit],
+        default=Unit.TOKENS.value,
+        help="what --max and --overlap count: cl100k_base tokens (--encoder) or characters "
+        "(UTF-16 code units, as the Split skill counts them)",
+    )
+    parser.add_argument(
+        "--max",
+        type=int,
+        default=None,
+        help=f"maximumPageLength (default: the skill's, {tokens[0]} tokens / "
+        f"{characters[0]} characters)",
     )
     parser.add_argument(
         "--overlap",
         type=int,
         default=None,
-        help="pageOverlapLength (an eighth of --max for tokens, a quarter for characters)",
+        help=f"pageOverlapLength, less than half of --max (default: the skill's, {tokens[1]} "
+        f"tokens / {characters[1]} characters)",
     )
     parser.add_argument("--pages", type=int, default=0, help="maximumPagesToTake (0 = all)")
-    parser.add_argument("--mode", choices=[m.value for m in SplitMode], default="pages")
+    parser.add_argument(
+        "--mode",
+        choices=[m.value for m in SplitMode],
+        default="pages",
+        help="textSplitMode: pages fill up to --max; sentences gives one sentence per chunk",
+    )
     parser.add_argument("--language", default="en", help="defaultLanguageCode")
     parser.add_argument("--encoder", default="cl100k_base", help="encoderModelName")
-    parser.add_argument("--title", default=None, help="title when the document has none")
-    parser.add_argument("--no-title-prefix", action="store_true")
+    parser.add_argument(
+        "--title", default=None, help="title when the document has none (default: none)"
+    )
+    parser.add_argument(
+        "--no-title-prefix",
+        action="store_true",
+        help="embed the chunk alone, without the title and heading path in front",
+    )
     parser.add_argument(
         "--sections",
         choices=[s.value for s in Sections],
         default=Sections.APART.value,
-        help="apart: a heading ends a chunk (default); packed: small sections share chunks",
+        help="apart: a heading ends a chunk; packed: small sections share chunks",
     )
     parser.add_argument(
         "--strategy",
         choices=STRATEGY_NAMES,
         default="structure",
-        help="structure: by sections, blocks, sentences (default); words: fixed word windows; "
+        help="structure: by sections, blocks, sentences; words: fixed word windows; "
         "semantic: where the meaning shifts (embeds sentences with the app's embedding "
         "provider: EMBEDDING_PROVIDER, local by default); "
         "binary: recursive least-similar split (scored with the app's embedding provider, "
         "cross-encoder or rerank endpoint)",
     )
     parser.add_argument(
-        "--words-per-chunk", type=int, default=None, help="strategy words: words per window (200)"
+        "--words-per-chunk",
+        type=int,
+        default=None,
+        help="strategy words: words per window (default: 200)",
     )
     parser.add_argument(
         "--word-overlap",
         type=int,
         default=None,
-        help="strategy words: words each window repeats from the previous one (40)",
+        help="strategy words: words each window repeats from the previous one (default: 40)",
     )
     parser.add_argument(
         "--word-scope",
         choices=[s.value for s in WordScope],
         default=None,
-        help="strategy words: windows stay in a section (default) or run over the document",
+        help="strategy words: windows stay in a section or run over the document "
+        "(default: section)",
     )
     parser.add_argument(
         "--semantic-percentile",
         type=float,
         default=None,
-        help="strategy semantic: a break where the distance is above this percentile (95)",
+        help="strategy semantic: a break where the distance is above this percentile (default: 95)",
     )
     parser.add_argument(
         "--semantic-window",
         type=int,
         default=None,
-        help="strategy semantic: sentences embedded either side of a boundary (2)",
+        help="strategy semantic: sentences embedded either side of a boundary (default: 2)",
     )
     parser.add_argument(
         "--semantic-min-fill",
         type=float,
         default=None,
-        help="strategy semantic: share of the room a chunk holds before a break ends it (0.25)",
+        help="strategy semantic: share of the room a chunk holds before a break ends it "
+        "(default: 0.25)",
     )
     parser.add_argument(
         "--binary-scorer",
         choices=BINARY_SCORERS,
         default=None,
-        help="strategy binary: what scores a split (embeddings, the default; crossEncoder: "
-        "CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT)",
+        help="strategy binary: what scores a split (embeddings: the app's embedding provider; "
+        "crossEncoder: CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT) (default: embeddings)",
     )
     parser.add_argument(
         "--binary-candidates",
         type=int,
         default=None,
-        help="strategy binary: split positions scored per part, at most (16)",
+        help="strategy binary: split positions scored per part, at most (default: 16)",
     )
     parser.add_argument(
         "--keep-markup",
@@ -161,16 +208,19 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
     """The options `add_chunk_arguments` parsed; `OptionError` names a bad one."""
     check_strategy(args)
     unit = Unit(args.unit)
-    default_max, overlap_share = (
-        (2000, CHARACTER_OVERLAP_SHARE) if unit is Unit.CHARACTERS else (512, TOKEN_OVERLAP_SHARE)
-    )
-    maximum = default_max if args.max is None else args.max
-    limits = Limits(
-        unit=unit,
-        maximum_page_length=maximum,
-        page_overlap_length=int(maximum * overlap_share) if args.overlap is None else args.overlap,
-        maximum_pages_to_take=args.pages,
-    )
+    # The skill's defaults (with Azure OpenAI), so a preview is what the indexer gets.
+    default_max, default_overlap = default_lengths(unit)
+    try:
+        limits = Limits(
+            unit=unit,
+            maximum_page_length=default_max if args.max is None else args.max,
+            page_overlap_length=default_overlap if args.overlap is None else args.overlap,
+            maximum_pages_to_take=args.pages,
+        )
+    except OptionError as error:
+        if args.overlap is None and "pageOverlapLength" in str(error):
+            raise OptionError(f"{error}: the default overlap; give --overlap") from None
+        raise
     return ChunkOptions(
         limits=limits,
         mode=SplitMode(args.mode),

@@ -38,6 +38,10 @@ MAX_TOKENS = 8191
 DEFAULT_UNIT = Unit.TOKENS
 DEFAULT_MAXIMUM_PAGE_LENGTH = 512
 DEFAULT_PAGE_OVERLAP_LENGTH = 64
+DEFAULT_CHARACTERS_PAGE_LENGTH = 5000
+"""`maximumPageLength` for `unit` characters: the Split skill's own default."""
+DEFAULT_CHARACTERS_OVERLAP_LENGTH = 0
+"""`pageOverlapLength` for `unit` characters: the Split skill's own default (no overlap)."""
 DEFAULT_ENCODER = "cl100k_base"
 DEFAULT_LANGUAGE = "en"
 DEFAULT_HEADING_SEPARATOR = " › "
@@ -350,3 +354,11 @@ class ChunkOptions:
         if self.strategy in own:
             return f"{self!r}{own[self.strategy]!r}"
         return repr(self)
+
+
+def default_lengths(unit: Unit) -> tuple[int, int]:
+    """(maximumPageLength, pageOverlapLength) when none is given: 512/64 tokens (the usual
+    embedding-model advice), 5000/0 characters (the Split skill's), as the skill has them."""
+    if unit is Unit.CHARACTERS:
+        return DEFAULT_CHARACTERS_PAGE_LENGTH, DEFAULT_CHARACTERS_OVERLAP_LENGTH
+    return DEFAULT_MAXIMUM_PAGE_LENGTH, DEFAULT_PAGE_OVERLAP_LENGTH

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 from azure.core.credentials import AzureKeyCredential
-from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
+from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoundError
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
+from chunking.cli import HelpFormatter
 from infra.checks import check_definitions, check_partitions, web_api_skills
 from infra.search_definitions import (
     FUNCTION_KEY_HEADER,
@@ -40,6 +41,7 @@ from infra.search_definitions import (
     partition_folders,
     partition_setups,
 )
+from infra.service_errors import describe_service_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -152,6 +154,53 @@ def _required(environ: Mapping[str, str], name: str) -> str:
             f"{name} is not set; run `azd provision` first, or set it (see infra/README.md)"
         )
     return value
+
+
+APPLY_REQUIRED = tuple(
+    name
+    for name in BICEP_OUTPUTS
+    if name
+    not in {
+        ENV_SKILL_AUTH,  # functionKey by default
+        ENV_SKILL_AUTH_RESOURCE_ID,  # entra only
+        ENV_FUNCTION_APP_NAME,  # these three only to read the function key
+        ENV_RESOURCE_GROUP,
+        ENV_SUBSCRIPTION_ID,
+    }
+)
+"""What `apply` needs in every case (azd provision writes them all)."""
+KEY_LOOKUP_REQUIRED = (ENV_SUBSCRIPTION_ID, ENV_RESOURCE_GROUP, ENV_FUNCTION_APP_NAME)
+"""What reading the function key from Resource Manager needs, without SKILL_FUNCTION_KEY."""
+
+
+def missing_settings(environ: Mapping[str, str], command: str, *, dry_run: bool = False) -> str:
+    """Every setting `command` needs that is not set, in one message ("" when none is):
+    so one run names them all, not one per run."""
+
+    def unset(name: str) -> bool:
+        return not environ.get(name, "").strip()
+
+    if command in {"run", "status"}:
+        return f"not set: {ENV_SEARCH_ENDPOINT}" if unset(ENV_SEARCH_ENDPOINT) else ""
+    if command != "apply":
+        return ""
+    missing = [
+        name
+        for name in APPLY_REQUIRED
+        if unset(name) and not (dry_run and name == ENV_SEARCH_ENDPOINT)
+    ]
+    mode = environ.get(ENV_SKILL_AUTH, "").strip() or "functionKey"
+    if mode == "entra" and unset(ENV_SKILL_AUTH_RESOURCE_ID):
+        missing.append(ENV_SKILL_AUTH_RESOURCE_ID)
+    lookup = [name for name in KEY_LOOKUP_REQUIRED if unset(name)]
+    if mode == "functionKey" and unset(ENV_FUNCTION_KEY) and lookup and not dry_run:
+        missing.append(f"{ENV_FUNCTION_KEY} (or {', '.join(lookup)} to read it from Azure)")
+    if not missing:
+        return ""
+    return (
+        f"not set: {', '.join(missing)}; run `azd provision` first, or set them in the "
+        "environment (infra/README.md lists them)"
+    )
 
 
 def _integer(environ: Mapping[str, str], name: str, default: int | None) -> int | None:
@@ -310,9 +359,11 @@ def apply(
     reset: bool = False,
     run: bool = False,
     recreate_index: bool = False,
+    dry_run: bool = False,
     log: Callable[[str], None] = print,
 ) -> None:
-    """Create or update the definitions in order; reset and run when needed.
+    """Create or update the definitions in order; reset and run when needed. With
+    `dry_run`, check them and say what would be written, without calling the service.
 
     Partitions (a sequence, from `partition_setups`) share the index and the skillset and
     have a data source and an indexer each; the index and skillset are written once.
@@ -333,6 +384,12 @@ def apply(
     if problems:
         raise DeployError("the definitions are inconsistent:\n  " + "\n  ".join(problems))
     first = partitions[0]
+    if dry_run:
+        names = [f"data source {p.data_source.name}" for p in partitions]
+        names += [f"index {first.index.name}", f"skillset {first.skillset.name}"]
+        names += [f"indexer {p.indexer.name}" for p in partitions]
+        log(f"dry run: the definitions are consistent; apply would write {', '.join(names)}")
+        return
     index_client = SearchIndexClient(target.search_endpoint, target.credential)
     indexer_client = SearchIndexerClient(target.search_endpoint, target.credential)
 
@@ -431,16 +488,42 @@ def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
     return overrides
 
 
-def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+def arguments_parser() -> argparse.ArgumentParser:
+    """The command line's options, one subcommand each for apply, show, run and status."""
     parser = argparse.ArgumentParser(
-        prog="python -m infra.deploy", description=__doc__.split("\n\n")[0] if __doc__ else None
+        prog="python -m infra.deploy",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        formatter_class=HelpFormatter,
+        epilog="examples:\n"
+        "  python -m infra.deploy show --out definitions/\n"
+        "  python -m infra.deploy apply --dry-run\n"
+        "  python -m infra.deploy apply --unit characters --maximum-page-length 2000",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    apply_parser = commands.add_parser("apply", help="create or update all definitions")
-    show_parser = commands.add_parser("show", help="print the definitions (no Azure needed)")
-    run_parser = commands.add_parser("run", help="run the indexer(s) now")
-    status_parser = commands.add_parser("status", help="show each indexer's last run")
+
+    def command(name: str, text: str, example: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=text,
+            description=text,
+            formatter_class=HelpFormatter,
+            epilog=f"example:\n  {example}",
+        )
+
+    apply_parser = command(
+        "apply",
+        "create or update all definitions (settings from the azd environment or the shell)",
+        "python -m infra.deploy apply --dry-run",
+    )
+    show_parser = command(
+        "show",
+        "print the definitions (no Azure needed)",
+        "python -m infra.deploy show --out definitions/",
+    )
+    run_parser = command("run", "run the indexer(s) now", "python -m infra.deploy run --reset")
+    status_parser = command(
+        "status", "show each indexer's last run", "python -m infra.deploy status"
+    )
     for sub in (apply_parser, show_parser, run_parser, status_parser):
         sub.add_argument(
             "--partitions",
@@ -454,18 +537,48 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
             "part-0,part-1,...)",
         )
     for sub in (apply_parser, show_parser):
-        sub.add_argument("--text-split-mode", choices=["pages", "sentences"])
-        sub.add_argument("--unit", choices=["characters", "azureOpenAITokens"])
-        sub.add_argument("--maximum-page-length", type=int)
-        sub.add_argument("--page-overlap-length", type=int)
+        sub.add_argument(
+            "--text-split-mode",
+            choices=["pages", "sentences"],
+            help="the skill's textSplitMode (default: $CHUNK_TEXT_SPLIT_MODE, else pages)",
+        )
+        sub.add_argument(
+            "--unit",
+            choices=["characters", "azureOpenAITokens"],
+            help="the skill's unit (default: $CHUNK_UNIT, else the skill's: azureOpenAITokens)",
+        )
+        sub.add_argument(
+            "--maximum-page-length",
+            type=int,
+            help="the skill's maximumPageLength (default: $CHUNK_MAXIMUM_PAGE_LENGTH, else the "
+            "skill's: 512 tokens / 5000 characters)",
+        )
+        sub.add_argument(
+            "--page-overlap-length",
+            type=int,
+            help="the skill's pageOverlapLength (default: $CHUNK_PAGE_OVERLAP_LENGTH, else the "
+            "skill's: 64 tokens / 0 characters)",
+        )
     apply_parser.add_argument("--reset", action="store_true", help="re-chunk every document")
     apply_parser.add_argument("--run", action="store_true", help="run the indexer afterwards")
     apply_parser.add_argument(
         "--recreate-index", action="store_true", help="delete and recreate the index (dimensions)"
     )
-    show_parser.add_argument("--out", type=Path, help="write one JSON file per definition here")
+    apply_parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the settings and definitions and say what would be written; call nothing",
+    )
+    show_parser.add_argument(
+        "--out", type=Path, help="write one JSON file per definition here (default: print them)"
+    )
     run_parser.add_argument("--reset", action="store_true", help="re-chunk every document")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = arguments_parser().parse_args(argv)
 
     if environ is None:  # the real environment, over the azd environment's file
         env: dict[str, str] = {**azd_environment(Path.cwd()), **os.environ}
@@ -474,7 +587,23 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     env.update(_chunk_overrides(args) if args.command in {"apply", "show"} else {})
     if args.command in {"run", "status"} and args.partitions is not None:
         env[ENV_PARTITIONS] = str(args.partitions)
+    dry_run = bool(getattr(args, "dry_run", False))
+    missing = missing_settings(env, args.command, dry_run=dry_run)
+    if missing:
+        print(f"python -m infra.deploy: {missing}", file=sys.stderr)
+        return 2
+    endpoint = env.get(ENV_SEARCH_ENDPOINT, "").strip()
     try:
+        if dry_run:
+            setup = setup_from_environment({ENV_FUNCTION_KEY: "<function key>", **env})
+            apply(
+                partitions_from_environment(setup, env),
+                Target(endpoint or "<search endpoint>", AzureKeyCredential("dry-run")),
+                embedding_dimensions=setup.embedding_dimensions,
+                embedding_model=setup.embedding_model,
+                dry_run=True,
+            )
+            return 0
         if args.command == "show":
             # Placeholders stand in for what is not provisioned yet.
             placeholders = {
@@ -519,14 +648,14 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         )
         prefix = env.get(ENV_NAME_PREFIX, "").strip() or "chunks"
         if args.command == "status":
-            missing = 0
+            not_found = 0
             for name in indexer_names(prefix, env):
                 try:
                     print_status(target, name)
                 except ResourceNotFoundError:
                     print(f"indexer {name}: not found (python -m infra.deploy apply creates it)")
-                    missing += 1
-            return 1 if missing else 0
+                    not_found += 1
+            return 1 if not_found else 0
         if args.command == "run":
             for name in indexer_names(prefix, env):
                 run_indexer(target, name, reset=args.reset, log=print)
@@ -544,10 +673,11 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     except DeployError as error:
         print(f"python -m infra.deploy: {error}", file=sys.stderr)
         return 2
-    except HttpResponseError as error:
-        print(
-            f"python -m infra.deploy: the search service refused: {error.message}", file=sys.stderr
+    except AzureError as error:
+        line = describe_service_error(
+            error, endpoint=endpoint, endpoint_setting=ENV_SEARCH_ENDPOINT
         )
+        print(f"python -m infra.deploy: {line}", file=sys.stderr)
         return 1
     return 0
 

@@ -53,7 +53,7 @@ from infra.search_definitions import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from starlette.applications import Starlette
 
@@ -105,8 +105,10 @@ def read_blob_documents(
     extensions: Sequence[str] = INDEXED_EXTENSIONS,
     *,
     file_data: bool = False,
+    recursive: bool = True,
 ) -> list[SourceDocument]:
-    """Files (or the files under directories) as `text`-mode blob documents.
+    """Files (or the files under directories; only their own files unless `recursive`) as
+    `text`-mode blob documents.
 
     Like the blob indexer, only `indexedFileNameExtensions` are taken, content is the
     UTF-8 text as it is, and the key is the base64 of metadata_storage_path. With
@@ -116,7 +118,8 @@ def read_blob_documents(
     files: list[tuple[str, Path]] = []
     for path in paths:
         if path.is_dir():
-            files += [(p.relative_to(path).as_posix(), p) for p in sorted(path.rglob("*"))]
+            found = path.rglob("*") if recursive else path.iterdir()
+            files += [(p.relative_to(path).as_posix(), p) for p in sorted(found)]
         else:
             files.append((path.name, path))
     documents = []
@@ -196,8 +199,10 @@ def replay(
     embedding_model: str | None = None,
     require_vectors: bool = False,
     retry_delay: float = 0.2,
+    progress: Callable[[str], None] | None = None,
 ) -> ReplayReport:
-    """Run the skillset over `documents` against its (local) URI and project the chunks."""
+    """Run the skillset over `documents` against its (local) URI and project the chunks;
+    `progress` is told, in a line each, what is sent and what came back."""
     report = ReplayReport()
     report.problems += check_definitions(
         data_source,
@@ -225,7 +230,7 @@ def replay(
             report.problems.append(f"replay runs skills at /document only, not {skill['context']}")
             continue
         live = [doc for doc in documents if names[doc.key] not in report.failed]
-        _run_skill(skill, live, trees, names, report, retry_delay)
+        _run_skill(skill, live, trees, names, report, retry_delay, progress or _quiet)
     for doc in documents:
         if names[doc.key] in report.failed:
             continue
@@ -242,6 +247,7 @@ def _run_skill(
     names: dict[str, str],
     report: ReplayReport,
     retry_delay: float,
+    progress: Callable[[str], None],
 ) -> None:
     batch_size = skill.get("batchSize") or DEFAULT_SKILL_BATCH_SIZE
     parallelism = skill.get("degreeOfParallelism") or DEFAULT_DEGREE_OF_PARALLELISM
@@ -252,6 +258,13 @@ def _run_skill(
     outputs = [(o["name"], o.get("targetName") or o["name"]) for o in skill.get("outputs", [])]
     record_ids = {doc.key: str(number) for number, doc in enumerate(documents)}
     batches = [documents[i : i + batch_size] for i in range(0, len(documents), batch_size)]
+    progress(
+        f"sending {len(documents)} document(s) to {skill['uri']} in {len(batches)} request(s) "
+        f"(batchSize {batch_size}, degreeOfParallelism {parallelism}, timeout {timeout:g} s)"
+    )
+    answered = [0]
+    lock = threading.Lock()
+    started = time.monotonic()
 
     def send(batch: Sequence[SourceDocument]) -> tuple[Sequence[SourceDocument], Any, int]:
         values = [
@@ -271,6 +284,13 @@ def _run_skill(
                 except httpx.HTTPError as error:
                     return batch, error, attempts
                 if response.status_code not in RETRIED_STATUSES or attempts > RETRIES:
+                    with lock:
+                        answered[0] += 1
+                        progress(
+                            f"request {answered[0]}/{len(batches)} answered: HTTP "
+                            f"{response.status_code}, {len(batch)} document(s), "
+                            f"{time.monotonic() - started:.1f} s"
+                        )
                     return batch, response, attempts
                 time.sleep(retry_delay * 2 ** (attempts - 1))
 
@@ -291,6 +311,10 @@ def _run_skill(
                     report.warnings.append(f"{names[doc.key]}: the skill returned no {name!r}")
                     continue
                 trees[doc.key][target] = answer[name]
+
+
+def _quiet(line: str) -> None:
+    """No progress lines."""
 
 
 def _read_response(
@@ -401,6 +425,8 @@ def validate_documents(
     keys = {name for name, f in fields.items() if f.get("key")}
     never_present: dict[str, int] = {}
     vectors_missing: dict[str, int] = {}
+    type_problems: dict[str, list[str]] = {}
+    """Problem -> the chunks that have it: one line per problem, however many chunks."""
     for document in report.documents:
         if document.pop("@index") != index.get("name"):
             report.problems.append("a projection targets another index than the chunk index")
@@ -420,10 +446,17 @@ def validate_documents(
                 continue
             problem = _type_problem(value, target, dimensions)
             if problem:
-                report.problems.append(f"chunk {key}: field {name!r}: {problem}")
+                type_problems.setdefault(f"field {name!r}: {problem}", []).append(key)
         for name in keys:
             document[name] = key
     total = len(report.documents)
+    for problem, chunk_keys in type_problems.items():
+        where = (
+            f"chunk {chunk_keys[0]}"
+            if len(chunk_keys) == 1
+            else f"{len(chunk_keys)} of {total} chunks, e.g. chunk {chunk_keys[0]}"
+        )
+        report.problems.append(f"{problem} ({where})")
     for name, count in sorted(never_present.items()):
         if name in vectors_missing and count == vectors_missing[name]:
             continue
@@ -568,39 +601,136 @@ def load_definitions(directory: Path) -> tuple[WireJson, WireJson, WireJson, Wir
     return data_source, index, skillset, indexer
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the replay from the command line; 0 when the pipeline would work."""
+DEFAULT_DIMENSIONS = 1536
+"""The index's vector size when neither --dimensions, EMBEDDING_DIMENSIONS nor the skill's
+/api/health gives one (text-embedding-3-small's)."""
+DEFAULT_MODEL = "text-embedding-3-small"
+HEALTH_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Embeddings:
+    """The vectors the index is built for, and where that came from."""
+
+    dimensions: int
+    model: str
+    source: str
+    """Where they were read (`--dimensions`, `EMBEDDING_DIMENSIONS`, the skill's health)."""
+
+
+def embeddings_of(
+    endpoint: str, dimensions: int | None, model: str | None, environ: dict[str, str]
+) -> Embeddings:
+    """The index's vector size: given, else from the environment, else what the skill at
+    `endpoint` says it embeds with (GET /api/health), else the default (said so)."""
+    if dimensions is not None:
+        return Embeddings(dimensions, model or DEFAULT_MODEL, "--dimensions")
+    if environ.get("EMBEDDING_DIMENSIONS", "").strip().isdigit():
+        return Embeddings(
+            int(environ["EMBEDDING_DIMENSIONS"]),
+            model or environ.get("EMBEDDING_MODEL") or DEFAULT_MODEL,
+            "EMBEDDING_DIMENSIONS",
+        )
+    base = endpoint.split("/api/", 1)[0].rstrip("/")
+    try:
+        health = httpx.get(f"{base}/api/health", timeout=HEALTH_SECONDS).json()
+        embedding = health.get("embedding") or {}
+    except (httpx.HTTPError, ValueError, AttributeError) as error:
+        return Embeddings(
+            DEFAULT_DIMENSIONS,
+            model or DEFAULT_MODEL,
+            f"the default: the skill's /api/health did not answer ({type(error).__name__}); "
+            "pass --dimensions N",
+        )
+    found = embedding.get("dimensions")
+    if isinstance(found, int):
+        return Embeddings(
+            found, model or str(embedding.get("model") or DEFAULT_MODEL), "the skill's /api/health"
+        )
+    return Embeddings(
+        DEFAULT_DIMENSIONS,
+        model or DEFAULT_MODEL,
+        "the default: the skill embeds nothing (EMBEDDING_PROVIDER none)",
+    )
+
+
+def arguments_parser() -> argparse.ArgumentParser:
+    """The command line's options."""
+    from chunking.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
+
     parser = argparse.ArgumentParser(
         prog="python -m infra.replay",
+        formatter_class=HelpFormatter,
         description="Replay the indexer's calls to the chunking skill on local files and "
-        "validate the projected chunk documents against the index.",
+        "validate the projected chunk documents against the index. Without --endpoint it "
+        "starts the skill here, with the app settings in the environment.",
+        epilog="examples:\n"
+        "  python -m infra.replay samples/\n"
+        "  python -m infra.replay samples/eval/docs --endpoint http://127.0.0.1:7071 "
+        "--dimensions 1536",
     )
-    parser.add_argument("paths", nargs="*", type=Path, default=[Path("samples")])
-    parser.add_argument("--endpoint", help="a running skill, e.g. http://127.0.0.1:7071")
     parser.add_argument(
-        "--definitions", type=Path, help="JSON saved by `python -m infra.deploy show --out DIR`"
+        "paths",
+        nargs="*",
+        type=Path,
+        default=[Path("samples")],
+        help="files, and folders whose files are read (their subfolders with --recursive)",
+    )
+    parser.add_argument(
+        "--recursive",
+        action="store_true",
+        help="read the files in subfolders too, as the blob indexer reads a whole container",
+    )
+    parser.add_argument(
+        "--endpoint", help="a running skill, e.g. http://127.0.0.1:7071 (default: start one here)"
+    )
+    parser.add_argument(
+        "--definitions",
+        type=Path,
+        help="JSON saved by `python -m infra.deploy show --out DIR` (default: built here)",
     )
     parser.add_argument(
         "--dimensions",
         type=int,
-        default=int(os.environ.get("EMBEDDING_DIMENSIONS") or 1536),
-        help="the index's vector dimensions (default: $EMBEDDING_DIMENSIONS or 1536)",
+        default=None,
+        help="the index's vector dimensions (default: $EMBEDDING_DIMENSIONS, else what the "
+        f"skill's /api/health reports, else {DEFAULT_DIMENSIONS})",
     )
     parser.add_argument(
-        "--model", default=os.environ.get("EMBEDDING_MODEL") or "text-embedding-3-small"
+        "--model",
+        default=None,
+        help="the embedding model the index is built for (default: $EMBEDDING_MODEL, else "
+        f"the skill's, else {DEFAULT_MODEL})",
     )
     parser.add_argument(
         "--require-vectors", action="store_true", help="fail when the skill returns no vectors"
     )
-    parser.add_argument("--write", type=Path, help="write the projected documents (JSON lines)")
+    parser.add_argument(
+        "--write",
+        type=Path,
+        help="write the projected documents to this file, as JSON lines (default: not written)",
+    )
     parser.add_argument(
         "--file-data",
         action="store_true",
         help="send the raw file as file_data (allowSkillsetToReadFileData) instead of text",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None, environ: dict[str, str] | None = None) -> int:
+    """Run the replay from the command line; 0 when the pipeline would work."""
+    args = arguments_parser().parse_args(argv)
+    environ = dict(os.environ) if environ is None else environ
+
+    def say(line: str) -> None:
+        print(f"replay: {line}", file=sys.stderr, flush=True)
 
     def run(endpoint: str) -> ReplayReport:
+        embeddings = embeddings_of(
+            endpoint, args.dimensions, args.model or environ.get("EMBEDDING_MODEL"), environ
+        )
+        say(f"the index's vectors: {embeddings.dimensions} dimensions (from {embeddings.source})")
         if args.definitions:
             data_source, index, skillset, indexer = load_definitions(args.definitions)
             for skill in web_api_skills(skillset):
@@ -608,7 +738,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             definitions = build_definitions(
                 replay_setup(
-                    endpoint, embedding_dimensions=args.dimensions, embedding_model=args.model
+                    endpoint,
+                    embedding_dimensions=embeddings.dimensions,
+                    embedding_model=embeddings.model,
                 )
             )
             data_source, index, skillset, indexer = (
@@ -623,17 +755,30 @@ def main(argv: list[str] | None = None) -> int:
         if args.file_data:
             skillset, indexer = with_file_data(skillset, indexer)
         documents = read_blob_documents(
-            args.paths, tuple(extensions.split(",")), file_data=args.file_data
+            args.paths,
+            tuple(extensions.split(",")),
+            file_data=args.file_data,
+            recursive=args.recursive,
         )
+        skipped = [
+            sub for path in args.paths if path.is_dir() for sub in sorted(path.iterdir())
+            if sub.is_dir()
+        ] if not args.recursive else []  # fmt: skip
+        if skipped:
+            say(
+                f"not read: {len(skipped)} subfolder(s) ({', '.join(map(str, skipped[:3]))}); "
+                "--recursive reads them"
+            )
         return replay(
             documents,
             data_source,
             index,
             skillset,
             indexer,
-            embedding_dimensions=args.dimensions,
-            embedding_model=args.model,
+            embedding_dimensions=embeddings.dimensions,
+            embedding_model=embeddings.model,
             require_vectors=args.require_vectors,
+            progress=say,
         )
 
     if args.endpoint:
@@ -641,6 +786,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from skills.app import build_app  # noqa: PLC0415
 
+        say("starting the skill here (app settings from the environment)")
         with serve_locally(build_app()) as endpoint:
             report = run(endpoint)
     if args.write:

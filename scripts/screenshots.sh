@@ -6,7 +6,7 @@
 #
 # OUT_DIR (default: screenshots/) gets, each page next to its PNG:
 #   concepts-network.html/.png     python -m chunking.report samples/concepts-network.md
-#   concepts-network-96.html/.png  the same at --max 96, framed at its first table
+#   concepts-network-96.html/.png  the same at --max 96 --overlap 12, framed at its first table
 #                                  continuation: overlaps, repeated header rows
 #   eval-report.png                the evaluation's report.html at one question's row
 #   eval-question.png              that question's chunk map, at the reference
@@ -50,7 +50,7 @@ framed() {  # framed NAME URL#FRAGMENT: headless --screenshot paints a blank pag
 cd "$root"
 "$python" -m chunking.report samples/concepts-network.md -o "$out/concepts-network.html"
 shoot "$out/concepts-network.png" "file://$out/concepts-network.html"
-"$python" -m chunking.report samples/concepts-network.md --max 96 -o "$out/concepts-network-96.html"
+"$python" -m chunking.report samples/concepts-network.md --max 96 --overlap 12 -o "$out/concepts-network-96.html"
 continuation=$("$python" - "$out/concepts-network-96.html" <<'PY'
 import re, sys
 page = open(sys.argv[1], encoding="utf-8").read()

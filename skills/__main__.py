@@ -4,6 +4,9 @@ Builds the skill request an indexer would send (one record per file, recordId = 
 path), answers it exactly as `POST /api/chunk` does, and prints the response JSON.
 Chunks are embedded by the provider the app settings choose (EMBEDDING_PROVIDER ...);
 a progress bar on stderr shows the embedding of long runs.
+With --summary it prints a few lines per file instead (chunks, sizes, heading paths, time,
+warnings), answering one file per request so each gets its own time; --output writes the
+full JSON to a file.
 Exit status: 0 when every record succeeded, 1 when some record has errors, 2 when the
 request itself was refused (4xx, or 503 when the embedding service gave nothing) or a
 file could not be read.
@@ -22,13 +25,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from chunking.cli import Parser
 from chunking.formats.decode import DecodedFile, decode_file
+from chunking.options import Unit
 from chunking.pipes import run_piped
 from skills.embedding_clients import build_embedder
 from skills.file_data import FILE_TYPE, INPUT_FILE_DATA
 from skills.scoring import ScoringService
 from skills.service import HTTP_OK, answer_chunk_request
 from skills.settings import SettingsError, settings_from_environment
+from skills.summary import AnsweredFile, summary_lines
 
 if TYPE_CHECKING:
     from skills.embedding import Embedder
@@ -118,17 +124,19 @@ def _print_json(document: object, indent: int | None) -> None:
         print(json.dumps(document, indent=indent, ensure_ascii=True))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    arguments = sys.argv[1:] if argv is None else argv
-    if arguments[:1] == ["push"]:
-        from skills.push import main as push_main  # noqa: PLC0415
-
-        return push_main(arguments[1:])
-    parser = argparse.ArgumentParser(
+def arguments_parser() -> argparse.ArgumentParser:
+    """The command line's options (`push` is handed to skills.push before them)."""
+    parser = Parser(
         prog="python -m skills",
         description="Chunk files through the custom skill's request path and print the "
-        "response records as JSON. App settings (CHUNK_*, ...) come from the environment.",
+        "response records as JSON. App settings (CHUNK_*, EMBEDDING_*, ...) come from the "
+        "environment.\n\nsubcommands:\n"
+        "  push PATHS --index NAME   chunk, embed and upload to an Azure AI Search index "
+        "(python -m skills push --help)",
+        epilog="examples:\n"
+        "  python -m skills --summary samples/concepts-network.md samples/git-stash.html\n"
+        "  python -m skills -i unit=characters -i maximumPageLength=2000 page.html "
+        "--output answer.json",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="markdown, HTML or text files")
     parser.add_argument(
@@ -139,19 +147,41 @@ def main(argv: list[str] | None = None) -> int:
         type=parse_input,
         metavar="NAME=VALUE",
         help="an input for every record, e.g. -i maximumPageLength=300 -i unit=characters "
-        "-i url=https://example.org/doc (VALUE is read as JSON when it parses)",
+        "-i url=https://example.org/doc (VALUE is read as JSON when it parses; default: none)",
     )
     parser.add_argument(
         "--request", action="store_true", help="print the request instead of answering it"
     )
     parser.add_argument("--compact", action="store_true", help="print JSON on one line")
     parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="print a few lines per file (chunks, sizes, heading paths, time, warnings) "
+        "instead of the JSON",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the response JSON to FILE (default: stdout, or nothing with --summary)",
+    )
+    parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="show the embedding progress bar on stderr (default: when stderr is a terminal)",
     )
-    args = parser.parse_args(arguments)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["push"]:
+        from skills.push import main as push_main  # noqa: PLC0415
+
+        return push_main(arguments[1:])
+    args = arguments_parser().parse_args(arguments)
 
     try:
         request = build_request(args.files, dict(args.input))
@@ -166,34 +196,138 @@ def main(argv: list[str] | None = None) -> int:
 
     show = sys.stderr.isatty() if args.progress is None else args.progress
     progress = ProgressBar(sys.stderr) if show else None
-    answer = asyncio.run(_answer(body, settings_from_environment(), progress))
+    settings = settings_from_environment()
+    if args.summary:
+        return _summarize(request, settings, progress, args.output, dict(args.input))
+    answer = asyncio.run(_answer(body, settings, progress))
     if progress is not None:
         progress.finish()
     response = json.loads(answer.body)
-    _print_json(response, indent)
+    if not _write_json(response, indent, args.output):
+        return EXIT_REFUSED
     if answer.status != HTTP_OK:
         return EXIT_REFUSED
     values = response.get("values", [])
     return EXIT_RECORD_ERRORS if any(value["errors"] for value in values) else 0
 
 
+def _write_json(document: object, indent: int | None, output: str | None) -> bool:
+    """The JSON on stdout, or in `output`; False (and one line) when it cannot be written."""
+    if output in (None, "-"):
+        _print_json(document, indent)
+        return True
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=indent, ensure_ascii=False)
+    except (OSError, UnicodeEncodeError) as error:
+        print(f"python -m skills: cannot write {output}: {error}", file=sys.stderr)
+        return False
+    return True
+
+
+def _summarize(
+    request: dict[str, object],
+    settings: Settings | SettingsError,
+    progress: ProgressBar | None,
+    output: str | None,
+    inputs: dict[str, object],
+) -> int:
+    """Answer each file on its own, print the summary, and the JSON to `output` if given."""
+    records = request["values"]
+    assert isinstance(records, list)
+    answered: list[AnsweredFile] = []
+    values: list[object] = []
+    refused = False
+    bodies = [json.dumps({"values": [record]}).encode("utf-8") for record in records]
+    timed = asyncio.run(_answer_each(bodies, settings, progress))
+    for record, (answer, seconds) in zip(records, timed, strict=True):
+        response = json.loads(answer.body)
+        if answer.status != HTTP_OK:
+            refused = True
+            message = response.get("error", response) if isinstance(response, dict) else response
+            refusal = {"message": f"the request was refused: {message}"}
+            response = {"values": [{"recordId": record["recordId"], "data": {},
+                                    "errors": [refusal], "warnings": []}]}  # fmt: skip
+        values.extend(response["values"])
+        answered.extend(AnsweredFile(value, seconds) for value in response["values"])
+    if progress is not None:
+        progress.finish()
+    unit = _unit_of(settings, inputs)
+    for line in summary_lines(answered, _unit_name(unit), _settings_line(settings, inputs)):
+        print(line)
+    if output not in (None, "-") and not _write_json({"values": values}, 2, output):
+        return EXIT_REFUSED
+    if refused:
+        return EXIT_REFUSED
+    return EXIT_RECORD_ERRORS if any(item.record.get("errors") for item in answered) else 0
+
+
+def _unit_of(settings: Settings | SettingsError, inputs: dict[str, object]) -> Unit:
+    """The unit the records were chunked in: the `unit` input, else the app setting's."""
+    given = inputs.get("unit")
+    if given == Unit.CHARACTERS.value:
+        return Unit.CHARACTERS
+    if given is not None or isinstance(settings, SettingsError):
+        return Unit.TOKENS
+    return settings.unit
+
+
+def _unit_name(unit: Unit) -> str:
+    return "characters" if unit is Unit.CHARACTERS else "tokens"
+
+
+def _settings_line(settings: Settings | SettingsError, inputs: dict[str, object]) -> str:
+    """The limits and embedding the answers were made with, on one line."""
+    if isinstance(settings, SettingsError):
+        return f"app settings: {settings}"
+    unit = _unit_of(settings, inputs)
+    default_length, default_overlap = settings.length_defaults(unit)
+    length = inputs.get("maximumPageLength", default_length)
+    overlap = inputs.get("pageOverlapLength", default_overlap)
+    embedding = settings.embedding
+    embedded = (
+        "no embeddings (EMBEDDING_PROVIDER none)"
+        if embedding.provider == "none"
+        else f"embeddings: {embedding.provider} {embedding.model}, "
+        f"{embedding.dimensions} dimensions"
+    )
+    return (
+        f"settings: {_unit_name(unit)}, maximumPageLength {length}, "
+        f"pageOverlapLength {overlap}, strategy {inputs.get('strategy', settings.strategy)}; "
+        f"{embedded}"
+    )
+
+
 async def _answer(
     body: bytes, settings: Settings | SettingsError, progress: ProgressBar | None
 ) -> Answer:
+    ((answer, _),) = await _answer_each([body], settings, progress)
+    return answer
+
+
+async def _answer_each(
+    bodies: list[bytes], settings: Settings | SettingsError, progress: ProgressBar | None
+) -> list[tuple[Answer, float]]:
+    """Each request's answer and the seconds it took, with one embedder (one model load)."""
     embedder: Embedder | None = (
         None if isinstance(settings, SettingsError) else build_embedder(settings.embedding)
     )
+    answers: list[tuple[Answer, float]] = []
     try:
-        return await answer_chunk_request(
-            body,
-            settings,
-            embedder=embedder,
-            progress=progress,
-            scoring=ScoringService(embedder=embedder),
-        )
+        for body in bodies:
+            started = time.monotonic()
+            answer = await answer_chunk_request(
+                body,
+                settings,
+                embedder=embedder,
+                progress=progress,
+                scoring=ScoringService(embedder=embedder),
+            )
+            answers.append((answer, time.monotonic() - started))
     finally:
         if embedder is not None:
             await embedder.aclose()
+    return answers
 
 
 if __name__ == "__main__":

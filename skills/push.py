@@ -364,23 +364,45 @@ def target_from_environment(
     return Target(chosen, index_name, DefaultAzureCredential())
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m skills push`: 0 when everything was uploaded or unchanged."""
+def arguments_parser() -> argparse.ArgumentParser:
+    """`python -m skills push`'s options."""
+    from chunking.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
+
     parser = argparse.ArgumentParser(
         prog="python -m skills push",
+        formatter_class=HelpFormatter,
         description="Chunk and embed local files with the skill's settings and upload the "
-        "chunk documents to an Azure AI Search index (no indexer needed).",
+        "chunk documents to an Azure AI Search index (no indexer needed). App settings "
+        f"(CHUNK_*, EMBEDDING_*, ...) come from the environment; {ENV_SEARCH_KEY} is an admin "
+        "key (without it: Microsoft Entra ID sign-in).",
+        epilog="example:\n"
+        "  AZURE_SEARCH_ENDPOINT=https://NAME.search.windows.net AZURE_SEARCH_KEY=... \\\n"
+        "    python -m skills push docs/ --index chunks",
     )
-    parser.add_argument("paths", nargs="+", type=Path, help="files or directories")
+    parser.add_argument(
+        "paths", nargs="+", type=Path, help="files, or folders (their files, subfolders too)"
+    )
     parser.add_argument("--index", required=True, help="the chunk index's name")
-    parser.add_argument("--endpoint", help=f"the search service (default: ${ENV_SEARCH_ENDPOINT})")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--endpoint",
+        help="the search service, https://NAME.search.windows.net "
+        f"(default: ${ENV_SEARCH_ENDPOINT})",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m skills push`: 0 when everything was uploaded or unchanged."""
+    args = arguments_parser().parse_args(argv)
     return run_piped(lambda: _run(args))
 
 
 def _run(args: argparse.Namespace) -> int:
+    from azure.core.exceptions import AzureError  # noqa: PLC0415
+
     from infra.deploy import DeployError, chunk_settings_from_environment  # noqa: PLC0415
     from infra.replay import read_blob_documents  # noqa: PLC0415
+    from infra.service_errors import describe_service_error  # noqa: PLC0415
     from skills.embedding_clients import build_embedder  # noqa: PLC0415
     from skills.settings import SettingsError, settings_from_environment  # noqa: PLC0415
 
@@ -401,15 +423,25 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"\rpush: {line}")
         sys.stderr.flush()
 
-    summary = push(
-        documents,
-        target,
-        settings=settings,
-        embedder=embedder,
-        embedding_dimensions=settings.embedding.dimensions,
-        chunk=chunk,
-        progress=show,
-    )
+    try:
+        summary = push(
+            documents,
+            target,
+            settings=settings,
+            embedder=embedder,
+            embedding_dimensions=settings.embedding.dimensions,
+            chunk=chunk,
+            progress=show,
+        )
+    except AzureError as error:
+        line = describe_service_error(
+            error,
+            endpoint=target.endpoint,
+            endpoint_setting="--endpoint" if args.endpoint else ENV_SEARCH_ENDPOINT,
+            index=args.index,
+        )
+        print(f"python -m skills push: {line}", file=sys.stderr)
+        return EXIT_REFUSED
     sys.stderr.write("\n")
     print_summary(summary)
     if summary.problems:

@@ -12,11 +12,13 @@ from chunking.options import (
     DEFAULT_ENCODER,
     DEFAULT_LANGUAGE,
     STRATEGY_NAMES,
+    default_lengths,
     default_word_overlap,
 )
 from skills.embedding_settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
+    LOCAL_MODELS,
     PAIR_ENV_NAMES,
     EmbeddingSettings,
     PairScorerSettings,
@@ -91,14 +93,13 @@ WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScop
 MARKDOWN_HEADER_DEPTHS: Mapping[str, int] = {f"h{level}": level for level in range(1, 7)}
 """The Layout skill's `markdownHeaderDepth` values: the keys `sections` has (h1 to the depth)."""
 
-DEFAULT_LENGTHS: Mapping[Unit, tuple[int, int]] = {
-    Unit.TOKENS: (Limits().maximum_page_length, Limits().page_overlap_length),
-    Unit.CHARACTERS: (5000, 0),
-}
+DEFAULT_LENGTHS: Mapping[Unit, tuple[int, int]] = {unit: default_lengths(unit) for unit in Unit}
 """(maximumPageLength, pageOverlapLength) when neither a record nor an app setting gives them.
 
 Tokens: the chunking core's defaults (512/64, the usual embedding-model advice).
 Characters: the Split skill's own defaults (5,000, no overlap), so the skill drops in for it.
+The `local` provider has its own, smaller ones (LocalModel.tokens_default): 512 tokens
+are more than its model reads.
 """
 
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024
@@ -191,8 +192,16 @@ class Settings:
         return self.embedding.provider
 
     def length_defaults(self, unit: Unit) -> tuple[int, int]:
-        """(maximumPageLength, pageOverlapLength) for `unit` when a record gives neither."""
+        """(maximumPageLength, pageOverlapLength) for `unit` when a record gives neither:
+        the app settings', else the local model's (chunks it reads whole), else DEFAULT_LENGTHS."""
         length, overlap = DEFAULT_LENGTHS[unit]
+        local = (
+            LOCAL_MODELS.get(self.embedding.model) if self.embedding.provider == "local" else None
+        )
+        if local is not None:
+            length, overlap = (
+                local.tokens_default if unit is Unit.TOKENS else local.characters_default
+            )
         return (
             length if self.maximum_page_length is None else self.maximum_page_length,
             overlap if self.page_overlap_length is None else self.page_overlap_length,

@@ -9,6 +9,8 @@ from azure.core.credentials import AccessToken
 
 from infra import deploy
 from tests.infra_helpers import RecordingService
+from tests.search_stub import SearchStub
+from tests.test_service_errors import closed_port, one_error_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -208,3 +210,34 @@ def test_show_needs_no_azure_and_hides_the_key(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     assert '"source": "=800"' in out
     assert "<function key>" in out
+
+
+def test_apply_lists_every_missing_setting_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert deploy.main(["apply"], environ={}) == 2
+    line = one_error_line(capsys)
+    for name in (*deploy.APPLY_REQUIRED, "SKILL_FUNCTION_KEY", "AZURE_SUBSCRIPTION_ID"):
+        assert name in line
+
+
+def test_apply_dry_run_checks_without_calling_the_service(
+    service: RecordingService, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = environment(service)
+    del env["AZURE_SEARCH_ENDPOINT"]  # a dry run needs no service
+    assert deploy.main(["apply", "--dry-run"], environ=env) == 0
+    assert "dry run: the definitions are consistent" in capsys.readouterr().out
+    assert deploy.main(["apply", "--dry-run"], environ={**env, "EMBEDDING_DIMENSIONS": "3072"}) == 2
+    assert "3072" in capsys.readouterr().err
+    assert service.calls == []
+
+
+def test_a_wrong_key_or_an_unreachable_service_is_one_line(
+    service: RecordingService, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with SearchStub({"name": "x", "fields": [{"name": "k", "key": True}]}, api_key="right") as stub:
+        env = environment(service, AZURE_SEARCH_ENDPOINT=stub.endpoint, AZURE_SEARCH_KEY="wrong")
+        assert deploy.main(["apply"], environ=env) == 1
+        assert "refused the credentials (HTTP 403)" in one_error_line(capsys)
+    env = environment(service, AZURE_SEARCH_ENDPOINT=closed_port())
+    assert deploy.main(["status"], environ=env) == 1
+    assert "cannot reach the search service" in one_error_line(capsys)

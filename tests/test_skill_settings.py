@@ -170,7 +170,9 @@ def test_default_limits_that_fail_every_record_are_a_settings_error() -> None:
 
 
 def test_describe_settings_names_value_setting_and_source() -> None:
-    described: dict[str, Any] = describe_settings(load_settings({"CHUNK_UNIT": "characters"}))
+    described: dict[str, Any] = describe_settings(
+        load_settings({"CHUNK_UNIT": "characters"}, local_installed=not_installed)
+    )
     assert described["unit"] == {
         "value": "characters",
         "appSetting": "CHUNK_UNIT",

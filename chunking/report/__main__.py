@@ -16,7 +16,7 @@ from chunking.cli import (
 from chunking.options import OptionError
 from chunking.pipes import run_piped
 from chunking.report.chunk_map import map_document
-from chunking.report.page import render_chunk_map
+from chunking.report.page import render_chunk_map, settings_line
 from chunking.scoring import ScoringError
 
 if TYPE_CHECKING:
@@ -28,7 +28,10 @@ def _arguments() -> Parser:
         prog="python -m chunking.report",
         description="Write one document's chunk map: a self-contained HTML page of the text "
         "with each chunk's span as a coloured band, overlaps striped, and each chunk's "
-        "embedded prefix and size.",
+        "embedded prefix and size. The defaults are the skill's.",
+        epilog="examples:\n"
+        "  python -m chunking.report samples/concepts-network.md -o map.html\n"
+        "  python -m chunking.report page.html --unit characters --max 2000 -o map.html",
     )
     parser.add_argument("file", help="the document (markdown, HTML or text; - for stdin)")
     parser.add_argument(
@@ -76,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     document = chunk_map.document
     print(
         f"{args.output}: {len(document.chunks)} chunks of {name}, "
-        f"{len(document.warnings)} warning(s)",
+        f"{len(document.warnings)} warning(s); {settings_line(options)}",
         file=sys.stderr,
     )
     return 0

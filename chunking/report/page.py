@@ -13,6 +13,7 @@ from chunking.outline import RegionKind
 from chunking.report.chunk_map import Annotations, segments
 
 if TYPE_CHECKING:
+    from chunking.options import ChunkOptions
     from chunking.report.chunk_map import ChunkCard, ChunkMap, Segment
 
 PALETTE = ("#cfe3fb", "#fde2c4", "#d5f0d0", "#f7d4e4", "#e4dafa", "#fbf3b8")
@@ -212,12 +213,15 @@ def _card_html(
     )
 
 
-def _settings(chunk_map: ChunkMap) -> str:
-    options = chunk_map.options
+def settings_line(options: ChunkOptions) -> str:
+    """The options a map was made with, in the skill's input names, on one line."""
     limits = options.limits
     sections = Sections.APART if options.section_fill is not None else Sections.PACKED
+    unit = limits.unit.value
+    if limits.unit is Unit.TOKENS:
+        unit = f"{unit} ({options.encoder_model_name})"
     return (
-        f"maximumPageLength {limits.maximum_page_length} {limits.unit.value}, "
+        f"strategy {options.strategy}, maximumPageLength {limits.maximum_page_length} {unit}, "
         f"pageOverlapLength {limits.page_overlap_length}, textSplitMode {options.mode.value}, "
         f"sections {sections.value}, title prefix {'on' if options.title_prefix else 'off'}, "
         f"markup {'left out of' if options.strip_markup else 'kept in'} the embedded text"
@@ -280,7 +284,7 @@ def _page(chunk_map: ChunkMap, notes: Annotations, body: str) -> str:
 <style>{_STYLE}</style></head><body>
 <header><h1>Chunk map: {_text(chunk_map.name)}</h1>
 <p>Title: <b>{_text(document.title)}</b></p>
-<p class="settings">{_text(_settings(chunk_map))}</p>
+<p class="settings">{_text(settings_line(chunk_map.options))}</p>
 <p class="summary">{_text(_summary(chunk_map))}</p>
 {f'<ul class="warnings">{warnings}</ul>' if warnings else "<p>No warnings.</p>"}
 {key}</header>
