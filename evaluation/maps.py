@@ -64,7 +64,7 @@ def question_maps(
                 scoring=scoring,
             )
             maps[document.name] = chunk_map
-        annotations = question_annotations(chunk_map, question, trace, result.setting.label)
+        annotations = question_annotations(chunk_map, question, trace, result.label)
         pages[map_path(question)] = render_chunk_map(chunk_map, annotations)
     return pages
 

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from evaluation.reader_text import reader_occurrences
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -35,6 +37,8 @@ class Question:
     end: int
     kind: str = ""
     """Optional label (fact, table, procedure, ...) for per-kind breakdowns."""
+    language: str = ""
+    """Optional language tag (`en`, `de`, ...) for per-language breakdowns."""
 
 
 def load_questions(path: Path, documents: dict[str, EvalDocument]) -> list[Question]:
@@ -79,10 +83,13 @@ def _parse_line(number: int, line: str, documents: dict[str, EvalDocument]) -> Q
     kind = item.get("kind", "")
     if not isinstance(kind, str):
         return "'kind' must be a string"
+    language = item.get("language", "")
+    if not isinstance(language, str):
+        return "'language' must be a string"
     span = _reference_span(item, answer, document)
     if isinstance(span, str):
         return span
-    return Question(number, question, name, span[0], span[1], kind)
+    return Question(number, question, name, span[0], span[1], kind, language)
 
 
 def _reference_span(
@@ -95,15 +102,21 @@ def _reference_span(
         if answer is None:
             return "give the reference as 'answer' (text of the document) or 'start'/'end'"
         found = _occurrences(source, answer)
-        if not found:
+        if found:
+            spans = [(offset, offset + len(answer)) for offset in found]
+        else:
+            # Not verbatim: copied as a reader sees the page (evaluation.reader_text).
+            spans = reader_occurrences(source, answer)
+        if not spans:
             where = "the rendered text of " if document.format == "html" else ""
             return f"'answer' does not occur in {where}{document.name}"
-        if len(found) > 1:
+        if len(spans) > 1:
             return (
-                f"'answer' occurs {len(found)} times in {document.name} (at offsets "
-                f"{', '.join(map(str, found[:5]))}); make it longer or give 'start'/'end'"
+                f"'answer' occurs {len(spans)} times in {document.name} (at offsets "
+                f"{', '.join(str(start) for start, _ in spans[:5])}); make it longer or give "
+                "'start'/'end'"
             )
-        return found[0], found[0] + len(answer)
+        return spans[0]
     if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool):
         return "'start' and 'end' must both be integers (code-point offsets)"
     if not 0 <= start < end <= len(source):

@@ -52,6 +52,8 @@ def table_rows(sweep: Sweep) -> list[list[str]]:
         "complete@5",
         "hit@5",
         "MRR@10",
+        "≤1k tokens",
+        "≤2k tokens",
         "recall@5",
         "IoU@5",
         "chunks",
@@ -59,18 +61,21 @@ def table_rows(sweep: Sweep) -> list[list[str]]:
         "scored",
         "truncated",
         "Δcomplete@5 vs split",
+        "Δ≤2k tokens vs split",
         "Δhit@5 vs split",
     ]
     rows = [header]
     for result in sweep.results:
         m = result.means
-        comparison = compared.get(result.setting.label)
+        comparison = compared.get(result.label)
         rows.append(
             [
-                result.setting.label,
+                result.label,
                 _cell(m["complete@5"]),
                 _cell(m["hit@5"]),
                 f"{m['mrr@10'].mean:.3f}",
+                _cell(m["complete@1000tok"]),
+                _cell(m["complete@2000tok"]),
                 f"{m['recall@5'].mean:.3f}",
                 f"{m['iou@5'].mean:.3f}",
                 str(result.cost.chunks),
@@ -78,6 +83,7 @@ def table_rows(sweep: Sweep) -> list[list[str]]:
                 f"{result.cost.scored_texts:,}",
                 f"{result.truncated_share * PERCENT:.0f}%",
                 _delta(comparison.differences["complete@5"] if comparison else None),
+                _delta(comparison.differences["complete@2000tok"] if comparison else None),
                 _delta(comparison.differences["hit@5"] if comparison else None),
             ]
         )
@@ -144,8 +150,9 @@ def results_json(
         ),
         "settings": [
             {
-                "label": r.setting.label,
+                "label": r.label,
                 "chunker": r.setting.chunker,
+                "retrieval": r.retrieval,
                 "unit": r.setting.unit.value,
                 "maximumPageLength": r.setting.maximum,
                 "pageOverlapLength": r.setting.overlap,
@@ -259,9 +266,7 @@ def _series(sweep: Sweep) -> dict[str, list[SettingResult]]:
     lines: dict[str, list[SettingResult]] = {}
     for result in sweep.results:
         s = result.setting
-        name = result.setting.label.replace(
-            f"{s.maximum}/{s.overlap_label}", f"·/{s.overlap_label}"
-        )
+        name = result.label.replace(f"{s.maximum}/{s.overlap_label}", f"·/{s.overlap_label}")
         lines.setdefault(name, []).append(result)
     for members in lines.values():
         members.sort(key=lambda r: r.setting.maximum)
@@ -471,7 +476,7 @@ def _breakdown_table(
         f"<th>{html.escape(k.removeprefix('kind:'))} ({tables[0][k][1]})</th>" for k in keys
     )
     rows = "".join(
-        f"<tr><td>{html.escape(r.setting.label)}</td>"
+        f"<tr><td>{html.escape(r.label)}</td>"
         + "".join(f"<td>{table[k][0]:.3f}</td>" for k in keys)
         + "</tr>"
         for r, table in zip(sweep.results, tables, strict=True)
@@ -484,7 +489,7 @@ def _recommended(sweep: Sweep) -> SettingResult | None:
         (
             r
             for r in sweep.results
-            if sweep.recommendation and r.setting.label == sweep.recommendation.label
+            if sweep.recommendation and r.label == sweep.recommendation.label
         ),
         None,
     )
@@ -504,7 +509,7 @@ def render_html(
     per_question = ""
     if recommended is not None:
         per_question = (
-            f"<h2>Questions at {html.escape(recommended.setting.label)}</h2>"
+            f"<h2>Questions at {html.escape(recommended.label)}</h2>"
             "<p>Each question links to the chunk map of its document at this setting: the "
             "reference marked, the top chunks labelled with their ranks.</p>"
             "<table><thead><tr><th>line</th><th>question</th><th>reference</th><th>top 5</th>"

@@ -10,6 +10,7 @@ import numpy as np
 from chunking.encodings import load_encoding
 from chunking.scoring import Scoring
 from chunking.sizing import TokenSizer
+from evaluation.budget import BUDGET_METRICS, RECOMMENDED_ON, budget_scores
 from evaluation.chunkers import BaselineUnavailableError, ChunkRun, EvalChunk, chunk_all
 from evaluation.metrics import (
     METRICS,
@@ -18,9 +19,9 @@ from evaluation.metrics import (
     K,
     bootstrap_mean,
     paired_difference,
-    rank,
     score_question,
 )
+from evaluation.retrieval import RANK_DEPTH, rank_modes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from evaluation.documents import EvalDocument
     from evaluation.embedding import Embeddings
     from evaluation.questions import Question
+    from evaluation.retrieval import RetrievalMode
     from evaluation.settings import Setting
 
 BYTES_PER_FLOAT = 4
@@ -38,8 +40,10 @@ TOKENS_PER_MILLION = 1_000_000
 READ_WHOLE_SHARE = 0.9
 """A setting is recommended only if the model reads at least this share of its chunks whole
 (a truncated chunk is scored on text the model never saw)."""
-COMPARED = ("complete@5", "hit@5", "mrr@10")
+COMPARED = ("complete@5", "hit@5", "mrr@10", *BUDGET_METRICS)
 """Metrics whose differences against the baseline get intervals."""
+ALL_METRICS = (*METRICS, *BUDGET_METRICS)
+"""Every per-question metric: the @k ones and the context-budget ones."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +94,15 @@ class SettingResult:
     warnings: tuple[str, ...]
     traces: tuple[QuestionTrace, ...]
     chunks: tuple[EvalChunk, ...]
+    retrieval: RetrievalMode = "vector"
+    """How the chunks were ranked (evaluation.retrieval)."""
+
+    @property
+    def label(self) -> str:
+        """The setting's label and, past plain vector search, the retrieval mode."""
+        if self.retrieval == "vector":
+            return self.setting.label
+        return f"{self.setting.label} {self.retrieval}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +141,14 @@ def run_sweep(
     price: float,
     skipped: Sequence[str] = (),
     progress: Callable[[str, int, int], None] | None = None,
+    retrievals: Sequence[RetrievalMode] = ("vector",),
+    pair_scorer: Callable[[Sequence[tuple[str, str]]], list[float]] | None = None,
 ) -> Sweep:
-    """Score every setting on the questions; baselines that cannot run are skipped."""
+    """Score every setting on the questions in every retrieval mode asked for (`semantic`
+    only with a `pair_scorer`); baselines that cannot run are skipped."""
     sweep = Sweep(skipped=list(skipped))
+    if "semantic" in retrievals and pair_scorer is None:
+        sweep.skipped.append("semantic: no cross-encoder configured (CROSS_ENCODER_PATH)")
     query_vectors, _ = embeddings.embed([q.question for q in questions], "query")
     counter = TokenSizer(load_encoding("cl100k_base"))
     ordered = list(documents.values())
@@ -166,19 +184,17 @@ def run_sweep(
         texts = [chunk.text for chunk in run.chunks]
         rows = [row_of[text] for text in texts]
         vectors, truncated = every_vector[rows], every_truncated[rows]
-        top = rank(query_vectors, vectors, MRR_DEPTH)
-        per_question: dict[str, list[float]] = {name: [] for name in METRICS}
-        traces: list[QuestionTrace] = []
-        for question, row in zip(questions, top, strict=True):
-            ranked = [run.chunks[index] for index in row]
-            scores = score_question(question, ranked)
-            for name in METRICS:
-                per_question[name].append(scores.values[name])
-            traces.append(
-                QuestionTrace(ranked[0], scores.first_hit, scores.complete_rank, tuple(ranked[:K]))
-            )
-        arrays = {name: np.array(values) for name, values in per_question.items()}
-        tokens = sum(counter.size(text) for text in texts)
+        sizes = [counter.size(text) for text in texts]
+        tokens = sum(sizes)
+        rankings = rank_modes(
+            retrievals,
+            run.chunks,
+            [q.question for q in questions],
+            query_vectors,
+            vectors,
+            pair_scorer,
+            max(RANK_DEPTH, MRR_DEPTH),
+        )
         cost = Cost(
             chunks=len(texts),
             tokens=tokens,
@@ -188,27 +204,44 @@ def run_sweep(
             scoring_calls=run.scoring_calls,
             scored_tokens=scored_tokens[0],
         )
-        sweep.results.append(
-            SettingResult(
-                setting=setting,
-                per_question=arrays,
-                means={name: bootstrap_mean(values) for name, values in arrays.items()},
-                cost=cost,
-                truncated_share=float(truncated.mean()),
-                warnings=run.warnings,
-                traces=tuple(traces),
-                chunks=run.chunks,
+        for retrieval, top in rankings.items():
+            per_question: dict[str, list[float]] = {name: [] for name in ALL_METRICS}
+            traces: list[QuestionTrace] = []
+            for question, row in zip(questions, top, strict=True):
+                ranked = [run.chunks[index] for index in row]
+                scores = score_question(question, ranked)
+                values = scores.values | budget_scores(question, ranked, [sizes[i] for i in row])
+                for name in ALL_METRICS:
+                    per_question[name].append(values[name])
+                traces.append(
+                    QuestionTrace(
+                        ranked[0], scores.first_hit, scores.complete_rank, tuple(ranked[:K])
+                    )
+                )
+            arrays = {name: np.array(values) for name, values in per_question.items()}
+            sweep.results.append(
+                SettingResult(
+                    setting=setting,
+                    per_question=arrays,
+                    means={name: bootstrap_mean(values) for name, values in arrays.items()},
+                    cost=cost,
+                    truncated_share=float(truncated.mean()),
+                    warnings=run.warnings,
+                    traces=tuple(traces),
+                    chunks=run.chunks,
+                    retrieval=retrieval,
+                )
             )
-        )
     sweep.comparisons = compare_with_baseline(sweep.results)
     sweep.recommendation = recommend(sweep.results)
     return sweep
 
 
 def compare_with_baseline(results: Sequence[SettingResult]) -> list[Comparison]:
-    """Each of our settings against the Split-skill row with the same unit, limits and mode."""
+    """Each of our settings against the Split-skill row with the same unit, limits, split
+    mode and retrieval mode."""
     baselines = {
-        (r.setting.unit, r.setting.maximum, r.setting.overlap, r.setting.mode): r
+        (r.setting.unit, r.setting.maximum, r.setting.overlap, r.setting.mode, r.retrieval): r
         for r in results
         if r.setting.chunker == "split-skill"
     }
@@ -217,46 +250,53 @@ def compare_with_baseline(results: Sequence[SettingResult]) -> list[Comparison]:
         if result.setting.chunker == "split-skill":
             continue
         s = result.setting
-        baseline = baselines.get((s.unit, s.maximum, s.overlap, s.mode))
+        baseline = baselines.get((s.unit, s.maximum, s.overlap, s.mode, result.retrieval))
         if baseline is None:
             continue
         differences = {
             name: paired_difference(result.per_question[name], baseline.per_question[name])
             for name in COMPARED
         }
-        comparisons.append(Comparison(s.label, baseline.setting.label, differences))
+        comparisons.append(Comparison(result.label, baseline.label, differences))
     return comparisons
 
 
 def recommend(results: Sequence[SettingResult]) -> Recommendation | None:
-    """Best answer-complete@5 among our settings the model reads whole; among those not
-    worse than it by the paired interval, the cheapest to embed (a scored strategy's
-    sentence embeddings included: they are billed at every indexing run too)."""
+    """Best answer-complete within the largest context budget (equal context: chunk size
+    alone cannot win it), then complete@5, among our settings the model reads whole; among
+    those not worse than it by the paired interval, the cheapest to embed (a scored
+    strategy's sentence embeddings included: they are billed at every indexing run too)."""
     ours = [r for r in results if r.setting.chunker == "ours"]
     if not ours:
         return None
+    # Results built without the budget metrics (older callers) are ranked on @5.
+    metric = RECOMMENDED_ON if all(RECOMMENDED_ON in r.means for r in ours) else "complete@5"
     readable = [r for r in ours if 1 - r.truncated_share >= READ_WHOLE_SHARE] or ours
-    best = max(readable, key=lambda r: (r.means["complete@5"].mean, r.means["hit@5"].mean))
+    best = max(readable, key=lambda r: (r.means[metric].mean, r.means["complete@5"].mean))
     tied = [
         r
         for r in readable
-        if paired_difference(r.per_question["complete@5"], best.per_question["complete@5"]).high
-        >= 0
+        if paired_difference(r.per_question[metric], best.per_question[metric]).high >= 0
     ]
-    chosen = min(tied, key=lambda r: (r.cost.total_tokens, r.cost.chunks))
+    chosen = min(tied, key=lambda r: (r.cost.total_tokens, r.cost.chunks, r.label))
     m = chosen.means
+    within = (
+        f"answer-complete within {metric.removeprefix('complete@')} {_interval(m[metric])}, "
+        if metric != "complete@5"
+        else ""
+    )
     sentence = (
-        f"Use {chosen.setting.label}: answer-complete@5 {_interval(m['complete@5'])}, "
+        f"Use {chosen.label}: {within}answer-complete@5 {_interval(m['complete@5'])}, "
         f"hit@5 {_interval(m['hit@5'])}, MRR@10 {m['mrr@10'].mean:.3f}, "
         f"{chosen.cost.chunks} chunks, {_tokens(chosen.cost)} to embed"
     )
     if chosen is not best:
         sentence += (
-            f"; the best, {best.setting.label} "
-            f"({best.means['complete@5'].mean:.3f}), is not better by the paired 95% interval "
+            f"; the best, {best.label} "
+            f"({best.means[metric].mean:.3f}), is not better by the paired 95% interval "
             f"and costs {_tokens(best.cost)}"
         )
-    return Recommendation(chosen.setting.label, sentence + ".")
+    return Recommendation(chosen.label, sentence + ".")
 
 
 def _tokens(cost: Cost) -> str:

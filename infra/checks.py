@@ -25,6 +25,8 @@ WireJson = dict[str, Any]
 WEB_API_SKILL = "#Microsoft.Skills.Custom.WebApiSkill"
 MAX_SKILL_TIMEOUT_SECONDS = 230
 MAX_DEGREE_OF_PARALLELISM = 10
+SEMANTIC_TYPES = frozenset({"Edm.String", "Collection(Edm.String)"})
+"""Field types the semantic ranker reads."""
 
 SKILL_CHUNK_FIELDS: dict[str, str] = {
     "content": "Edm.String",
@@ -129,6 +131,7 @@ def check_definitions(
     problems: list[str] = []
     problems += _check_names(data_source, index, skillset, indexer)
     problems += check_index(index, embedding_dimensions, embedding_model)
+    problems += check_semantic(index)
     problems += _check_skills(skillset, indexer, allow_http)
     problems += check_projection(skillset, index)
     problems += _check_indexer(indexer, _reads_file_data(skillset))
@@ -276,6 +279,44 @@ def check_index(
             problems.append(
                 f"model {model!r} gives {low}..{high} dimensions, not {embedding_dimensions}"
             )
+    return problems
+
+
+def check_semantic(index: WireJson) -> list[str]:
+    """The semantic configuration: present, the default one defined, and every field it
+    names a searchable string field of the index (the ranker reads text only)."""
+    semantic = index.get("semantic") or {}
+    configurations = {c.get("name"): c for c in semantic.get("configurations") or []}
+    if not configurations:
+        return ["index has no semantic configuration (queries cannot use the semantic ranker)"]
+    problems: list[str] = []
+    default = semantic.get("defaultConfiguration")
+    if default is not None and default not in configurations:
+        problems.append(f"semantic defaultConfiguration {default!r} is not defined")
+    fields = fields_by_name(index)
+    for name, configuration in configurations.items():
+        prioritized = configuration.get("prioritizedFields") or {}
+        title = prioritized.get("titleField")
+        named = [
+            *([title] if title else []),
+            *(prioritized.get("prioritizedContentFields") or []),
+            *(prioritized.get("prioritizedKeywordsFields") or []),
+        ]
+        if not prioritized.get("prioritizedContentFields"):
+            problems.append(f"semantic configuration {name!r} names no content field")
+        for entry in named:
+            field_name = entry.get("fieldName")
+            field = fields.get(field_name or "")
+            if field is None:
+                problems.append(
+                    f"semantic configuration {name!r} names {field_name!r}, which is not an "
+                    "index field"
+                )
+            elif field.get("type") not in SEMANTIC_TYPES or field.get("searchable") is False:
+                problems.append(
+                    f"semantic configuration {name!r} names {field_name!r}, which is not a "
+                    "searchable string field"
+                )
     return problems
 
 

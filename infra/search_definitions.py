@@ -35,6 +35,10 @@ from azure.search.documents.indexes.models import (
     SearchIndexerIndexProjectionSelector,
     SearchIndexerIndexProjectionsParameters,
     SearchIndexerSkillset,
+    SemanticConfiguration,
+    SemanticField,
+    SemanticPrioritizedFields,
+    SemanticSearch,
     VectorSearch,
     VectorSearchAlgorithmMetric,
     VectorSearchProfile,
@@ -93,6 +97,12 @@ VECTOR_FIELD = "embedding"
 HNSW_NAME = "hnsw"
 VECTOR_PROFILE_NAME = "hnsw-aoai"
 VECTORIZER_NAME = "aoai"
+SEMANTIC_CONFIGURATION = "chunks"
+"""The index's semantic configuration (and its default): what the semantic ranker reads."""
+SEMANTIC_TITLE_FIELD = "title"
+SEMANTIC_CONTENT_FIELDS = ("chunk",)
+"""The text the ranker reads first: the embedded text (title, heading path, content)."""
+SEMANTIC_KEYWORD_FIELDS = ("headings",)
 OFFSET_FIELD = "offset"
 """Where the chunk starts in its document's source, in code points."""
 LENGTH_FIELD = "length"
@@ -383,7 +393,25 @@ def build_index(setup: SearchSetup) -> SearchIndex:
             )
         ],
     )
-    return SearchIndex(name=setup.index_name, fields=fields, vector_search=vector_search)
+    # The semantic ranker reranks the top 50 of a keyword or hybrid query; it reads the
+    # fields named here (title, then content, then keywords), so queries can ask for
+    # queryType=semantic without naming a configuration.
+    semantic = SemanticSearch(
+        default_configuration_name=SEMANTIC_CONFIGURATION,
+        configurations=[
+            SemanticConfiguration(
+                name=SEMANTIC_CONFIGURATION,
+                prioritized_fields=SemanticPrioritizedFields(
+                    title_field=SemanticField(field_name=SEMANTIC_TITLE_FIELD),
+                    content_fields=[SemanticField(field_name=n) for n in SEMANTIC_CONTENT_FIELDS],
+                    keywords_fields=[SemanticField(field_name=n) for n in SEMANTIC_KEYWORD_FIELDS],
+                ),
+            )
+        ],
+    )
+    return SearchIndex(
+        name=setup.index_name, fields=fields, vector_search=vector_search, semantic_search=semantic
+    )
 
 
 def build_skill(setup: SearchSetup) -> WebApiSkill:

@@ -22,6 +22,8 @@ from skills.chunk_records import FRAGMENT_SAFE
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
+SEMANTIC_CONFIGURATION = "chunks"
+"""The semantic configuration `infra.search_definitions` gives the chunk index."""
 MIN_SHARED_TEXT = 16
 """Characters two ordinal neighbours must share (end of one = start of the next) to be
 merged without offsets. A shorter match is as likely chance (a word, a newline) as
@@ -280,13 +282,18 @@ def chunk_from_index(result: Mapping[str, Any]) -> RetrievedChunk:
         start=start if spanned and isinstance(start, int) else None,
         end=start + len(content) if spanned and isinstance(start, int) else None,
         content=content,
-        score=float(result.get("@search.score") or 0.0),
+        # The semantic ranker's score where it ranked the results, else the search score.
+        score=float(_first_present(result, ("@search.reranker_score", "@search.score")) or 0.0),
         url=result.get("url"),
         anchor=result.get("anchor"),
         headings=tuple(result.get("headings") or ()),
         ordinal=int(result.get("ordinal") or 0),
         chunk_id=str(result["chunk_id"]),
     )
+
+
+def _first_present(result: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    return next((result[key] for key in keys if result.get(key) is not None), None)
 
 
 def search_and_merge(
@@ -298,6 +305,7 @@ def search_and_merge(
     embedder: Callable[[str], Sequence[float]] | None = None,
     hybrid: bool = True,
     offsets: bool = True,
+    semantic: bool = False,
 ) -> list[Passage]:
     """The top `k` chunks for `query`, merged into passages (best first).
 
@@ -306,6 +314,10 @@ def search_and_merge(
     index's vectorizer, or `embedder` turns it into the vector here. `hybrid` adds the
     keyword query (the service fuses both rankings); `vector_field=None` is keyword only.
     `offsets=False` is for an index made before the `offset` and `length` fields.
+    `semantic` reranks the top 50 with the service's semantic ranker (`queryType=semantic`,
+    the index's SEMANTIC_CONFIGURATION: title, chunk, headings); it needs the keyword
+    query, a service tier with the semantic ranker on, and scores passages by the
+    ranker's `@search.rerankerScore` (0 to 4).
     """
     from azure.search.documents.models import (  # noqa: PLC0415  (no SDK at import)
         VectorizableTextQuery,
@@ -317,6 +329,8 @@ def search_and_merge(
         raise ValueError(f"k must be at least 1 (got {k})")
     if vector_field is None and not hybrid:
         raise ValueError("a search needs the keyword query (hybrid) or a vector_field")
+    if semantic and not hybrid:
+        raise ValueError("the semantic ranker reranks a keyword or hybrid query: keep hybrid on")
     vectors: list[VectorQuery] = []
     if vector_field is not None:
         vectors.append(
@@ -328,10 +342,16 @@ def search_and_merge(
                 fields=vector_field,
             )
         )
+    ranking: dict[str, Any] = (
+        {"query_type": "semantic", "semantic_configuration_name": SEMANTIC_CONFIGURATION}
+        if semantic
+        else {}
+    )
     results: Iterable[Mapping[str, Any]] = search_client.search(
         search_text=query if hybrid else None,
         vector_queries=vectors or None,
         select=[*INDEX_FIELDS, *(OFFSET_FIELDS if offsets else ())],
         top=k,
+        **ranking,
     )
     return merge_neighbours([chunk_from_index(result) for result in results][:k])

@@ -152,6 +152,8 @@ class SearchStub:
         rows = [
             {
                 "@search.score": row.get("@search.score", 1.0),
+                # The semantic ranker's score, when the scripted row has one.
+                **{k: v for k, v in row.items() if k == "@search.rerankerScore"},
                 **{k: v for k, v in row.items() if k[0] != "@" and (not select or k in select)},
             }
             for row in ranking[:top]

@@ -110,6 +110,18 @@ def test_definitions_round_trip_through_the_sdk_models_and_json() -> None:
     assert rebuilt_skillset.index_projection is not None
 
 
+def test_the_index_has_a_semantic_configuration_for_title_chunk_and_headings() -> None:
+    _, index, _, _ = wire()
+    semantic = index["semantic"]
+    (configuration,) = semantic["configurations"]
+    assert semantic["defaultConfiguration"] == configuration["name"]
+    assert configuration["prioritizedFields"] == {
+        "titleField": {"fieldName": "title"},
+        "prioritizedContentFields": [{"fieldName": "chunk"}],
+        "prioritizedKeywordsFields": [{"fieldName": "headings"}],
+    }
+
+
 def test_the_skill_wiring_matches_the_agreements() -> None:
     _, index, skillset, indexer = wire()
     (skill,) = web_api_skills(skillset)
@@ -263,6 +275,24 @@ def _shallow_sections(defs: list[Wire]) -> None:
     next(i for i in inputs if i["name"] == "markdownHeaderDepth")["source"] = "='h3'"
 
 
+def _no_semantic(defs: list[Wire]) -> None:
+    del defs[1]["semantic"]
+
+
+def _semantic_unknown_field(defs: list[Wire]) -> None:
+    fields = defs[1]["semantic"]["configurations"][0]["prioritizedFields"]
+    fields["prioritizedKeywordsFields"] = [{"fieldName": "keywords"}]
+
+
+def _semantic_vector_field(defs: list[Wire]) -> None:
+    fields = defs[1]["semantic"]["configurations"][0]["prioritizedFields"]
+    fields["prioritizedContentFields"] = [{"fieldName": "embedding"}]
+
+
+def _semantic_default_undefined(defs: list[Wire]) -> None:
+    defs[1]["semantic"]["defaultConfiguration"] = "other"
+
+
 MUTATIONS: dict[str, tuple[Callable[[list[Wire]], None], str]] = {
     "renamed skill output": (_rename_output, "not produced"),
     "renamed chunk member": (_rename_chunk_member, "/document/chunks/*/txt"),
@@ -284,6 +314,10 @@ MUTATIONS: dict[str, tuple[Callable[[list[Wire]], None], str]] = {
     "misspelled offset unit": (_misspelled_measure, "offset/codepoint"),
     "whole measure into an integer": (_whole_measure, "Edm.ComplexType"),
     "missing heading field": (_drop_header_field, "'header_2', which is not an index field"),
+    "no semantic configuration": (_no_semantic, "no semantic configuration"),
+    "semantic field not in the index": (_semantic_unknown_field, "'keywords', which is not"),
+    "semantic content is a vector": (_semantic_vector_field, "not a searchable string"),
+    "semantic default undefined": (_semantic_default_undefined, "'other' is not defined"),
     "heading level the skill does not emit": (
         _shallow_sections,
         "'/document/chunks/*/sections/h4' (for 'header_4') is not produced",

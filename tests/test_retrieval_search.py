@@ -17,7 +17,7 @@ from azure.core.exceptions import HttpResponseError
 from azure.search.documents import SearchClient
 
 from infra.replay import ReplayReport, project, replay_setup, validate_documents
-from infra.search_definitions import build_definitions
+from infra.search_definitions import SEMANTIC_CONFIGURATION, build_definitions
 from skills.library import chunk_records
 from skills.retrieval import INDEX_FIELDS, OFFSET_FIELDS, search_and_merge
 from skills.settings import Settings
@@ -158,3 +158,24 @@ def test_the_selected_fields_are_retrievable_fields_of_the_chunk_index() -> None
     for name in (*INDEX_FIELDS, *OFFSET_FIELDS):
         assert fields[name].get("retrievable", True), name
     assert fields["offset"]["type"] == fields["length"]["type"] == "Edm.Int32"
+
+
+def test_semantic_asks_for_the_index_semantic_configuration_and_ranks_by_its_score(
+    stub: SearchStub,
+) -> None:
+    documents = _index_documents()
+    ranked = _ranking(documents, [("other", 0), ("guide", 0)])
+    ranked[0]["@search.rerankerScore"] = 1.5
+    ranked[1]["@search.rerankerScore"] = 3.25
+    stub.ranking = ranked
+    passages = search_and_merge(_client(stub), "part one words", 2, semantic=True)
+    body = stub.searches[-1]
+    assert body["queryType"] == "semantic"
+    assert body["semanticConfiguration"] == SEMANTIC_CONFIGURATION
+    assert body["search"] == "part one words"
+    assert [p.score for p in passages] == [1.5, 3.25]
+
+
+def test_semantic_needs_the_keyword_query() -> None:
+    with pytest.raises(ValueError, match="semantic"):
+        search_and_merge(object(), "q", 3, hybrid=False, semantic=True)
