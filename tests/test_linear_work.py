@@ -11,10 +11,9 @@ quadratic one quadruples it.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -26,11 +25,10 @@ from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
 from chunking.split.sentences import WINDOW_CHARACTERS
 from chunking.split.splitter import StructureSplitter
-from tests.helpers import CountingSegmenter
+from tests.helpers import CountingSegmenter, python_lines_in
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import FrameType
 
     from chunking.pipeline import FormatName
     from chunking.split.splitter import Span
@@ -72,27 +70,12 @@ def _splitter(
 
 def measure(text: str, options: ChunkOptions, format: FormatName = "text") -> Work:
     """Chunk `text` (parsing included) and count the work."""
-    lines = 0
-
-    def local(frame: FrameType, event: str, argument: Any) -> Callable[..., Any]:
-        nonlocal lines
-        if event == "line":
-            lines += 1
-        return local
-
-    def trace(frame: FrameType, event: str, argument: Any) -> Callable[..., Any] | None:
-        return local if frame.f_code.co_filename.startswith(CHUNKING) else None
-
     segment = CountingSegmenter()
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
+    with python_lines_in(CHUNKING) as lines:
         splitter = _splitter(text, options, format, segment)
         spans = splitter.spans()
-    finally:
-        sys.settrace(previous)
     scanned = splitter.next_word_end.scanned
-    return Work(spans, lines, sum(segment.calls), scanned)
+    return Work(spans, lines[0], sum(segment.calls), scanned)
 
 
 def _dotted_number(characters: int) -> str:
