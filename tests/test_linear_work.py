@@ -111,6 +111,14 @@ SHAPES: dict[str, tuple[Callable[[int], str], ChunkOptions, FormatName]] = {
     # Found by the soak: 2 MB took 23 s and 8 MB 367 s before the line/word searches
     # were remembered (every chunk scanned the rest of the line again).
     "words on one line, 300 characters": (lambda n: "word " * (n // 5), CHARACTERS_300, "text"),
+    # Issue 26: astral characters count two UTF-16 units, and the character horizon was
+    # a UTF-16 total used as a code-point position, so every chunk looked further ahead.
+    "a run of emoji, 300 characters": (lambda n: "\U0001f600" * (n // 2), CHARACTERS_300, "text"),
+    "family emoji between words, 300 characters": (
+        lambda n: "a\U0001f468\u200d\U0001f469\u200d\U0001f467b " * (n // 11),
+        CHARACTERS_300,
+        "text",
+    ),
 }
 SIZE = 16_000
 """Characters of the smaller document of each pair: big enough for every quadratic
