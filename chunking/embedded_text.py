@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from chunking.markup_scan import Markup, MarkupScan
 from chunking.outline import BlockKind, RegionKind
 
 if TYPE_CHECKING:
@@ -27,29 +28,6 @@ if TYPE_CHECKING:
 
     from chunking.outline import Outline, Region
 
-_MARKUP = re.compile(
-    r"""
-    `(?P<code>(`*)(?:(?!`\2).)+?`\2)                    # inline code: kept as it is
-    | \\(?P<escape>[#>|`~+\-*_=.)<])                     # an escape: the character
-    | <(?P<comment>!--.*?-->)
-    | \[(?P<include>!INCLUDE\s*\[[^\]]*\]\([^)]*\)\])      # docfx: pulls in another file
-    | \[!(?P<alert>NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]  # docfx alert: > [!NOTE] -> > NOTE:
-    | :::image\b[^\n]*?alt-text="(?P<alt>[^"]*)"[^\n]*?:::  # docfx image: its alt text
-    | !\[(?P<image>[^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)
-    | \[(?P<link>[^\]]+)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)
-    | \[(?P<reference>[^\]]+)\]\[[^\]]*\]
-    | <(?P<tag>/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>)
-    | \*(?P<bold>\*) | _(?P<underscores>_)
-    """,
-    re.VERBOSE | re.MULTILINE | re.DOTALL,
-)
-"""Every kind of markup noise in one pattern, so prose is scanned once.
-
-Each alternative begins with a literal character outside any group, so the regex
-engine scans for the first characters (`_get_charset_prefix` in `re._compiler`)
-instead of trying the pattern at every position: a quarter less time than one
-lookahead for them at each position did, for the same matches (inline code's
-backtick run is its first backtick and the rest, `\\2`)."""
 _DIRECTIVE = re.compile(r"(?<![^\r\n])[ \t>]*:::[^\r\n]*(?![^\r\n])")
 """docfx `:::` lines other than images (zone, row, column, moniker) are fences, not text.
 Lines end at CR too: `^` and `$` see only LF, so in a file of CR line endings a directive
@@ -326,8 +304,8 @@ class _Pieces:
         if start >= end:
             return
         source = self.source
-        matches = _MARKUP.finditer(source, start, end)
-        found: Iterable[re.Match[str] | _Fence] = matches
+        matches = MarkupScan(source, start, end).matches()
+        found: Iterable[Markup | _Fence] = matches
         if source.find(":::", start, end) >= 0:
             found = _with_fences(source, start, end, list(matches))
         position = start
@@ -354,7 +332,7 @@ class _Pieces:
             position = high
         self.keep(position, end)
 
-    def _match(self, match: re.Match[str]) -> None:
+    def _match(self, match: Markup) -> None:
         """The plain text of a match that is neither code nor dropped whole."""
         kind = match.lastgroup
         low, high = match.span()
@@ -388,9 +366,7 @@ class _Fence:
         return self.low, self.high
 
 
-def _with_fences(
-    source: str, start: int, end: int, found: list[re.Match[str]]
-) -> list[re.Match[str] | _Fence]:
+def _with_fences(source: str, start: int, end: int, found: list[Markup]) -> list[Markup | _Fence]:
     """`found` with each docfx `:::` directive line as a `_Fence` in its place.
 
     A line is a directive as the embedded text shows it: its `:::` not inside other
@@ -408,7 +384,7 @@ def _with_fences(
         fences.append([directive.start(), directive.end()])
     if not fences:
         return list(found)
-    merged: list[re.Match[str] | _Fence] = []
+    merged: list[Markup | _Fence] = []
     fence = 0
     for match in found:
         low, high = match.span()

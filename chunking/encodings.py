@@ -6,7 +6,7 @@ registry lock; nothing here ever asks it to.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import hashlib
 from dataclasses import dataclass
@@ -177,10 +177,10 @@ def checked_ranks(file: str, data: bytes) -> dict[bytes, int]:
         raise EncodingUnavailable(
             f"the shipped {file}.tiktoken is corrupt (sha256 {digest}, expected {expected})"
         )
-    return {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in data.splitlines() if line)
-    }
+    # Each line is `base64-token rank`. Decoding the two columns with map and zip runs
+    # the loop in C: a Python loop over cl100k's 100,256 lines was most of a start-up.
+    fields = data.split()
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
 
 
 def _build(name: str, ranks: dict[bytes, int], pattern: str | None = None) -> tiktoken.Encoding:

@@ -102,8 +102,12 @@ class CharacterSpans:
         return True
 
     def horizon(self, limit: int) -> int:
-        """`limit` itself: a code point is at least one UTF-16 unit."""
-        return limit
+        """The last position whose UTF-16 total is at most `limit`: a code-point
+        position, `limit` less the astral code points before it."""
+        if not self._astral:
+            return limit
+        # Totals ascend with the position and total(p) >= p, so it is in [0, limit].
+        return bisect.bisect_right(range(limit + 1), limit, key=self.total) - 1
 
 
 def utf16_length(text: str) -> int:

@@ -90,7 +90,10 @@ def _furthest(
 
 def _hard_end(spans: SpanSizer, start: int, length: int, maximum: int) -> int:
     """The furthest position whose page from `start` fits: a cut inside a word."""
-    low, high = start + 1, min(length, start + spans.horizon(maximum) + 1)
+    # Past horizon(total(start) + maximum) every page from `start` is too long; the
+    # second bound is the one this search always had (tokens' estimates are loose).
+    reach = max(spans.horizon(spans.total(start) + maximum), start + spans.horizon(maximum))
+    low, high = start + 1, min(length, reach + 1)
     while low < high:
         middle = (low + high + 1) // 2
         if spans.span(start, middle) <= maximum:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chunking import (
     ChunkedDocument,
@@ -21,7 +23,8 @@ from chunking.sizing import make_sizer
 from chunking.split.sentences import sentencex_ends
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
+    from types import FrameType
 
     from chunking.chunk import Chunk
     from chunking.scoring import Scoring
@@ -101,6 +104,28 @@ class CountingSegmenter:
         self.calls.append(len(text))
         self.last_characters.append(text[-1:])
         return sentencex_ends(language, text)
+
+
+@contextlib.contextmanager
+def python_lines_in(prefix: str) -> Iterator[list[int]]:
+    """Counts the Python lines run in files whose path begins with `prefix`
+    (sys.settrace), in the one-item list it yields: work a test can compare."""
+    lines = [0]
+
+    def local(frame: FrameType, event: str, argument: Any) -> Callable[..., Any]:
+        if event == "line":
+            lines[0] += 1
+        return local
+
+    def trace(frame: FrameType, event: str, argument: Any) -> Callable[..., Any] | None:
+        return local if frame.f_code.co_filename.startswith(prefix) else None
+
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        yield lines
+    finally:
+        sys.settrace(previous)
 
 
 def paths_and_anchors(text: str, limit: int = 300) -> list[tuple[tuple[str, ...], str | None]]:

@@ -11,10 +11,9 @@ quadratic one quadruples it.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -26,11 +25,10 @@ from chunking.sections import SectionTree
 from chunking.sizing import make_sizer
 from chunking.split.sentences import WINDOW_CHARACTERS
 from chunking.split.splitter import StructureSplitter
-from tests.helpers import CountingSegmenter
+from tests.helpers import CountingSegmenter, python_lines_in
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import FrameType
 
     from chunking.pipeline import FormatName
     from chunking.split.splitter import Span
@@ -72,27 +70,12 @@ def _splitter(
 
 def measure(text: str, options: ChunkOptions, format: FormatName = "text") -> Work:
     """Chunk `text` (parsing included) and count the work."""
-    lines = 0
-
-    def local(frame: FrameType, event: str, argument: Any) -> Callable[..., Any]:
-        nonlocal lines
-        if event == "line":
-            lines += 1
-        return local
-
-    def trace(frame: FrameType, event: str, argument: Any) -> Callable[..., Any] | None:
-        return local if frame.f_code.co_filename.startswith(CHUNKING) else None
-
     segment = CountingSegmenter()
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
+    with python_lines_in(CHUNKING) as lines:
         splitter = _splitter(text, options, format, segment)
         spans = splitter.spans()
-    finally:
-        sys.settrace(previous)
     scanned = splitter.next_word_end.scanned
-    return Work(spans, lines, sum(segment.calls), scanned)
+    return Work(spans, lines[0], sum(segment.calls), scanned)
 
 
 def _dotted_number(characters: int) -> str:
@@ -128,6 +111,14 @@ SHAPES: dict[str, tuple[Callable[[int], str], ChunkOptions, FormatName]] = {
     # Found by the soak: 2 MB took 23 s and 8 MB 367 s before the line/word searches
     # were remembered (every chunk scanned the rest of the line again).
     "words on one line, 300 characters": (lambda n: "word " * (n // 5), CHARACTERS_300, "text"),
+    # Issue 26: astral characters count two UTF-16 units, and the character horizon was
+    # a UTF-16 total used as a code-point position, so every chunk looked further ahead.
+    "a run of emoji, 300 characters": (lambda n: "\U0001f600" * (n // 2), CHARACTERS_300, "text"),
+    "family emoji between words, 300 characters": (
+        lambda n: "a\U0001f468\u200d\U0001f469\u200d\U0001f467b " * (n // 11),
+        CHARACTERS_300,
+        "text",
+    ),
 }
 SIZE = 16_000
 """Characters of the smaller document of each pair: big enough for every quadratic

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib
 import subprocess
@@ -26,6 +27,7 @@ from chunking.encodings import (
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
 from skills.settings import Settings
+from tests.helpers import python_lines_in
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -139,6 +141,49 @@ def test_each_encoding_is_the_one_tiktoken_builds_from_the_same_file(
         )
     else:
         assert ours._pat_str == stock._pat_str
+
+
+LINES_TO_READ_RANKS = 20
+"""Python lines `checked_ranks` may run for a whole file: a few, not one per rank."""
+ENCODINGS_SOURCE = str(PROJECT / "chunking" / "encodings.py")
+
+
+def _ranks_line_by_line(data: bytes) -> dict[bytes, int]:
+    """How the ranks were read before issue 26 (and how tiktoken's loader reads them)."""
+    return {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+
+
+def test_ranks_are_read_without_a_python_loop_per_line() -> None:
+    # Issue 26: cl100k's 100,256 lines read one by one in Python were most of every
+    # `python -m chunking` and worker start; before, this counted 200,000 lines and more.
+    data = tiktoken_file("cl100k_base")
+    with python_lines_in(ENCODINGS_SOURCE) as lines:
+        checked_ranks("cl100k_base", data)
+    assert lines[0] <= LINES_TO_READ_RANKS
+
+
+@pytest.mark.parametrize("file", sorted(EXPECTED_HASHES))
+def test_ranks_are_those_read_line_by_line(file: str) -> None:
+    data = tiktoken_file(file)
+    ranks = checked_ranks(file, data)
+    assert list(ranks.items()) == list(_ranks_line_by_line(data).items())
+
+
+def test_cl100k_gives_the_token_ids_of_the_line_by_line_ranks_on_fixtures() -> None:
+    ours = load_encoding("cl100k_base")
+    reference = tiktoken.Encoding(
+        name="cl100k_reference",
+        pat_str=ours._pat_str,
+        mergeable_ranks=_ranks_line_by_line(tiktoken_file("cl100k_base")),
+        special_tokens=ours._special_tokens,
+    )
+    texts = sorted((PROJECT / "tests" / "fixtures").rglob("*.*"))
+    read = [path.read_text(encoding="utf-8", errors="replace") for path in texts]
+    assert read
+    assert ours.encode_ordinary_batch(read) == reference.encode_ordinary_batch(read)
 
 
 def test_known_token_ids() -> None:
