@@ -7,6 +7,7 @@ because the host hands the full path to the app.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -122,9 +123,12 @@ def build_app(
             if state is not None:
                 report["chunking"] = state.as_json()
                 report["status"] = state.status
+                if state.warning is not None:
+                    report["warnings"] = [state.warning]
                 if state.degraded:
-                    # Overrunning work is being stopped: not "ok". Starting workers are
-                    # not a fault: requests wait for them (within their deadline).
+                    # Overrunning work is being stopped, or every worker is stuck on a
+                    # record that ran long: not "ok". Starting workers are not a fault:
+                    # requests wait for them (within their deadline).
                     status = HTTP_UNAVAILABLE
         return _json_response(report, status)
 
@@ -133,7 +137,13 @@ def build_app(
         settings_now = current()
         if not isinstance(settings_now, SettingsError):
             chunkers.get(settings_now)  # workers start now, not at the first record
-        yield
+        try:
+            yield
+        except BaseException:
+            # The host ended the loop (cancelled or closed this task) instead of sending
+            # the shutdown message: stop the workers now, with nothing left to await.
+            chunkers.close_now()
+            raise
         await chunkers.close()
         await embedders.close()
         await pair_clients.close()
@@ -146,7 +156,7 @@ def build_app(
         ],
         # No handler for Exception: Starlette's own re-raises after answering, and the
         # exception would leave Azure's adapter; _ServerErrors answers it instead.
-        middleware=[Middleware(_ServerErrors)],
+        middleware=[Middleware(_ServerErrors), Middleware(_QuietLifespan)],
         exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
     )
@@ -181,6 +191,41 @@ class _ServerErrors:
             if not started:  # else the client already has a status line; nothing to add
                 error = RequestError(HTTP_SERVER_ERROR, SERVER_ERROR_MESSAGE)
                 await _error_response(error)(scope, receive, send)
+
+
+class _QuietLifespan:
+    """A lifespan ended by the host's loop, not by a shutdown message, is still a shutdown.
+
+    Azure's adapter runs the ASGI lifespan in a task of the loop that served the first
+    request; hosts and scripts end that loop at exit (asyncio.run cancels the task, a
+    closed loop closes it), and Starlette reports that as "lifespan.shutdown.failed" with
+    a traceback, which the adapter logs as an error. The lifespan stops the workers
+    synchronously in that case, so the shutdown is complete: say so, quietly.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        interrupted = False
+
+        async def receiving() -> Message:
+            nonlocal interrupted
+            try:
+                return await receive()
+            except (asyncio.CancelledError, GeneratorExit):
+                interrupted = True
+                raise
+
+        async def sending(message: Message) -> None:
+            if interrupted and message["type"] == "lifespan.shutdown.failed":
+                message = {"type": "lifespan.shutdown.complete"}
+            await send(message)
+
+        await self.app(scope, receiving, sending)
 
 
 class _PairClientSlot:
@@ -246,6 +291,10 @@ class _ChunkerSlot:
 
     def state(self) -> ChunkerState | None:
         return None if self.chunker is None else self.chunker.state()
+
+    def close_now(self) -> None:
+        if self.chunker is not None and self.owned:
+            self.chunker.close_now()
 
     async def close(self) -> None:
         if self.chunker is not None and self.owned:
