@@ -84,8 +84,9 @@ capacity for small records."""
 WORKER_READY_SECONDS = 20.0
 """How long a new worker may take to say it is ready (a fork of the warm forkserver takes
 milliseconds; a script re-imported by each worker may take longer)."""
-START_FAILURES_BEFORE_THREADS = 3
-"""Workers that failed to start in a row before chunking falls back to threads."""
+START_FAILURES_BEFORE_THREADS = 2
+"""Workers that failed to start in a row before chunking falls back to threads (the two
+first starts of the default two workers; a worker killed from outside restarts fine)."""
 SPARE_RETIRE_CHECK_SECONDS = 0.5
 """How often an idle spare worker checks whether a regular worker is free again."""
 PARENT_CHECK_SECONDS = 0.25
