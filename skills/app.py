@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from skills import __version__
 from skills.contract import RequestError, render_error
+from skills.embedding import BatchEmbedder
 from skills.request_body import ERROR_HEADERS, read_body
 from skills.scoring import ScoringService, build_pair_client
 from skills.service import answer_chunk_request, request_deadline, request_limit
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from skills.embedding import Embedder
+    from skills.embedding_local import ModelLoad
     from skills.scoring import PairClient
     from skills.settings import Settings
     from skills.workers import ChunkerState, RecordChunker
@@ -111,18 +113,27 @@ def build_app(
         else:
             embedding = settings_now.embedding
             embeds = embedding.provider != "none"  # no model is used, whatever is configured
-            report["embedding"] = {
+            embedding_report: dict[str, object] = {
                 "provider": embedding.provider,
                 "reason": embedding.provider_reason,
                 "model": embedding.model if embeds else None,
                 "dimensions": embedding.dimensions if embeds else None,
             }
+            report["embedding"] = embedding_report
             report["configuration"] = describe_settings(settings_now)
             status = 200
+            load = embedders.load()
+            if load is not None:
+                embedding_report["local"] = load.as_json()
+                if load.abandoned:
+                    # The model is still on a batch whose request was answered: requests
+                    # that need embeddings wait for it.
+                    report["status"], status = "degraded", HTTP_UNAVAILABLE
             state = chunkers.state()
             if state is not None:
                 report["chunking"] = state.as_json()
-                report["status"] = state.status
+                if report["status"] == "ok":
+                    report["status"] = state.status
                 if state.warning is not None:
                     report["warnings"] = [state.warning]
                 if state.degraded:
@@ -273,6 +284,11 @@ class _EmbedderSlot:
     async def close(self) -> None:
         if self.built is not None:
             await self.built.aclose()
+
+    def load(self) -> ModelLoad | None:
+        """The local model's load, when the embedder runs one."""
+        embedder = self.given or self.built
+        return embedder.load() if isinstance(embedder, BatchEmbedder) else None
 
 
 class _ChunkerSlot:
