@@ -100,7 +100,11 @@ class SoakTally:
     late: list[tuple[str, float]] = field(default_factory=list)
     normal_latencies: list[float] = field(default_factory=list)
     tiny_latencies: list[float] = field(default_factory=list)
-    """The prober's one-record requests (answered, 200 or 503)."""
+    """The prober's one-record requests (answered, 200 or 503) sent while the embedding
+    service was healthy: a slow or throttling service delays every answer, tiny or not,
+    up to the deadline, and that is not the capacity this figure is about."""
+    tiny_during_faults: list[float] = field(default_factory=list)
+    """The same, while an embedding fault was injected (reported, not a goal)."""
     stuck_but_ok: int = 0
     """Health said "ok" while every worker was on a record that had run long."""
     kinds: dict[str, int] = field(default_factory=dict)
@@ -214,7 +218,7 @@ def _inject_faults(stub: OpenAIStub, stop_at: float, tally: SoakTally, seed: int
         stub.default = HEALTHY
 
 
-def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally) -> None:
+def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: OpenAIStub) -> None:
     tiny = json.dumps({"values": [{"recordId": "probe", "data": {"text": "# Probe\n\nHi."}}]})
     with httpx.Client(timeout=deadline + LATE_GRACE_SECONDS) as client:
         while time.monotonic() < stop_at:
@@ -231,14 +235,17 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally) -> None
             chunking = health.json().get("chunking") or {}
             stuck = chunking.get("long_running", 0) >= max(chunking.get("workers", 0), 1)
             began = time.monotonic()
+            healthy = stub.default is HEALTHY
             try:
                 served = client.post(f"{base}/api/chunk", content=tiny).status_code in (200, 503)
             except httpx.HTTPError:
                 served = False
+            healthy = healthy and stub.default is HEALTHY
             with tally.lock:
                 tally.probes += 1
                 if served:
-                    tally.tiny_latencies.append(time.monotonic() - began)
+                    latencies = tally.tiny_latencies if healthy else tally.tiny_during_faults
+                    latencies.append(time.monotonic() - began)
                 if status == "ok" and not served:
                     tally.health_lies += 1
                 if status == "ok" and stuck:
@@ -310,7 +317,9 @@ def soak(
         stop_at = began + seconds
         background = [
             threading.Thread(target=_inject_faults, args=(stub, stop_at, tally, seed), daemon=True),
-            threading.Thread(target=_probe, args=(base, stop_at, deadline, tally), daemon=True),
+            threading.Thread(
+                target=_probe, args=(base, stop_at, deadline, tally, stub), daemon=True
+            ),
             threading.Thread(target=_watch_memory, args=(server.pid, stop_at, tally), daemon=True),
         ]
         for thread in background:
@@ -336,13 +345,15 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
     p99 = _percentile(tally.normal_latencies, 0.99)
     tiny50 = _percentile(tally.tiny_latencies, 0.5)
     tiny99 = _percentile(tally.tiny_latencies, 0.99)
+    faulted50 = _percentile(tally.tiny_during_faults, 0.5)
+    faulted99 = _percentile(tally.tiny_during_faults, 0.99)
     goals = {
         "records sent = records answered": tally.records_sent == tally.records_answered
         and not tally.lost,
         "0 answers after the deadline": not tally.late,
         "normal-batch p99 under the deadline": p99 < deadline,
         "health never lied": tally.health_lies == 0 and tally.health_unanswered == 0,
-        "tiny-request p99 under 2 s": tiny99 < TINY_P99_GOAL_SECONDS,
+        "tiny-request p99 under 2 s (embedding service healthy)": tiny99 < TINY_P99_GOAL_SECONDS,
         'health never "ok" while every worker was stuck': tally.stuck_but_ok == 0,
         "peak memory under 1.5 GB": tally.peak_rss_mb < PEAK_MEMORY_GOAL_MB,
     }
@@ -357,6 +368,8 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         ("normal batches p50 / p99", f"{p50:.2f} s / {p99:.2f} s ({len(tally.normal_latencies)})"),
         ("tiny requests p50 / p99",
          f"{tiny50:.2f} s / {tiny99:.2f} s ({len(tally.tiny_latencies)})"),
+        ("tiny requests during embedding faults p50 / p99",
+         f"{faulted50:.2f} s / {faulted99:.2f} s ({len(tally.tiny_during_faults)})"),
         ("embedding faults injected", json.dumps(tally.faults)),
         ("health probes / lies / unanswered",
          f"{tally.probes} / {tally.health_lies} / {tally.health_unanswered}"),

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from skills.workers import Outcome
 
 LATE_SECONDS = 1.5
-"""How long after the deadline an answer may arrive: the kill, rendering, the loop's turn."""
+"""Allowance past the deadline for the kill, rendering and the loop's turn (bounds waits;
+no test asserts a latency, which bench.soak reports)."""
 BIG = "# h\n" * 1_000_000
 """4 million characters of headings, the slowest shape per character (linear, but ~7 s of
 chunking here): far past the tests' deadlines on any machine."""
@@ -81,10 +82,8 @@ def output(outcome: Outcome) -> OutputRecord:
 
 
 def test_an_overrunning_record_is_stopped_and_its_worker_replaced(chunker: ProcessChunker) -> None:
-    started = time.monotonic()
     (outcome,) = chunk(chunker, [big_record()], 0.3)
     assert isinstance(outcome, Overran)
-    assert time.monotonic() - started < 0.3 + LATE_SECONDS
     assert chunker.state().recycled == 1
     # The replacement is ready: a small record is chunked well within a short deadline.
     (after,) = chunk(chunker, [small_record("next")], 5.0)
@@ -128,12 +127,10 @@ def test_a_small_record_never_waits_behind_large_ones() -> None:
     try:
         chunk(pool, [small_record("warm")], 30.0)
         records = [big_record(f"big{n}") for n in range(3)] + [small_record("small")]
-        started = time.monotonic()
         *bigs, small = chunk(pool, records, 0.6)
         # The big ones hold one worker in turn; the other was free for the small record.
         assert output(small).data["chunks"]
         assert [type(outcome) for outcome in bigs] == [Overran, NotStarted, NotStarted]
-        assert time.monotonic() - started < 0.6 + LATE_SECONDS
     finally:
         asyncio.run(pool.aclose())
 
@@ -271,10 +268,8 @@ def test_sigterm_stops_the_server_and_its_workers_promptly() -> None:
                 client.post, f"{url}/api/chunk", content=skill_body([big_record()])
             )
             time.sleep(0.3)
-            stopping = time.monotonic()
             server.send_signal(signal.SIGTERM)
-            server.wait(2 + LATE_SECONDS + 5)
-            assert time.monotonic() - stopping < 2 + LATE_SECONDS + 5
+            server.wait(2 + LATE_SECONDS + 5)  # a bound: TimeoutExpired if it hangs
             assert in_flight.result().status_code == 200  # answered before the server went
         give_up = time.monotonic() + 5
         while alive(family) and time.monotonic() < give_up:
