@@ -235,12 +235,14 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
             chunking = health.json().get("chunking") or {}
             stuck = chunking.get("long_running", 0) >= max(chunking.get("workers", 0), 1)
             began = time.monotonic()
+            injected = sum(tally.faults.values())
             healthy = stub.default is HEALTHY
             try:
                 served = client.post(f"{base}/api/chunk", content=tiny).status_code in (200, 503)
             except httpx.HTTPError:
                 served = False
-            healthy = healthy and stub.default is HEALTHY
+            # Healthy throughout: no fault at either end, and none began and ended between.
+            healthy = healthy and stub.default is HEALTHY and sum(tally.faults.values()) == injected
             with tally.lock:
                 tally.probes += 1
                 if served:

@@ -43,7 +43,7 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from chunking.scoring import Scoring, ScoringError
 from skills.chunk_records import chunk_record
@@ -73,6 +73,10 @@ WORKER_MEMORY_BYTES = 256 * 1024 * 1024
 is replaced by a fresh fork (~75 MB) once its answer is sent."""
 LARGE_CHARACTERS = 200_000
 """Records with more text than this are large: they may occupy every worker but one."""
+TINY_CHARACTERS = 10_000
+"""Records with at most this much text are tiny: they take milliseconds, so they go
+before the other small records queued (a one-record request does not wait behind a queue
+of whole batches; the others wait at most a few milliseconds per tiny record)."""
 ANSWER_GRACE_SECONDS = 0.5
 """How long past a record's deadline the request waits for its worker's verdict."""
 PR_SET_PDEATHSIG = 1
@@ -240,7 +244,7 @@ class ProcessChunker:
         bridge = None if scoring is None else _Bridge(scoring, asyncio.get_running_loop())
         for record in records:
             future: Future[Outcome] = Future()
-            self._pool.board.put(_Job(record, settings, until, future, _is_large(record), bridge))
+            self._pool.board.put(_Job(record, settings, until, future, _lane(record), bridge))
             futures.append(future)
         waiting = [asyncio.wrap_future(future) for future in futures]
         # A worker answers Overran itself at `until`; the grace covers the kill, and the
@@ -431,33 +435,39 @@ def text_length(record: InputRecord) -> int | None:
     return len(text) if isinstance(text, str) else None
 
 
-def _is_large(record: InputRecord) -> bool:
-    return (text_length(record) or 0) > LARGE_CHARACTERS
+def _lane(record: InputRecord) -> Lane:
+    length = text_length(record) or 0
+    if length > LARGE_CHARACTERS:
+        return "large"
+    return "tiny" if length <= TINY_CHARACTERS else "small"
+
+
+Lane = Literal["tiny", "small", "large"]
+LANES: tuple[Lane, ...] = ("tiny", "small", "large")
+"""The order in which a free worker looks at the lanes."""
 
 
 class _Board:
-    """Queued records, small and large apart, handed out in arrival order within each."""
+    """Queued records by lane (tiny, small, large), handed out in arrival order within each."""
 
     def __init__(self) -> None:
         self.ready = threading.Condition()
-        self.small: deque[_Job] = deque()
-        self.large: deque[_Job] = deque()
+        self.lanes: dict[Lane, deque[_Job]] = {lane: deque() for lane in LANES}
         self.closed = False
 
     def put(self, job: _Job) -> None:
         with self.ready:
-            (self.large if job.large else self.small).append(job)
+            self.lanes[job.lane].append(job)
             self.ready.notify_all()
 
     def take(self, small_only: bool, retire: Callable[[], bool] | None = None) -> _Job | None:
-        """The next job (small ones first), waiting for one; None once closed, or once
-        `retire()` says so while no job is waiting."""
+        """The next job (tiny ones first, then small, then large unless `small_only`),
+        waiting for one; None once closed, or once `retire()` says so while none waits."""
         with self.ready:
             while not self.closed:
-                if self.small:
-                    return self.small.popleft()
-                if self.large and not small_only:
-                    return self.large.popleft()
+                for lane in LANES[:-1] if small_only else LANES:
+                    if self.lanes[lane]:
+                        return self.lanes[lane].popleft()
                 if retire is not None and retire():
                     return None
                 self.ready.wait(None if retire is None else SPARE_RETIRE_CHECK_SECONDS)
@@ -479,7 +489,7 @@ class _Job:
     settings: Settings | SettingsError
     until: float
     future: Future[Outcome]
-    large: bool
+    lane: Lane
     bridge: _Bridge | None = None
 
 

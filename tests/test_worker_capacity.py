@@ -1,5 +1,5 @@
 """Small records keep a worker even while records that ran long hold every regular one,
-and /api/health says "degraded" while they do (issue 26, item 2).
+and /api/health says "degraded" while they do (issue 26, item 2); tiny records go first.
 
 Reproduction: two records under LARGE_CHARACTERS that ran to the deadline took both
 workers, including the one kept for small records; a one-record request then waited 52 s
@@ -24,8 +24,11 @@ from typing import TYPE_CHECKING
 import httpx
 
 from skills.app import build_app
+from skills.contract import InputRecord
 from skills.embedding import EmbeddingOutcome, EmbeddingStats
 from skills.settings import Settings
+from skills.workers import LARGE_CHARACTERS, TINY_CHARACTERS, Done, ProcessChunker
+from tests.conftest import GUIDE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -127,3 +130,33 @@ def test_small_records_get_a_worker_while_long_running_records_hold_every_worker
             client, url, lambda r: r["status"] == "ok" and _chunking(r)["spare"] == 0
         )
         assert _chunking(after)["long_running"] == 0
+
+
+def test_a_tiny_record_goes_before_small_records_already_queued() -> None:
+    """A one-record request does not wait behind a queue of whole batches: tiny records
+    (TINY_CHARACTERS or less) are taken before the small ones queued earlier."""
+    pool = ProcessChunker(1)
+    medium = "\n\n".join(GUIDE.format(n=n) for n in range(200))  # ~90 K characters
+    assert TINY_CHARACTERS < len(medium) <= LARGE_CHARACTERS
+    finished: list[str] = []
+
+    async def request(name: str, texts: list[str]) -> None:
+        records = [InputRecord(f"{name}{n}", {"text": text}) for n, text in enumerate(texts)]
+        outcomes = await pool.chunk(records, Settings(), time.monotonic() + GIVE_UP_SECONDS)
+        assert all(isinstance(outcome, Done) for outcome in outcomes)
+        finished.append(name)
+
+    async def go() -> None:
+        await request("warm", ["# Warm"])
+        # Queued in this order while the one worker is busy with the first.
+        await asyncio.gather(
+            request("first", [medium]),
+            request("batch", [medium] * 3),
+            request("tiny", [GUIDE.format(n=0)]),
+        )
+
+    try:
+        asyncio.run(go())
+    finally:
+        asyncio.run(pool.aclose())
+    assert finished.index("tiny") < finished.index("batch"), finished
