@@ -14,9 +14,10 @@ the tiny batch was not answered by the deadline.
 
 Reports requests; records sent and answered (a 200 naming the record, or an HTTP error
 answering the whole batch: must be equal); answers later than the deadline (must be 0);
-p50/p99 latency of the normal batches (p99 must stay under the deadline); the peak
-resident memory of the server's process tree; health lies. Exits non-zero if any goal
-is missed.
+p50/p99 latency of the normal batches (p99 must stay under the deadline) and of the
+prober's tiny requests (p99 under 2 s while hostile records run); the peak resident memory
+of the server's process tree (under 1.5 GB); health lies, including "ok" while every
+worker was stuck on a record that ran long. Exits non-zero if any goal is missed.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ LATE_GRACE_SECONDS = 2.0
 """An answer this long after the deadline is late: rendering is in the deadline's reserve."""
 CLIENT_TIMEOUT_SECONDS = 230.0
 PROBE_INTERVAL_SECONDS = 1.0
+TINY_P99_GOAL_SECONDS = 2.0
+"""Issue 26: a one-record request is answered this fast even while hostile records run."""
+PEAK_MEMORY_GOAL_MB = 1_500
+"""Issue 26: the server's process tree stays this far below the instance's 2 GB."""
 RSS_INTERVAL_SECONDS = 0.5
 KIB = 1024
 
@@ -56,6 +61,10 @@ PATHOLOGICAL: tuple[tuple[str, Callable[[], dict[str, object]]], ...] = (
     ("CJK sentences", lambda: {"text": "这是一个句子。" * 43_000, "language": "zh"}),
     ("1 MB without spaces", lambda: {"text": "x" * 1_000_000}),
     ("100k headings", lambda: {"text": "# h\n" * 100_000}),
+    # Issue 26, item 1: openers that never close, under LARGE_CHARACTERS (small records).
+    ("'[' x 100k", lambda: {"text": "[" * 100_000}),
+    ("half-open intervals", lambda: {"text": "The value lies in [0, 1) here. " * 5_000}),
+    ("log excerpts", lambda: {"text": "2024-01-01 [INFO worker started\n" * 5_000}),
     (
         "sentences mode",
         lambda: {"text": "A sentence here. " * 60_000, "textSplitMode": "sentences"},
@@ -90,6 +99,14 @@ class SoakTally:
     records_answered: int = 0
     late: list[tuple[str, float]] = field(default_factory=list)
     normal_latencies: list[float] = field(default_factory=list)
+    tiny_latencies: list[float] = field(default_factory=list)
+    """The prober's one-record requests (answered, 200 or 503) sent while the embedding
+    service was healthy: a slow or throttling service delays every answer, tiny or not,
+    up to the deadline, and that is not the capacity this figure is about."""
+    tiny_during_faults: list[float] = field(default_factory=list)
+    """The same, while an embedding fault was injected (reported, not a goal)."""
+    stuck_but_ok: int = 0
+    """Health said "ok" while every worker was on a record that had run long."""
     kinds: dict[str, int] = field(default_factory=dict)
     statuses: dict[int, int] = field(default_factory=dict)
     lost: list[str] = field(default_factory=list)
@@ -201,7 +218,7 @@ def _inject_faults(stub: OpenAIStub, stop_at: float, tally: SoakTally, seed: int
         stub.default = HEALTHY
 
 
-def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally) -> None:
+def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: OpenAIStub) -> None:
     tiny = json.dumps({"values": [{"recordId": "probe", "data": {"text": "# Probe\n\nHi."}}]})
     with httpx.Client(timeout=deadline + LATE_GRACE_SECONDS) as client:
         while time.monotonic() < stop_at:
@@ -215,14 +232,26 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally) -> None
                     tally.health_unanswered += 1
                 continue
             tally.count(tally.health_states, status)
+            chunking = health.json().get("chunking") or {}
+            stuck = chunking.get("long_running", 0) >= max(chunking.get("workers", 0), 1)
+            began = time.monotonic()
+            injected = sum(tally.faults.values())
+            healthy = stub.default is HEALTHY
             try:
                 served = client.post(f"{base}/api/chunk", content=tiny).status_code in (200, 503)
             except httpx.HTTPError:
                 served = False
+            # Healthy throughout: no fault at either end, and none began and ended between.
+            healthy = healthy and stub.default is HEALTHY and sum(tally.faults.values()) == injected
             with tally.lock:
                 tally.probes += 1
+                if served:
+                    latencies = tally.tiny_latencies if healthy else tally.tiny_during_faults
+                    latencies.append(time.monotonic() - began)
                 if status == "ok" and not served:
                     tally.health_lies += 1
+                if status == "ok" and stuck:
+                    tally.stuck_but_ok += 1
 
 
 def _tree_rss_mb(root: int) -> float:
@@ -290,7 +319,9 @@ def soak(
         stop_at = began + seconds
         background = [
             threading.Thread(target=_inject_faults, args=(stub, stop_at, tally, seed), daemon=True),
-            threading.Thread(target=_probe, args=(base, stop_at, deadline, tally), daemon=True),
+            threading.Thread(
+                target=_probe, args=(base, stop_at, deadline, tally, stub), daemon=True
+            ),
             threading.Thread(target=_watch_memory, args=(server.pid, stop_at, tally), daemon=True),
         ]
         for thread in background:
@@ -314,12 +345,19 @@ def _percentile(values: list[float], share: float) -> float:
 def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> int:
     p50 = _percentile(tally.normal_latencies, 0.5)
     p99 = _percentile(tally.normal_latencies, 0.99)
+    tiny50 = _percentile(tally.tiny_latencies, 0.5)
+    tiny99 = _percentile(tally.tiny_latencies, 0.99)
+    faulted50 = _percentile(tally.tiny_during_faults, 0.5)
+    faulted99 = _percentile(tally.tiny_during_faults, 0.99)
     goals = {
         "records sent = records answered": tally.records_sent == tally.records_answered
         and not tally.lost,
         "0 answers after the deadline": not tally.late,
         "normal-batch p99 under the deadline": p99 < deadline,
         "health never lied": tally.health_lies == 0 and tally.health_unanswered == 0,
+        "tiny-request p99 under 2 s (embedding service healthy)": tiny99 < TINY_P99_GOAL_SECONDS,
+        'health never "ok" while every worker was stuck': tally.stuck_but_ok == 0,
+        "peak memory under 1.5 GB": tally.peak_rss_mb < PEAK_MEMORY_GOAL_MB,
     }
     print(f"# Soak: {elapsed:.0f} s, {clients} clients, deadline {deadline:g} s\n")
     print("| figure | value |\n| --- | ---: |")
@@ -330,9 +368,14 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         ("requests not answered", f"{len(tally.lost)}"),
         ("answers after the deadline", f"{len(tally.late)}"),
         ("normal batches p50 / p99", f"{p50:.2f} s / {p99:.2f} s ({len(tally.normal_latencies)})"),
+        ("tiny requests p50 / p99",
+         f"{tiny50:.2f} s / {tiny99:.2f} s ({len(tally.tiny_latencies)})"),
+        ("tiny requests during embedding faults p50 / p99",
+         f"{faulted50:.2f} s / {faulted99:.2f} s ({len(tally.tiny_during_faults)})"),
         ("embedding faults injected", json.dumps(tally.faults)),
         ("health probes / lies / unanswered",
          f"{tally.probes} / {tally.health_lies} / {tally.health_unanswered}"),
+        ('health "ok" while every worker was stuck', f"{tally.stuck_but_ok}"),
         ("health states seen", json.dumps(tally.health_states)),
         ("peak RSS, server and workers", f"{tally.peak_rss_mb:.0f} MB"),
     ]  # fmt: skip

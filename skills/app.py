@@ -7,6 +7,7 @@ because the host hands the full path to the app.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -22,6 +23,7 @@ from starlette.routing import Route
 
 from skills import __version__
 from skills.contract import RequestError, render_error
+from skills.embedding import BatchEmbedder
 from skills.request_body import ERROR_HEADERS, read_body
 from skills.scoring import ScoringService, build_pair_client
 from skills.service import answer_chunk_request, request_deadline, request_limit
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from skills.embedding import Embedder
+    from skills.embedding_local import ModelLoad
     from skills.scoring import PairClient
     from skills.settings import Settings
     from skills.workers import ChunkerState, RecordChunker
@@ -110,21 +113,33 @@ def build_app(
         else:
             embedding = settings_now.embedding
             embeds = embedding.provider != "none"  # no model is used, whatever is configured
-            report["embedding"] = {
+            embedding_report: dict[str, object] = {
                 "provider": embedding.provider,
                 "reason": embedding.provider_reason,
                 "model": embedding.model if embeds else None,
                 "dimensions": embedding.dimensions if embeds else None,
             }
+            report["embedding"] = embedding_report
             report["configuration"] = describe_settings(settings_now)
             status = 200
+            load = embedders.load()
+            if load is not None:
+                embedding_report["local"] = load.as_json()
+                if load.abandoned:
+                    # The model is still on a batch whose request was answered: requests
+                    # that need embeddings wait for it.
+                    report["status"], status = "degraded", HTTP_UNAVAILABLE
             state = chunkers.state()
             if state is not None:
                 report["chunking"] = state.as_json()
-                report["status"] = state.status
+                if report["status"] == "ok":
+                    report["status"] = state.status
+                if state.warning is not None:
+                    report["warnings"] = [state.warning]
                 if state.degraded:
-                    # Overrunning work is being stopped: not "ok". Starting workers are
-                    # not a fault: requests wait for them (within their deadline).
+                    # Overrunning work is being stopped, or every worker is stuck on a
+                    # record that ran long: not "ok". Starting workers are not a fault:
+                    # requests wait for them (within their deadline).
                     status = HTTP_UNAVAILABLE
         return _json_response(report, status)
 
@@ -133,7 +148,13 @@ def build_app(
         settings_now = current()
         if not isinstance(settings_now, SettingsError):
             chunkers.get(settings_now)  # workers start now, not at the first record
-        yield
+        try:
+            yield
+        except BaseException:
+            # The host ended the loop (cancelled or closed this task) instead of sending
+            # the shutdown message: stop the workers now, with nothing left to await.
+            chunkers.close_now()
+            raise
         await chunkers.close()
         await embedders.close()
         await pair_clients.close()
@@ -146,7 +167,7 @@ def build_app(
         ],
         # No handler for Exception: Starlette's own re-raises after answering, and the
         # exception would leave Azure's adapter; _ServerErrors answers it instead.
-        middleware=[Middleware(_ServerErrors)],
+        middleware=[Middleware(_ServerErrors), Middleware(_QuietLifespan)],
         exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
     )
@@ -181,6 +202,41 @@ class _ServerErrors:
             if not started:  # else the client already has a status line; nothing to add
                 error = RequestError(HTTP_SERVER_ERROR, SERVER_ERROR_MESSAGE)
                 await _error_response(error)(scope, receive, send)
+
+
+class _QuietLifespan:
+    """A lifespan ended by the host's loop, not by a shutdown message, is still a shutdown.
+
+    Azure's adapter runs the ASGI lifespan in a task of the loop that served the first
+    request; hosts and scripts end that loop at exit (asyncio.run cancels the task, a
+    closed loop closes it), and Starlette reports that as "lifespan.shutdown.failed" with
+    a traceback, which the adapter logs as an error. The lifespan stops the workers
+    synchronously in that case, so the shutdown is complete: say so, quietly.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        interrupted = False
+
+        async def receiving() -> Message:
+            nonlocal interrupted
+            try:
+                return await receive()
+            except (asyncio.CancelledError, GeneratorExit):
+                interrupted = True
+                raise
+
+        async def sending(message: Message) -> None:
+            if interrupted and message["type"] == "lifespan.shutdown.failed":
+                message = {"type": "lifespan.shutdown.complete"}
+            await send(message)
+
+        await self.app(scope, receiving, sending)
 
 
 class _PairClientSlot:
@@ -229,6 +285,11 @@ class _EmbedderSlot:
         if self.built is not None:
             await self.built.aclose()
 
+    def load(self) -> ModelLoad | None:
+        """The local model's load, when the embedder runs one."""
+        embedder = self.given or self.built
+        return embedder.load() if isinstance(embedder, BatchEmbedder) else None
+
 
 class _ChunkerSlot:
     """The app's chunker: the injected one, or the settings' worker pool built at first use."""
@@ -246,6 +307,10 @@ class _ChunkerSlot:
 
     def state(self) -> ChunkerState | None:
         return None if self.chunker is None else self.chunker.state()
+
+    def close_now(self) -> None:
+        if self.chunker is not None and self.owned:
+            self.chunker.close_now()
 
     async def close(self) -> None:
         if self.chunker is not None and self.owned:

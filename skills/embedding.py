@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
+from skills.embedding_local import LocalModelRunner
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from chunking.sizing import TextSizer
+    from skills.embedding_local import ModelLoad
 
 Vector = list[float]
 
@@ -229,6 +232,11 @@ class BatchEmbedder:
     async def aclose(self) -> None:
         """Release the client's connections."""
         await self.client.aclose()
+
+    def load(self) -> ModelLoad | None:
+        """What a local model's thread is doing (None for a remote service)."""
+        runner = getattr(self.client, "runner", None)
+        return runner.load() if isinstance(runner, LocalModelRunner) else None
 
     async def embed(
         self,

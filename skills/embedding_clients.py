@@ -32,6 +32,7 @@ from skills.embedding import (
     FailureKind,
     RetryPolicy,
 )
+from skills.embedding_local import EncodeDropped, LocalModelRunner, in_steps
 from skills.embedding_settings import (
     E5_MODEL,
     ENV_AZURE_OPENAI_API_KEY,
@@ -491,27 +492,35 @@ class MiniLMEmbeddingClient:
         self._load = load or load_minilm_model
         self._model: Any = None
         self._lock = threading.Lock()
+        self.runner = LocalModelRunner()
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """Drop queued encodes; the model's thread ends after its current step."""
+        self.runner.close()
 
     async def embed_batch(self, texts: Sequence[str], timeout: float) -> ClientReply:
-        """Vectors for `texts`; the model runs in a worker thread."""
+        """Vectors for `texts`; the model runs on its own thread (LocalModelRunner)."""
         try:
-            return await asyncio.to_thread(self._encode, list(texts))
+            return await self.runner.run(lambda check: self._encode(list(texts), check))
+        except EncodeDropped:  # only raised once nobody waits for the answer
+            raise
         except Exception as error:  # torch and transformers raise many types
             raise EmbeddingRequestError(_local_failure(self.description, error)) from error
 
-    def _encode(self, texts: list[str]) -> ClientReply:
+    def _encode(self, texts: list[str], check: Callable[[], None]) -> ClientReply:
         with self._lock:
             if self._model is None:
                 self._model = self._load()
             model = self._model
             limit = int(model.max_seq_length)
             lengths = [len(ids) for ids in model.tokenizer(texts)["input_ids"]]
-            vectors: list[Vector] = model.encode(
-                texts, convert_to_numpy=True, normalize_embeddings=True
-            ).tolist()
+            vectors: list[Vector] = in_steps(
+                texts,
+                check,
+                lambda step: model.encode(
+                    step, convert_to_numpy=True, normalize_embeddings=True
+                ).tolist(),
+            )
         truncated = tuple(i for i, length in enumerate(lengths) if length > limit)
         return ClientReply(vectors, truncated, read_limit=limit)
 
@@ -530,25 +539,31 @@ class E5EmbeddingClient:
         self._load = load or load_e5_model
         self._model: Any = None
         self._lock = threading.Lock()
+        self.runner = LocalModelRunner()
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """Drop queued encodes; the engine's thread ends after its current step."""
+        self.runner.close()
 
     async def embed_batch(self, texts: Sequence[str], timeout: float) -> ClientReply:
-        """Vectors for `texts`; the engine runs in a worker thread."""
+        """Vectors for `texts`; the engine runs on its own thread (LocalModelRunner)."""
         try:
-            return await asyncio.to_thread(self._encode, list(texts))
+            return await self.runner.run(lambda check: self._encode(list(texts), check))
+        except EncodeDropped:  # only raised once nobody waits for the answer
+            raise
         except Exception as error:  # the engine reports through ctypes and numpy
             raise EmbeddingRequestError(_local_failure(self.description, error)) from error
 
-    def _encode(self, texts: list[str]) -> ClientReply:
+    def _encode(self, texts: list[str], check: Callable[[], None]) -> ClientReply:
         with self._lock:
             if self._model is None:
                 self._model = self._load()
             model = self._model
             is_query = self.role == "query"
             lengths = [int(model.token_count(text, is_query)) for text in texts]
-            vectors: list[Vector] = model.encode(texts, is_query).tolist()
+            vectors: list[Vector] = in_steps(
+                texts, check, lambda step: model.encode(step, is_query).tolist()
+            )
         limit = LOCAL_MODELS[E5_MODEL].max_positions
         truncated = tuple(i for i, length in enumerate(lengths) if length > limit)
         return ClientReply(vectors, truncated, read_limit=limit)

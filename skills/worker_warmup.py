@@ -3,7 +3,8 @@
 The one module that does work at import time, on purpose: the forkserver imports it once,
 and every worker forked from it starts with the encodings, parsers and segmenter loaded
 (shared copy-on-write), so a worker that replaces a killed one answers its first record
-as fast as any other. Nothing else imports it.
+as fast as any other. It also makes the forkserver exit when the app is gone, so no worker
+outlives the app. Nothing else imports it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
 from skills.settings import Settings
+from skills.workers import exit_with_parent
 
 _SAMPLES = (
     {"text": "# Title\n\nA sentence. Another one, with [a link](x).\n\n| a | b |\n|---|---|\n"},
@@ -29,4 +31,5 @@ def warm() -> None:
         chunk_record(InputRecord(record_id=str(number), data=data), settings)
 
 
+exit_with_parent()
 warm()

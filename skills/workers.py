@@ -12,6 +12,18 @@ replacement is ready in milliseconds (and never inherits the app's threads or lo
 plain fork would). Each worker has a daemon thread in the app that hands it records over a
 pipe and waits for the answer, never longer than the record's deadline; the waiting threads
 never compute, so the event loop and its executor stay free.
+
+Capacity for small records stays free even when records run long: a record still running
+after `LONG_RUNNING_SECONDS` has "run long" whatever its size, and while every worker holds
+such a record, a spare worker (up to as many as configured) takes the small records, and
+health says "degraded". A spare retires once a regular worker is free again.
+
+Workers die with the app: each asks Linux to kill it when the forkserver dies, and the
+forkserver exits when the app (its parent) is gone, even after a SIGKILL.
+
+When no worker can start at all (a script that builds the app without an
+`if __name__ == "__main__":` guard: each worker re-runs it), chunking falls back to the
+slots' threads, as with CHUNK_WORKERS=0, and health and the log say why and what to do.
 """
 
 from __future__ import annotations
@@ -19,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import dataclasses
 import logging
 import multiprocessing
 import os
@@ -30,7 +43,7 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from chunking.scoring import Scoring, ScoringError
 from skills.chunk_records import chunk_record
@@ -38,7 +51,7 @@ from skills.contract import OutputRecord, failed_record
 from skills.scoring import blocking_scoring
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from multiprocessing.connection import Connection
     from multiprocessing.context import ForkServerContext, ForkServerProcess
 
@@ -60,10 +73,38 @@ WORKER_MEMORY_BYTES = 256 * 1024 * 1024
 is replaced by a fresh fork (~75 MB) once its answer is sent."""
 LARGE_CHARACTERS = 200_000
 """Records with more text than this are large: they may occupy every worker but one."""
+TINY_CHARACTERS = 10_000
+"""Records with at most this much text are tiny: they take milliseconds, so they go
+before the other small records queued (a one-record request does not wait behind a queue
+of whole batches; the others wait at most a few milliseconds per tiny record)."""
 ANSWER_GRACE_SECONDS = 0.5
 """How long past a record's deadline the request waits for its worker's verdict."""
 PR_SET_PDEATHSIG = 1
 """Linux prctl option: a signal for the worker when its parent (the forkserver) dies."""
+LONG_RUNNING_SECONDS = 1.0
+"""A record still being chunked after this long has run long: most records take
+milliseconds, so one this slow may well run to its deadline, and it no longer counts as
+capacity for small records."""
+WORKER_READY_SECONDS = 20.0
+"""How long a new worker may take to say it is ready (a fork of the warm forkserver takes
+milliseconds; a script re-imported by each worker may take longer)."""
+START_FAILURES_BEFORE_THREADS = 2
+"""Workers that failed to start in a row before chunking falls back to threads (the two
+first starts of the default two workers; a worker killed from outside restarts fine)."""
+SPARE_RETIRE_CHECK_SECONDS = 0.5
+"""How often an idle spare worker checks whether a regular worker is free again."""
+PARENT_CHECK_SECONDS = 0.25
+"""How often the forkserver checks that the app that started it is still alive."""
+_READY = "ready"
+"""A worker's first message: it has started and waits for records."""
+NO_ISOLATION_ADVICE = (
+    "chunk worker processes could not be started, so records are chunked in threads: "
+    "a record that overruns its deadline can no longer be stopped. Most likely the script "
+    'that builds the app has no `if __name__ == "__main__":` guard (each worker process '
+    "re-runs it); add the guard, or serve the app with `uvicorn function_app:api`, or set "
+    "CHUNK_WORKERS=0 to choose threads on purpose"
+)
+"""Health's warning and the log's, when chunking fell back to threads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +123,19 @@ class ChunkerState:
     """Workers killed since start because a record overran its deadline or a worker died."""
     starting: int = 0
     """Workers being started (the first start loads and warms the chunking code)."""
+    long_running: int = 0
+    """Workers (or threads) on a record that has run longer than LONG_RUNNING_SECONDS."""
+    spare: int = 0
+    """Spare workers started because every worker was on a record that ran long."""
+    warning: str | None = None
+    """Why chunking is not as configured (workers could not start), and what to do."""
 
     @property
     def degraded(self) -> bool:
-        """Work is being cancelled, so the skill cannot serve at full strength."""
-        return self.cancelling > 0
+        """Work is being cancelled, or every worker is stuck on a record that ran long, so
+        the skill cannot serve at full strength."""
+        stuck = self.workers > 0 and self.long_running >= self.workers
+        return self.cancelling > 0 or stuck
 
     @property
     def status(self) -> str:
@@ -96,14 +145,19 @@ class ChunkerState:
         return "starting" if self.starting else "ok"
 
     def as_json(self) -> dict[str, object]:
-        return {
+        document: dict[str, object] = {
             "mode": self.mode,
             "workers": self.workers,
             "busy": self.busy,
             "cancelling": self.cancelling,
             "recycled": self.recycled,
             "starting": self.starting,
+            "long_running": self.long_running,
+            "spare": self.spare,
         }
+        if self.warning is not None:
+            document["warning"] = self.warning
+        return document
 
 
 class RecordChunker(Protocol):
@@ -123,6 +177,10 @@ class RecordChunker(Protocol):
         ...
 
     def state(self) -> ChunkerState: ...
+
+    def close_now(self) -> None:
+        """Stop all work without waiting (for a host that ends the event loop first)."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -158,30 +216,22 @@ def build_chunker(workers: int) -> RecordChunker:
 
 
 class ProcessChunker:
-    """A fixed number of worker processes; a worker whose record overruns is replaced."""
+    """Worker processes, one record each at a time; a worker whose record overruns is
+    replaced, and small records keep a worker free of records that ran long."""
 
-    def __init__(self, workers: int, *, memory_limit: int = WORKER_MEMORY_BYTES) -> None:
+    def __init__(
+        self,
+        workers: int,
+        *,
+        memory_limit: int = WORKER_MEMORY_BYTES,
+        long_running_seconds: float = LONG_RUNNING_SECONDS,
+    ) -> None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(PRELOAD))
-        self._jobs = _Board()
-        self._counts = _Counts()
-        self._slots = [_Slot(context, self._counts, memory_limit) for _ in range(workers)]
-        self._threads = [
-            threading.Thread(
-                target=slot.serve,
-                # One worker (of two or more) is kept for small records: however many
-                # huge or pathological records arrive, a normal batch never waits for them.
-                args=(self._jobs, i == 0 and workers > 1),
-                name=f"chunk-worker-{i}",
-                daemon=True,
-            )
-            for i, slot in enumerate(self._slots)
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._pool = _Pool(context, workers, memory_limit, long_running_seconds)
         # An app dropped without its lifespan shutdown (tests, embedding hosts) still
         # stops its workers and threads when the chunker is garbage collected.
-        self._finalizer = weakref.finalize(self, _shut_down, self._jobs, self._slots)
+        self._finalizer = weakref.finalize(self, self._pool.shut_down)
 
     async def chunk(
         self,
@@ -194,7 +244,7 @@ class ProcessChunker:
         bridge = None if scoring is None else _Bridge(scoring, asyncio.get_running_loop())
         for record in records:
             future: Future[Outcome] = Future()
-            self._jobs.put(_Job(record, settings, until, future, _is_large(record), bridge))
+            self._pool.board.put(_Job(record, settings, until, future, _lane(record), bridge))
             futures.append(future)
         waiting = [asyncio.wrap_future(future) for future in futures]
         # A worker answers Overran itself at `until`; the grace covers the kill, and the
@@ -212,32 +262,171 @@ class ProcessChunker:
         return outcomes
 
     def state(self) -> ChunkerState:
-        return self._counts.state("processes", len(self._slots))
+        return self._pool.state()
 
     def pids(self) -> list[int]:
-        """The worker processes' ids, for operators' tools and tests."""
-        return [
-            slot.process.pid
-            for slot in self._slots
-            if slot.process is not None and slot.process.pid is not None
-        ]
+        """The worker processes' ids (spares included), for operators' tools and tests."""
+        return self._pool.pids()
+
+    def close_now(self) -> None:
+        """Stop every worker at once, without waiting for anything (safe at any time)."""
+        self._finalizer()
 
     async def aclose(self) -> None:
-        """Stop every worker at once; records still queued are never started."""
+        """Stop every worker at once; records still queued are never started.
+
+        Waits for the slots' threads by polling, not in an executor: at process exit a
+        host may have shut the loop's executor down already."""
         self._finalizer()
-        await asyncio.to_thread(self._join)
-
-    def _join(self) -> None:
-        for thread in self._threads:
-            thread.join(STOP_GRACE_SECONDS)
+        give_up = time.monotonic() + STOP_GRACE_SECONDS
+        while self._pool.threads_alive() and time.monotonic() < give_up:
+            await asyncio.sleep(_JOIN_POLL_SECONDS)
 
 
-def _shut_down(jobs: _Board, slots: Sequence[_Slot]) -> None:
-    for slot in slots:
-        slot.closed = True
-    jobs.close()
-    for slot in slots:
-        slot.kill()
+_JOIN_POLL_SECONDS = 0.01
+"""How often aclose looks whether the slots' threads have ended."""
+
+
+class _Pool:
+    """The slots (regular and spare), the board they take jobs from, and the watch that
+    notices records running long; every change of a slot's state goes through `changed`."""
+
+    def __init__(
+        self,
+        context: ForkServerContext,
+        workers: int,
+        memory_limit: int,
+        long_running_seconds: float,
+    ) -> None:
+        self.context = context
+        self.workers = workers
+        self.memory_limit = memory_limit
+        self.long_running_seconds = long_running_seconds
+        self.board = _Board()
+        self.counts = _Counts()
+        self.changed = threading.Condition()
+        self.slots: list[_Slot] = []
+        self.threads: list[threading.Thread] = []
+        self.closed = False
+        self.start_failures = 0
+        """Workers that failed to start since the last one that started."""
+        self.fallback: str | None = None
+        """Set once no worker could start: records are chunked in the slots' threads."""
+        with self.changed:
+            for i in range(workers):
+                # One worker (of two or more) is kept for small records: however many
+                # huge records arrive, a normal batch never waits for them.
+                self._add_slot(small_only=i == 0 and workers > 1, spare=False)
+            watch = threading.Thread(target=self._watch, name="chunk-watch", daemon=True)
+            self.threads.append(watch)
+        for thread in self.threads:
+            thread.start()
+
+    def _add_slot(self, *, small_only: bool, spare: bool) -> threading.Thread:
+        slot = _Slot(self, small_only=small_only, spare=spare)
+        self.slots.append(slot)
+        thread = threading.Thread(
+            target=slot.serve,
+            name=f"chunk-{'spare' if spare else 'worker'}-{len(self.slots) - 1}",
+            daemon=True,
+        )
+        self.threads.append(thread)
+        return thread
+
+    def _watch(self) -> None:
+        """Mark records that run long, and start a spare worker when every worker is on one."""
+        with self.changed:
+            while not self.closed:
+                now = time.monotonic()
+                wake: float | None = None
+                for slot in self.slots:
+                    if slot.running_since is None or slot.long:
+                        continue
+                    at = slot.running_since + self.long_running_seconds
+                    if at <= now:
+                        slot.long = True
+                        self.counts.add(long_running=1)
+                    else:
+                        wake = at if wake is None else min(wake, at)
+                spares = sum(1 for slot in self.slots if slot.spare)
+                if not self._free_slots() and spares < self.workers:
+                    self._add_slot(small_only=True, spare=True).start()
+                    self.counts.add(spare=1)
+                self.changed.wait(None if wake is None else wake - now)
+
+    def _free_slots(self, besides: _Slot | None = None) -> int:
+        """Slots not on a record that ran long (so small records will get them soon)."""
+        return sum(1 for slot in self.slots if not slot.long and slot is not besides)
+
+    def spare_unneeded(self, slot: _Slot) -> bool:
+        """An idle spare may retire: another slot is free of long-running records."""
+        with self.changed:
+            return self.closed or self._free_slots(besides=slot) > 0
+
+    def began(self, slot: _Slot) -> None:
+        with self.changed:
+            slot.running_since = time.monotonic()
+            self.changed.notify_all()
+
+    def ended(self, slot: _Slot) -> None:
+        with self.changed:
+            if slot.long:
+                self.counts.add(long_running=-1)
+            slot.running_since, slot.long = None, False
+            self.changed.notify_all()
+        self.board.wake()  # idle spares look whether they may retire
+
+    def retired(self, slot: _Slot) -> None:
+        with self.changed:
+            if slot in self.slots:
+                self.slots.remove(slot)
+                self.counts.add(spare=-1)
+            self.changed.notify_all()
+
+    def started(self) -> None:
+        with self.changed:
+            self.start_failures = 0
+
+    def start_failed(self, why: str) -> None:
+        """Count a worker that could not start; after a few in a row, use threads."""
+        with self.changed:
+            self.start_failures += 1
+            if self.fallback is not None or self.start_failures < START_FAILURES_BEFORE_THREADS:
+                return
+            self.fallback = why
+        logger.warning("%s (last failure: %s)", NO_ISOLATION_ADVICE, why)
+
+    def state(self) -> ChunkerState:
+        mode = "processes" if self.fallback is None else "threads (fallback)"
+        state = self.counts.state(mode, self.workers)
+        if self.fallback is None:
+            return state
+        return dataclasses.replace(state, warning=NO_ISOLATION_ADVICE)
+
+    def pids(self) -> list[int]:
+        with self.changed:
+            slots = list(self.slots)
+        return [
+            process.pid
+            for slot in slots
+            if (process := slot.process) is not None and process.pid is not None
+        ]
+
+    def threads_alive(self) -> bool:
+        with self.changed:
+            threads = list(self.threads)
+        return any(thread.is_alive() for thread in threads)
+
+    def shut_down(self) -> None:
+        with self.changed:
+            self.closed = True
+            slots = list(self.slots)
+            self.changed.notify_all()
+        for slot in slots:
+            slot.closed = True
+        self.board.close()
+        for slot in slots:
+            slot.kill()
 
 
 def text_length(record: InputRecord) -> int | None:
@@ -246,34 +435,47 @@ def text_length(record: InputRecord) -> int | None:
     return len(text) if isinstance(text, str) else None
 
 
-def _is_large(record: InputRecord) -> bool:
-    return (text_length(record) or 0) > LARGE_CHARACTERS
+def _lane(record: InputRecord) -> Lane:
+    length = text_length(record) or 0
+    if length > LARGE_CHARACTERS:
+        return "large"
+    return "tiny" if length <= TINY_CHARACTERS else "small"
+
+
+Lane = Literal["tiny", "small", "large"]
+LANES: tuple[Lane, ...] = ("tiny", "small", "large")
+"""The order in which a free worker looks at the lanes."""
 
 
 class _Board:
-    """Queued records, small and large apart, handed out in arrival order within each."""
+    """Queued records by lane (tiny, small, large), handed out in arrival order within each."""
 
     def __init__(self) -> None:
         self.ready = threading.Condition()
-        self.small: deque[_Job] = deque()
-        self.large: deque[_Job] = deque()
+        self.lanes: dict[Lane, deque[_Job]] = {lane: deque() for lane in LANES}
         self.closed = False
 
     def put(self, job: _Job) -> None:
         with self.ready:
-            (self.large if job.large else self.small).append(job)
+            self.lanes[job.lane].append(job)
             self.ready.notify_all()
 
-    def take(self, small_only: bool) -> _Job | None:
-        """The next job (small ones first), waiting for one; None once closed."""
+    def take(self, small_only: bool, retire: Callable[[], bool] | None = None) -> _Job | None:
+        """The next job (tiny ones first, then small, then large unless `small_only`),
+        waiting for one; None once closed, or once `retire()` says so while none waits."""
         with self.ready:
             while not self.closed:
-                if self.small:
-                    return self.small.popleft()
-                if self.large and not small_only:
-                    return self.large.popleft()
-                self.ready.wait()
+                for lane in LANES[:-1] if small_only else LANES:
+                    if self.lanes[lane]:
+                        return self.lanes[lane].popleft()
+                if retire is not None and retire():
+                    return None
+                self.ready.wait(None if retire is None else SPARE_RETIRE_CHECK_SECONDS)
             return None
+
+    def wake(self) -> None:
+        with self.ready:
+            self.ready.notify_all()
 
     def close(self) -> None:
         with self.ready:
@@ -287,7 +489,7 @@ class _Job:
     settings: Settings | SettingsError
     until: float
     future: Future[Outcome]
-    large: bool
+    lane: Lane
     bridge: _Bridge | None = None
 
 
@@ -353,67 +555,103 @@ class _Counts:
         self.cancelling = 0
         self.recycled = 0
         self.starting = 0
+        self.long_running = 0
+        self.spare = 0
 
     def add(
-        self, *, busy: int = 0, cancelling: int = 0, recycled: int = 0, starting: int = 0
+        self,
+        *,
+        busy: int = 0,
+        cancelling: int = 0,
+        recycled: int = 0,
+        starting: int = 0,
+        long_running: int = 0,
+        spare: int = 0,
     ) -> None:
         with self.lock:
             self.busy += busy
             self.cancelling += cancelling
             self.recycled += recycled
             self.starting += starting
+            self.long_running += long_running
+            self.spare += spare
 
     def state(self, mode: str, workers: int) -> ChunkerState:
         with self.lock:
             return ChunkerState(
-                mode, workers, self.busy, self.cancelling, self.recycled, self.starting
+                mode,
+                workers,
+                self.busy,
+                self.cancelling,
+                self.recycled,
+                self.starting,
+                self.long_running,
+                self.spare,
             )
+
+
+class WorkerStartError(Exception):
+    """A worker process exited or stayed silent before it was ready for records."""
 
 
 class _Slot:
     """One worker process and the app thread that feeds it; the process is replaceable."""
 
-    def __init__(self, context: ForkServerContext, counts: _Counts, memory_limit: int) -> None:
-        self.context = context
-        self.counts = counts
-        self.memory_limit = memory_limit
+    def __init__(self, pool: _Pool, *, small_only: bool, spare: bool) -> None:
+        self.pool = pool
+        self.counts = pool.counts
+        self.small_only = small_only
+        self.spare = spare
+        """Started because every worker was on a record that ran long; retires when idle
+        and another worker is free."""
         self.process: ForkServerProcess | None = None
         self.connection: Connection | None = None
         self.closed = False
         self.bloated = False
         """The worker kept more than `memory_limit` bytes after its last record."""
+        self.running_since: float | None = None
+        """When the current record began (time.monotonic()); None while idle."""
+        self.long = False
+        """The current record has run longer than LONG_RUNNING_SECONDS."""
 
-    def serve(self, jobs: _Board, small_only: bool) -> None:
-        """Take jobs until the board closes; runs on the slot's daemon thread."""
-        try:
-            self._start()  # before the first record, so it never waits for a worker to start
-        except Exception:
-            logger.exception("a chunk worker could not be started; retrying at the next record")
-        while (job := jobs.take(small_only)) is not None:
+    def serve(self) -> None:
+        """Take jobs until the board closes (or a spare is not needed); runs on the
+        slot's daemon thread."""
+        # Before the first record, so it never waits for a worker to start.
+        self._start_or_count()
+        retire = (lambda: self.pool.spare_unneeded(self)) if self.spare else None
+        while (job := self.pool.board.take(self.small_only, retire)) is not None:
             if not job.future.set_running_or_notify_cancel():
                 continue
             if job.until - time.monotonic() < MINIMUM_START_SECONDS or self.closed:
                 job.future.set_result(NotStarted())
                 continue
             self.counts.add(busy=1)
+            self.pool.began(self)
             try:
                 outcome = self._run(job)
-            except Exception:  # a bug here (or a worker that cannot start) ends only this record
+            except Exception:  # a bug here ends only this record
                 logger.exception("chunk worker failed on record %r", job.record.record_id)
                 with contextlib.suppress(Exception):
                     self.kill()
                 outcome = WorkerLost()
             finally:
+                self.pool.ended(self)
                 self.counts.add(busy=-1)
             job.future.set_result(outcome)
             if self.bloated:
                 self._refresh()
         self.kill()
+        if self.spare:
+            self.pool.retired(self)
 
     def _run(self, job: _Job) -> Outcome:
-        if self.connection is None:  # its start failed, or the last one was killed
-            self._start()
-        assert self.connection is not None
+        if self.connection is None and self.pool.fallback is None:
+            self._start_or_count()  # its start failed, or the last one was killed
+        if self.connection is None:
+            if self.pool.fallback is None:
+                return WorkerLost()
+            return self._run_in_thread(job)
         try:
             source = None if job.bridge is None else job.bridge.service.pair_source
             self.connection.send((job.record, job.settings, source))
@@ -432,7 +670,7 @@ class _Slot:
                 assert job.bridge is not None
                 self.connection.send(job.bridge.answer(message, job.until))
             output, logs, resident = message
-            self.bloated = resident > self.memory_limit
+            self.bloated = resident > self.pool.memory_limit
         except (EOFError, OSError):
             if self.closed:
                 return NotStarted()
@@ -443,15 +681,50 @@ class _Slot:
             logging.getLogger(entry.name).handle(entry)
         return Done(output)
 
+    def _run_in_thread(self, job: _Job) -> Outcome:
+        """Chunk in this slot's thread (no worker can start): it cannot be stopped, but the
+        request still answers at its deadline, and health says so while it runs long."""
+        scoring = None
+        if job.bridge is not None:
+            scoring = blocking_scoring(job.bridge.service, job.bridge.loop, job.until)
+        return Done(_chunk_safely(job.record, job.settings, scoring))
+
+    def _start_or_count(self) -> None:
+        """Start a worker; a failure is logged and counted (enough of them: threads)."""
+        if self.pool.fallback is not None or self.closed:
+            return
+        try:
+            self._start()
+        except Exception as error:  # any reason at all: the record still gets an answer
+            why = str(error) if isinstance(error, WorkerStartError) else type(error).__name__
+            logger.warning("a chunk worker could not be started: %s", why)
+            self.pool.start_failed(why)
+        else:
+            self.pool.started()
+
     def _start(self) -> None:
         self.counts.add(starting=1)
         try:
-            receiving, sending = self.context.Pipe()
-            process = self.context.Process(
+            receiving, sending = self.pool.context.Pipe()
+            process = self.pool.context.Process(
                 target=_serve, args=(sending,), name="chunk-worker", daemon=True
             )
             process.start()  # returns once the forkserver (warm) has forked the worker
             sending.close()
+            try:
+                ready = receiving.poll(WORKER_READY_SECONDS) and receiving.recv() == _READY
+            except (EOFError, OSError):
+                ready = False
+            if not ready:
+                with contextlib.suppress(OSError, ValueError):
+                    process.kill()
+                process.join(STOP_GRACE_SECONDS)
+                receiving.close()
+                raise WorkerStartError(
+                    f"the worker process ended before it was ready (exit code {process.exitcode})"
+                    if process.exitcode is not None
+                    else f"the worker process was not ready within {WORKER_READY_SECONDS:g} s"
+                )
             self.process, self.connection = process, receiving
         finally:
             self.counts.add(starting=-1)
@@ -462,7 +735,7 @@ class _Slot:
         try:
             self.kill()
             if not self.closed:
-                self._start()
+                self._start_or_count()
         finally:
             self.counts.add(cancelling=-1)
 
@@ -471,7 +744,7 @@ class _Slot:
         self.bloated = False
         self.kill()
         if not self.closed:
-            self._start()
+            self._start_or_count()
 
     def kill(self) -> None:
         process, connection = self.process, self.connection
@@ -518,6 +791,9 @@ class ThreadChunker:
 
     def state(self) -> ChunkerState:
         return self._counts.state("thread", 0)
+
+    def close_now(self) -> None:
+        return None
 
     async def aclose(self) -> None:
         return None
@@ -572,6 +848,7 @@ def _chunk_safely(
 def _serve(connection: Connection) -> None:
     """A worker process: chunk each record it is sent, until the app closes the pipe."""
     _die_with_parent()
+    connection.send(_READY)
     collected = _Collector()
     root = logging.getLogger()
     root.addHandler(collected)
@@ -603,6 +880,22 @@ def _die_with_parent() -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
+
+
+def exit_with_parent() -> None:
+    """Exit this process (the forkserver) once the app that started it is gone, even if
+    the app was SIGKILLed; its workers then die too (they asked for PR_SET_PDEATHSIG).
+
+    The forkserver's own check (its pipe from the app reaching end of file) did not fire
+    when the app was SIGKILLed, so a thread watches the parent's process id instead."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 class _Collector(logging.Handler):
