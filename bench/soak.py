@@ -65,6 +65,22 @@ PATHOLOGICAL: tuple[tuple[str, Callable[[], dict[str, object]]], ...] = (
     ("'[' x 100k", lambda: {"text": "[" * 100_000}),
     ("half-open intervals", lambda: {"text": "The value lies in [0, 1) here. " * 5_000}),
     ("log excerpts", lambda: {"text": "2024-01-01 [INFO worker started\n" * 5_000}),
+    # Issue 26, item 4: a window per word. The largest overlap allowed (below half the
+    # window) still makes a window every few words, each its text sent twice: the
+    # answer caps refuse what would not fit, the rest is answered.
+    (
+        "words, widest overlap",
+        lambda: {
+            "text": "word " * 12_000,
+            "strategy": "words",
+            "wordsPerChunk": 200,
+            "wordOverlap": 99,
+        },
+    ),
+    (
+        "words, small windows",
+        lambda: {"text": "word " * 60_000, "strategy": "words", "wordsPerChunk": 3},
+    ),
     (
         "sentences mode",
         lambda: {"text": "A sentence here. " * 60_000, "textSplitMode": "sentences"},
