@@ -2,17 +2,18 @@
 
 - `vector`: exact cosine over the embedded texts (the index's HNSW approximates it).
 - `keyword`: BM25 (bm25s, Lucene's variant, k1 1.2 and b 0.75 as the service sets them)
-  over the fields the index makes searchable: `chunk` (the embedded text), `title` and
-  `headings`, each its own BM25 field, the scores added, as a `searchMode=any` query over
-  several fields adds them. Text is lower-cased and cut at word boundaries with no
-  stemming and no stop words, as the service's default `standard.lucene` analyzer does.
+  over the fields the index makes searchable (`infra.search_definitions.FULL_TEXT_FIELDS`:
+  `chunk`, the embedded text, and `title`), each its own BM25 field, the scores added, as
+  a `searchMode=any` query over several fields adds them. Text is lower-cased and cut at
+  word boundaries with no stemming and no stop words, as the service's default
+  `standard.lucene` analyzer does.
   A Split-skill index has no headings, and its `title` is the file name, as the portal's
   import wizard maps `metadata_storage_name`.
 - `hybrid`: Reciprocal Rank Fusion of the two rankings, each cut at HYBRID_DEPTH, with
   k = 60, the constant the service documents.
 - `semantic`: the hybrid top HYBRID_DEPTH reranked by a local cross-encoder reading the
   question with each chunk's embedded text. It only approximates the service's semantic
-  ranker (a Microsoft model we cannot run, reading `title`, `chunk` and `headings` of
+  ranker (a Microsoft model we cannot run, reading `title` and `chunk` of
   the semantic configuration), so it is reported as its own mode, never as Azure's.
 """
 
@@ -83,11 +84,7 @@ def keyword_scores(chunks: Sequence[EvalChunk], queries: Sequence[str]) -> npt.N
     """BM25 score of every chunk for every query: the searchable fields' scores added."""
     bm25s = _bm25s()
 
-    fields = (
-        [chunk.text for chunk in chunks],
-        [chunk.title for chunk in chunks],
-        [" ".join(chunk.headings) for chunk in chunks],
-    )
+    fields = ([chunk.text for chunk in chunks], [chunk.title for chunk in chunks])
     query_tokens = _tokenize(queries)
     total = np.zeros((len(queries), len(chunks)), dtype=np.float64)
     for texts in fields:

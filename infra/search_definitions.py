@@ -102,7 +102,15 @@ SEMANTIC_CONFIGURATION = "chunks"
 SEMANTIC_TITLE_FIELD = "title"
 SEMANTIC_CONTENT_FIELDS = ("chunk",)
 """The text the ranker reads first: the embedded text (title, heading path, content)."""
-SEMANTIC_KEYWORD_FIELDS = ("headings",)
+SEMANTIC_KEYWORD_FIELDS: tuple[str, ...] = ()
+"""None: the heading path is already in `chunk`, and a keywords field must be searchable,
+which `headings` is not (see FULL_TEXT_FIELDS)."""
+FULL_TEXT_FIELDS = ("chunk", "title")
+"""The fields a keyword query reads. `chunk` holds the title and heading path in front of
+the content, so a searchable `headings`, `header_<n>` or `file_name` would count the same
+words two or three times more, and BM25 would then rank the short chunks of the right
+page over the one holding the answer (docs/guide/evaluation.md, "What goes in the
+keyword index")."""
 OFFSET_FIELD = "offset"
 """Where the chunk starts in its document's source, in code points."""
 LENGTH_FIELD = "length"
@@ -328,13 +336,19 @@ def build_index(setup: SearchSetup) -> SearchIndex:
             analyzer_name="keyword",
         ),
         SearchField(name=PARENT_KEY_FIELD, type=text, filterable=True),
-        SearchField(name="chunk", type=text, searchable=True),
+        SearchField(name="chunk", type=text, searchable="chunk" in FULL_TEXT_FIELDS),
         SearchField(name="content", type=text, searchable=False),
-        SearchField(name="title", type=text, searchable=True, filterable=True, facetable=True),
+        SearchField(
+            name="title",
+            type=text,
+            searchable="title" in FULL_TEXT_FIELDS,
+            filterable=True,
+            facetable=True,
+        ),
         SearchField(
             name="headings",
             type="Collection(Edm.String)",
-            searchable=True,
+            searchable="headings" in FULL_TEXT_FIELDS,
             filterable=True,
             facetable=True,
         ),
@@ -342,7 +356,13 @@ def build_index(setup: SearchSetup) -> SearchIndex:
         SearchField(name="anchor", type=text, filterable=True),
         SearchField(name="ordinal", type="Edm.Int32", filterable=True, sortable=True),
         SearchField(name="chunk_hash", type=text, filterable=True),
-        SearchField(name="file_name", type=text, searchable=True, filterable=True, facetable=True),
+        SearchField(
+            name="file_name",
+            type=text,
+            searchable="file_name" in FULL_TEXT_FIELDS,
+            filterable=True,
+            facetable=True,
+        ),
         SearchField(
             name=VECTOR_FIELD,
             type="Collection(Edm.Single)",
@@ -356,10 +376,13 @@ def build_index(setup: SearchSetup) -> SearchIndex:
         SearchField(name=LENGTH_FIELD, type="Edm.Int32"),
         SearchField(name="pageNumberFrom", type="Edm.Int32", filterable=True, sortable=True),
         SearchField(name="pageNumberTo", type="Edm.Int32", filterable=True, sortable=True),
-        # Searchable only, as in a Layout index: a heading has no length limit, and a
-        # filterable string over 32,766 bytes would fail the document (`headings` is the
-        # field to filter on).
-        *(SearchField(name=name, type=text, searchable=True) for name in HEADER_FIELDS),
+        # Retrievable only: a heading has no length limit, so a filterable string over
+        # 32,766 bytes would fail the document (`headings` is the field to filter on), and
+        # the heading's words are already searchable in `chunk`.
+        *(
+            SearchField(name=name, type=text, searchable=name in FULL_TEXT_FIELDS)
+            for name in HEADER_FIELDS
+        ),
     ]
     vector_search = VectorSearch(
         algorithms=[

@@ -110,7 +110,7 @@ def test_definitions_round_trip_through_the_sdk_models_and_json() -> None:
     assert rebuilt_skillset.index_projection is not None
 
 
-def test_the_index_has_a_semantic_configuration_for_title_chunk_and_headings() -> None:
+def test_the_index_has_a_semantic_configuration_for_title_and_chunk() -> None:
     _, index, _, _ = wire()
     semantic = index["semantic"]
     (configuration,) = semantic["configurations"]
@@ -118,7 +118,7 @@ def test_the_index_has_a_semantic_configuration_for_title_chunk_and_headings() -
     assert configuration["prioritizedFields"] == {
         "titleField": {"fieldName": "title"},
         "prioritizedContentFields": [{"fieldName": "chunk"}],
-        "prioritizedKeywordsFields": [{"fieldName": "headings"}],
+        "prioritizedKeywordsFields": [],
     }
 
 
@@ -381,7 +381,8 @@ def test_the_index_has_a_field_for_each_heading_level_and_the_projection_fills_i
     for level in range(1, 7):
         field = _field(index, f"header_{level}")
         assert field["type"] == "Edm.String"
-        assert field["searchable"] is True
+        # Retrievable only: the heading's words are searchable in `chunk` already.
+        assert field["searchable"] is False
         mapping = _mapping(skillset, f"header_{level}")
         assert mapping["source"] == f"/document/chunks/*/sections/h{level}"
     assert not any(f["name"] == "header_7" for f in index["fields"])
@@ -390,3 +391,17 @@ def test_the_index_has_a_field_for_each_heading_level_and_the_projection_fills_i
 def test_the_deploy_script_reads_only_what_the_bicep_outputs() -> None:
     outputs = set(parsed_bicep()["main"]["outputs"])
     assert set(deploy.BICEP_OUTPUTS) <= outputs, set(deploy.BICEP_OUTPUTS) - outputs
+
+
+def test_a_keyword_query_reads_the_chunk_and_the_title_only() -> None:
+    """The heading path and title are in `chunk`; searchable `headings`, `header_<n>` or
+    `file_name` would count them again and rank short chunks of the right page first."""
+    _, index, _, _ = wire()
+    searchable = {
+        f["name"]
+        for f in index["fields"]
+        if f.get("searchable")
+        and f["type"] in ("Edm.String", "Collection(Edm.String)")
+        and f.get("analyzer") != "keyword"  # the key, matched whole
+    }
+    assert searchable == {"chunk", "title"}
