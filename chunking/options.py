@@ -48,12 +48,14 @@ DEFAULT_HEADING_SEPARATOR = " › "
 """Joins the title and headings in the prefix of each embedded text."""
 DEFAULT_PREFIX_SEPARATOR = "\n\n"
 """Separates the title/heading prefix from the chunk content."""
-SECTIONS_APART_FILL = 0.25
-"""With sections apart (the default), a chunk ends at the first heading once it holds a
-quarter of its room: one section per chunk, except sections too small to stand alone.
-Against packing small sections together (samples/eval, e5-small, 180 questions):
-answer-complete@5 +3.3 points at 512 tokens, +1.1 at 256, +5.0 at 2000 characters.
-A fill of 0, 0.1 or 0.25 retrieves the same; 0.25 makes the fewest chunks."""
+SECTIONS_APART_FILL = 0.75
+"""With sections apart (the default), a chunk ends at the first heading once it holds
+three quarters of its room: a chunk is a run of whole sections, and a section that
+starts late in a chunk begins the next one instead of being cut across two. A quarter
+(the default until the evaluation read question sets written by others) made chunks
+half the size of the Split skill's, so five of them held too little: worse at equal k on
+pages of many small sections, in keyword and hybrid search above all; packing with no
+fill cuts sections across chunks. docs/results has the per-set tables."""
 
 
 class Sections(Enum):

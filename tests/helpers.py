@@ -134,8 +134,18 @@ def paths_and_anchors(text: str, limit: int = 300) -> list[tuple[tuple[str, ...]
     Asserts that every chunk is a slice of the source.
     """
     document = chunk_document(
-        text, options=ChunkOptions(limits=Limits(Unit.CHARACTERS, limit, 0)), format="markdown"
+        text,
+        options=ChunkOptions(
+            limits=Limits(Unit.CHARACTERS, limit, 0), section_fill=SECTION_PER_CHUNK
+        ),
+        format="markdown",
     )
     for chunk in document.chunks:
         assert chunk.content == document.source[chunk.start : chunk.end]
     return [(chunk.headings, chunk.anchor) for chunk in document.chunks]
+
+
+SECTION_PER_CHUNK = 0.25
+"""A section fill at which each small section of a test page is a chunk of its own, so a
+test about heading paths sees every section's path (the default, 0.75, would pack a few
+of these short sections together under their common parent)."""

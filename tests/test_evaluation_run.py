@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chunking.options import Unit
+from chunking.options import SECTIONS_APART_FILL, Unit
 from evaluation.__main__ import build_parser, grid_from, main
 from evaluation.run import Cost, SettingResult, recommend
 from evaluation.settings import Grid, Setting, resolve_overlap
@@ -66,7 +66,7 @@ def test_every_axis_of_ours_multiplies_only_our_rows() -> None:
         maximums=(512,),
         overlaps=("12%",),
         strip_markup=(False, True),
-        section_fills=(None, 0.0, 0.25),
+        section_fills=(None, 0.0, SECTIONS_APART_FILL),
         chunkers=("ours", "split-skill"),
     )
     settings, _ = grid.settings()

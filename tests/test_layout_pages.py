@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from chunking import ChunkOptions, Limits, Unit, chunk_document
 from chunking.outline import BlockKind
 from chunking.pipeline import parse
-from tests.helpers import chunk_and_audit
+from tests.helpers import SECTION_PER_CHUNK, chunk_and_audit
 from tests.layout_markdown import (
     FURNITURE_WORDS,
     LAYOUT_PARAGRAPHS,
@@ -281,7 +281,10 @@ def test_a_page_header_before_the_first_heading_is_no_part_of_the_path() -> None
     text = (SAMPLES / "layout-report.md").read_text(encoding="utf-8")
     assert text.startswith("<!-- PageHeader=")
     bare = text.split("\n", 1)[1]
-    first, bare_first = (chunk_document(t, format="markdown").chunks[0] for t in (text, bare))
+    apart = ChunkOptions(section_fill=SECTION_PER_CHUNK)
+    first, bare_first = (
+        chunk_document(t, options=apart, format="markdown").chunks[0] for t in (text, bare)
+    )
     assert first.headings == bare_first.headings == ("Summary",)
     assert first.outline_path == bare_first.outline_path
     assert first.text.startswith("Contoso Operations Review 2025 › Summary\n")

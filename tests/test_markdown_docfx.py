@@ -15,12 +15,12 @@ from chunking.formats.markdown import markdown_it_parser
 from chunking.formats.markdown.outline import parse_markdown
 from chunking.outline import BlockKind
 from chunking.sections import SectionTree
-from tests.helpers import chunk_and_audit, embedded_content, paths_and_anchors
+from tests.helpers import SECTION_PER_CHUNK, chunk_and_audit, embedded_content, paths_and_anchors
 from tests.strategies import HEADING_WORDS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
-SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
-ROOMY = ChunkOptions(limits=Limits(Unit.CHARACTERS, 420, 0))
+SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0), section_fill=SECTION_PER_CHUNK)
+ROOMY = ChunkOptions(limits=Limits(Unit.CHARACTERS, 420, 0), section_fill=SECTION_PER_CHUNK)
 """Room for a `P:` paragraph under a long path, never for two (see `chunk_paths`)."""
 
 
@@ -502,7 +502,8 @@ def test_a_chunk_across_the_end_of_a_group_has_the_enclosing_path() -> None:
     # ("Learn more..."), which would else start a chunk and pull the next section in.
     body = "Words of the tab go here. " * 3
     text = f"## S\n\n### [A](#tab/a)\n\n{body}\n\n---\n\nBack in S.\n\n## T\n\n{body}\n"
-    document = chunk_document(text, options=ChunkOptions(limits=Limits(Unit.CHARACTERS, 400, 0)))
+    options = ChunkOptions(limits=Limits(Unit.CHARACTERS, 400, 0), section_fill=SECTION_PER_CHUNK)
+    document = chunk_document(text, options=options)
     assert [c.headings for c in document.chunks] == [("S",), ("T",)]
     assert document.chunks[0].content.endswith("Back in S.")
 

@@ -12,11 +12,11 @@ from chunking import ChunkOptions, Limits, Unit, chunk_document
 from chunking.formats.markdown import markdown_it_parser
 from chunking.formats.markdown.blocks import heading_id
 from chunking.formats.markdown.outline import parse_markdown
-from tests.helpers import paths_and_anchors
+from tests.helpers import SECTION_PER_CHUNK, paths_and_anchors
 from tests.strategies import ANCHOR_ID, headings_of
 
 DIALECTS = Path(__file__).parent / "fixtures" / "markdown" / "dialects"
-SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0))
+SMALL = ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0), section_fill=SECTION_PER_CHUNK)
 
 
 def outline_headings(text: str) -> list[tuple[int, str, str | None]]:

@@ -189,7 +189,8 @@ def test_batches_stay_within_the_services_limits(
 ) -> None:
     for number in range(3):
         page = tmp_path / f"long-{number}.md"
-        page.write_text("".join(f"## Part {n}\n\n{'word ' * 50}\n\n" for n in range(1200)))
+        # Parts as long as a chunk, so each is one: over 1,000 chunks per document.
+        page.write_text("".join(f"## Part {n}\n\n{'word ' * 400}\n\n" for n in range(1200)))
     summary = _push(search, openai, [tmp_path])
     assert summary.ok
     assert summary.uploaded > 1000

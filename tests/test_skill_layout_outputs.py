@@ -27,6 +27,8 @@ LEVELS = [f"h{level}" for level in range(1, 7)]
 SKIPPED = """# Guide
 
 Intro to the guide, long enough to be its own chunk with a few more words in it.
+It fills three quarters of the room, so the next heading starts a chunk of its own.
+That is how sections stay apart: a heading ends a chunk that is this full.
 
 ### Deep
 

@@ -12,9 +12,11 @@ from chunking.formats.titles import (
     TITLE_MAX_CHARACTERS,
     same_title,
 )
+from tests.helpers import SECTION_PER_CHUNK
 
 CHARACTERS = ChunkOptions(
-    limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=1000, page_overlap_length=0)
+    limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=1000, page_overlap_length=0),
+    section_fill=SECTION_PER_CHUNK,
 )
 
 
