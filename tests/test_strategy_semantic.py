@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.corpus_audit import main as audit_main
@@ -317,8 +317,30 @@ PROSE = st.lists(
 ).map("\n\n".join)
 
 
+# Found by hypothesis in a fresh-clone CI run: a heading-only `###` section and a `#`
+# section share a chunk whose prefix (their common parent, the root) is shorter than the
+# `#` path the fill was measured against.
+SHARED_SMALL_SECTIONS = (
+    "Swwbcvil pndqmsog yq fxwrkl xwxqnjxlyx. Avkpxgsfsf yijbxkezhm qjhp xfh"
+    "yrbsz cnz hsgt. Ktqke x jkvbw texpaz. Ztfxvibzhl zgik vnu hgqbwauv b t"
+    "f. Zdcl outqppz wktsicmfj sprryyxqcx ojz bjjlm rwksuifpvy yl qbxhpdsof"
+    " zaiebexsfr vik. Posezwaiwf jjhrfj mhwurertye vqshpqqqxa sbayigvnhw hs"
+    "gt ecbblx exdyrduahm tqtyerd. Fi msc chddzux ux.\n\n### Bchglmdmc jar bm"
+    "soqehuoo rjiupphduu jvdoxrazcc coshjpsrp.\n\n# Qqbzcls fnupqx myrdvf qcg"
+    "tgmbj qpjvbnabtj toj caclatsh ba a.\n\nPwviicjddd rviax hi hhr jsuwpta d"
+    "m ehhi. Wbcutgbi yihdpbepxi kd. Ky yqgh vmk efxzsflx ax iksah. Br qocd"
+    "nj wtiwe d. St v vnh xgzxkyy fx sd pc g xsxwb gvzfuxhnps jyh udltoqp u"
+    "d qdc dttoyydpl ucnqjsaia jmespuozpn ksuwpcms.\n\nVxaizrgbkt qo rqu tfk "
+    "wfq cdzzofa a. Aaaaaa aaaaaaaaaa aaaaaa a aaaa aaaaaa aaaaaa a aaa aa "
+    "a.\n\nAa a aaa aa a.\n\nA a a. A a a. A a a. Aa aa aa a a. Aa a a. Aa a a "
+    "aa aa.\n\nAa a aa. Aa aa a.\n\nA a aaaa a a a a. A a a a aa a a aa. A a a."
+    "\n\nAaa a a."
+)
+
+
 @settings(max_examples=60, deadline=None)
 @given(PROSE, st.integers(300, 1200), st.sampled_from([0.1, 0.25, 0.4, 0.5]))
+@example(SHARED_SMALL_SECTIONS, 395, 0.5)
 def test_no_chunk_is_under_min_fill_but_a_sections_last(
     text: str, maximum: int, min_fill: float
 ) -> None:
@@ -334,6 +356,10 @@ def test_no_chunk_is_under_min_fill_but_a_sections_last(
     for chunk, following in itertools.pairwise(chunks):
         if following.start in heading_starts:
             continue  # the last chunk of its section (or of sections too small to stand alone)
+        if sum(chunk.start <= start < chunk.end for start in heading_starts) > 1:
+            # Sections too small to stand alone share the chunk, so its prefix is their
+            # common parent: shorter than the path whose room the fill was measured in.
+            continue
         prefix = len(chunk.text) - len(chunk.content)
         room = maximum - prefix
         # Trailing whitespace trimmed off a cut costs a character or two of the fill.
