@@ -409,17 +409,22 @@ def _points_away(link: Element) -> bool:
 
 
 _FILE_NAME = re.compile(
-    r"\S+\.(?:jpe?g|png|gif|webp|svg|bmp|tiff?|avif)|[^\s_-]*(?:[_-][^\s_-]*){2,}",
+    r"\S+\.(?:jpe?g|png|gif|webp|svg|bmp|tiff?|avif)|(?=\S*[^\W_])[^\s_-]*(?:[_-][^\s_-]*){2,}",
     re.IGNORECASE,
 )
 """An image's alt text that is a file or slug name (`IMG_3886.jpg`, `0226-hotel-swipe-02`,
-`update_graphic_red_bar`): one word with an image extension or two or more `-`/`_`."""
+`update_graphic_red_bar`): one word with an image extension or two or more `-`/`_`
+between letters or digits (`--` alone is no name: it stays, as any other alt text)."""
 
 
 def image_description(image: Element) -> str:
     """What an `<img>`'s alt text says in words: "" when it is empty or a file or slug
     name, which CMSs fill in by default and which describes nothing."""
-    alt = image.get("alt") or ""
+    return alt_description(image.get("alt") or "")
+
+
+def alt_description(alt: str) -> str:
+    """`alt` unless it is blank or a file or slug name (then "")."""
     if not alt.strip() or _FILE_NAME.fullmatch(alt.strip()):
         return ""
     return alt
