@@ -125,6 +125,8 @@ class SoakTally:
     """Health said "ok" while every worker was on a record that had run long."""
     kinds: dict[str, int] = field(default_factory=dict)
     statuses: dict[int, int] = field(default_factory=dict)
+    turned_away: int = 0
+    """503s because the memory budget had no room in time (MEMORY_BUDGET_BYTES)."""
     lost: list[str] = field(default_factory=list)
     """Requests not answered at all (connection error or client timeout)."""
     probes: int = 0
@@ -222,6 +224,8 @@ def _send(
         family = kind.split(":", maxsplit=1)[0]
         tally.kinds[family] = tally.kinds.get(family, 0) + 1
         tally.statuses[response.status_code] = tally.statuses.get(response.status_code, 0) + 1
+        if response.status_code == httpx.codes.SERVICE_UNAVAILABLE:
+            tally.turned_away += b"MEMORY_BUDGET_BYTES" in response.content
         if elapsed > deadline + LATE_GRACE_SECONDS:
             tally.late.append((kind, elapsed))
         if kind == "normal":
@@ -444,6 +448,7 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
     rows = [
         ("requests", f"{tally.requests} ({json.dumps(tally.kinds)})"),
         ("HTTP statuses", json.dumps(tally.statuses)),
+        ("503s because memory had no room in time", f"{tally.turned_away}"),
         ("records sent / answered", f"{tally.records_sent} / {tally.records_answered}"),
         ("requests not answered", f"{len(tally.lost)}"),
         ("answers after the deadline", f"{len(tally.late)}"),

@@ -278,7 +278,7 @@ def admit_records(
         size = sys.getsizeof(text) if isinstance(text, str) else 0
         total = body_bytes + decoded + size + answer_allowance(characters + length, cap)
         if cost and total > reserved:
-            alone = body_bytes + cost > budget
+            alone = cost > budget  # its own share of the body is in its cost
             refused[index] = failed_record(
                 record.record_id,
                 _too_big(length, cost, budget) if alone else _no_room(length, reserved),
