@@ -131,12 +131,19 @@ class MemoryBudget:
             await asyncio.wait_for(
                 asyncio.shield(waiter.admitted), max(until - time.monotonic(), 0)
             )
-        except TimeoutError:
+        except BaseException as error:  # timed out, or the request was cancelled
             with self._lock:
-                if not waiter.admitted.done():
+                # Granted under the lock, maybe just before its wake-up call ran.
+                granted = waiter.granted
+                if not granted:
                     self._waiters.remove(waiter)
-                    self._turned_away += 1
-                    return None
+                    self._turned_away += isinstance(error, TimeoutError)
+            if not isinstance(error, TimeoutError):
+                if granted:
+                    self.give_back(cost, ended=True)
+                raise
+            if not granted:
+                return None
         return Reservation(self, cost)
 
     def state(self) -> BudgetState:
@@ -164,6 +171,7 @@ class MemoryBudget:
                 if self._used + waiter.cost <= self.budget:
                     self._waiters.remove(waiter)
                     self._take(waiter.cost)
+                    waiter.granted = True
                     waiter.loop.call_soon_threadsafe(_admit, waiter.admitted)
 
 
@@ -172,11 +180,13 @@ def _admit(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Waiter:
     cost: int
     loop: asyncio.AbstractEventLoop
     admitted: asyncio.Future[None]
+    granted: bool = False
+    """Set under the budget's lock when its cost was taken for it."""
 
 
 class Reservation:
@@ -214,6 +224,11 @@ class Reservation:
         if not self._released:
             self._released = True
             self._budget.give_back(self.cost, ended=True)
+
+    def __del__(self) -> None:
+        # A backstop: a response whose background task never ran (the client went away
+        # first) must not keep its bytes reserved for ever.
+        self.release()
 
 
 def answer_allowance(characters: int, max_response_bytes: int) -> int:

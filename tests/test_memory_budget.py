@@ -236,3 +236,34 @@ def test_records_past_the_reservation_are_refused_one_by_one_in_order() -> None:
     assert admitted.cost <= 2 * one
     merged = admitted.merge([failed_record(record.record_id) for record in admitted.records])
     assert [output.record_id for output in merged] == ["0", "1", "2", "3"]
+
+
+def test_a_reservation_nobody_released_is_given_back_when_it_is_dropped() -> None:
+    """A response whose background task never ran (its client went away) must not keep
+    its bytes reserved for ever."""
+
+    async def scenario() -> int:
+        budget = MemoryBudget(100)
+        reservation = await budget.reserve(40, time.monotonic() + 1)
+        assert budget.state().in_flight == 40
+        del reservation
+        return budget.state().in_flight
+
+    assert asyncio.run(scenario()) == 0
+
+
+def test_a_waiter_whose_request_is_cancelled_leaves_nothing_reserved() -> None:
+    async def scenario() -> tuple[int, int, int]:
+        budget = MemoryBudget(100)
+        first = await budget.reserve(70, time.monotonic() + GIVE_UP_SECONDS)
+        assert first is not None
+        waiter = asyncio.create_task(budget.reserve(60, time.monotonic() + GIVE_UP_SECONDS))
+        await asyncio.sleep(0)
+        waiter.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+        first.release()
+        state = budget.state()
+        return state.in_flight, state.waiting, state.turned_away
+
+    assert asyncio.run(scenario()) == (0, 0, 0)
