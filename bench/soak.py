@@ -125,6 +125,8 @@ class SoakTally:
     """Health said "ok" while every worker was on a record that had run long."""
     kinds: dict[str, int] = field(default_factory=dict)
     statuses: dict[int, int] = field(default_factory=dict)
+    turned_away: int = 0
+    """503s because the memory budget had no room in time (MEMORY_BUDGET_BYTES)."""
     lost: list[str] = field(default_factory=list)
     """Requests not answered at all (connection error or client timeout)."""
     probes: int = 0
@@ -133,6 +135,11 @@ class SoakTally:
     health_states: dict[str, int] = field(default_factory=dict)
     faults: dict[str, int] = field(default_factory=dict)
     peak_rss_mb: float = 0.0
+    peak_reading: TreeMemory | None = None
+    """The tree's reading at its peak RSS: who held it."""
+    peak_app_mb: float = 0.0
+    peak_workers_mb: float = 0.0
+    peak_pss_mb: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, table: dict[str, int] | dict[int, int], key: object) -> None:
@@ -217,6 +224,8 @@ def _send(
         family = kind.split(":", maxsplit=1)[0]
         tally.kinds[family] = tally.kinds.get(family, 0) + 1
         tally.statuses[response.status_code] = tally.statuses.get(response.status_code, 0) + 1
+        if response.status_code == httpx.codes.SERVICE_UNAVAILABLE:
+            tally.turned_away += b"MEMORY_BUDGET_BYTES" in response.content
         if elapsed > deadline + LATE_GRACE_SECONDS:
             tally.late.append((kind, elapsed))
         if kind == "normal":
@@ -270,38 +279,88 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
                     tally.stuck_but_ok += 1
 
 
-def _tree_rss_mb(root: int) -> float:
-    """Resident memory of `root` and every process below it, in MB."""
-    parents: dict[int, int] = {}
+@dataclass(frozen=True, slots=True)
+class TreeMemory:
+    """One reading of the server's process tree: resident memory by role, in MB.
+
+    RSS counts a page shared by the forkserver and the workers it forked once per process
+    (what the soak's goal has always summed); PSS splits each shared page among its
+    sharers, so the tree's PSS is what the processes take from the instance together."""
+
+    app_mb: float
+    forkserver_mb: float
+    workers_mb: float
+    workers: int
+    pss_mb: float
+
+    @property
+    def rss_mb(self) -> float:
+        return self.app_mb + self.forkserver_mb + self.workers_mb
+
+
+def _children(root: int) -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                parents[int(entry.name)] = int(
-                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
-                )
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, IndexError, ValueError):
                 continue
+            children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def _kib(pid: int, path: str, field_name: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/{path}").read_text().splitlines():
+            if line.startswith(field_name):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return 0
+
+
+def tree_memory(root: int) -> TreeMemory:
+    """Resident memory of `root` (the app), its forkserver and the workers below it."""
+    children = _children(root)
+    forkservers = [
+        pid
+        for pid in children.get(root, [])
+        if _kib(pid, "status", "VmRSS:") and _is_forkserver(pid)
+    ]
     family, todo = {root}, [root]
     while todo:
-        current = todo.pop()
-        for pid, parent in parents.items():
-            if parent == current and pid not in family:
+        for pid in children.get(todo.pop(), []):
+            if pid not in family:
                 family.add(pid)
                 todo.append(pid)
-    total_kib = 0
-    for pid in family:
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total_kib += int(line.split()[1])
-        except OSError:
-            continue
-    return total_kib / KIB
+    workers = family - {root, *forkservers}
+    rss = {pid: _kib(pid, "status", "VmRSS:") for pid in family}
+    pss = sum(_kib(pid, "smaps_rollup", "Pss:") for pid in family)
+    return TreeMemory(
+        app_mb=rss[root] / KIB,
+        forkserver_mb=sum(rss[pid] for pid in forkservers) / KIB,
+        workers_mb=sum(rss[pid] for pid in workers) / KIB,
+        workers=sum(1 for pid in workers if rss[pid]),
+        pss_mb=pss / KIB,
+    )
+
+
+def _is_forkserver(pid: int) -> bool:
+    try:
+        return b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def _watch_memory(root: int, stop_at: float, tally: SoakTally) -> None:
     while time.monotonic() < stop_at:
-        tally.peak_rss_mb = max(tally.peak_rss_mb, _tree_rss_mb(root))
+        reading = tree_memory(root)
+        if reading.rss_mb > tally.peak_rss_mb:
+            tally.peak_rss_mb, tally.peak_reading = reading.rss_mb, reading
+        tally.peak_app_mb = max(tally.peak_app_mb, reading.app_mb)
+        tally.peak_workers_mb = max(tally.peak_workers_mb, reading.workers_mb)
+        tally.peak_pss_mb = max(tally.peak_pss_mb, reading.pss_mb)
         time.sleep(RSS_INTERVAL_SECONDS)
 
 
@@ -358,6 +417,15 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
+def _breakdown(reading: TreeMemory | None) -> str:
+    if reading is None:
+        return "-"
+    return (
+        f"{reading.app_mb:.0f} / {reading.forkserver_mb:.0f} / {reading.workers_mb:.0f} MB "
+        f"({reading.workers} workers; PSS {reading.pss_mb:.0f} MB)"
+    )
+
+
 def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> int:
     p50 = _percentile(tally.normal_latencies, 0.5)
     p99 = _percentile(tally.normal_latencies, 0.99)
@@ -380,6 +448,7 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
     rows = [
         ("requests", f"{tally.requests} ({json.dumps(tally.kinds)})"),
         ("HTTP statuses", json.dumps(tally.statuses)),
+        ("503s because memory had no room in time", f"{tally.turned_away}"),
         ("records sent / answered", f"{tally.records_sent} / {tally.records_answered}"),
         ("requests not answered", f"{len(tally.lost)}"),
         ("answers after the deadline", f"{len(tally.late)}"),
@@ -394,6 +463,9 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         ('health "ok" while every worker was stuck', f"{tally.stuck_but_ok}"),
         ("health states seen", json.dumps(tally.health_states)),
         ("peak RSS, server and workers", f"{tally.peak_rss_mb:.0f} MB"),
+        ("at that peak: app / forkserver / workers", _breakdown(tally.peak_reading)),
+        ("peak of each: app / workers (all) / tree PSS",
+         f"{tally.peak_app_mb:.0f} / {tally.peak_workers_mb:.0f} / {tally.peak_pss_mb:.0f} MB"),
     ]  # fmt: skip
     for name, value in rows:
         print(f"| {name} | {value} |")

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skills.contract import RESPONSE_CLOSE, RESPONSE_OPEN, failed_record, render_record
-from skills.settings import ENV_MAX_RESPONSE_BYTES
+from skills.settings import ENV_MAX_RESPONSE_BYTES, SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.contract import OutputRecord
+    from skills.settings import Settings
 
 FLOAT_JSON_BYTES = 25
 """The most bytes one vector value takes in the answer: the longest repr of a float
@@ -30,6 +31,59 @@ VECTOR_FRAME_BYTES = len(',"embedding":[]')
 def vector_bytes(dimensions: int) -> int:
     """At most how many bytes one chunk's vector adds to the answer."""
     return VECTOR_FRAME_BYTES + dimensions * FLOAT_JSON_BYTES
+
+
+JSON_BYTES_PER_CHARACTER = 6
+"""The most bytes one character of a string takes in the answer (a `\\uXXXX` escape)."""
+CHUNK_FIELDS_BYTES = 1_024
+"""More than what a chunk's fields other than its strings take in the answer (names,
+offsets and lengths in three units, ordinal, size, id, page numbers)."""
+
+
+def refused_alone(output: OutputRecord, settings: Settings | SettingsError) -> OutputRecord:
+    """`output`, or its refusal when its answer alone (with the vectors the settings'
+    provider adds) would pass MAX_RESPONSE_BYTES; the same verdict `AnswerCap` gives.
+
+    Worker processes call it on what they chunked, so an answer that can never be sent
+    does not cross to the app, which would hold it several times over only to refuse it
+    (the soak's 16-million-character record: ~400 MB of answer). Records that surely fit
+    are not rendered here (`_surely_fits`)."""
+    if isinstance(settings, SettingsError) or not chunk_count(output):
+        return output
+    embeds = settings.embedding.provider != "none"
+    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
+    limit = settings.max_response_bytes
+    if _surely_fits(output, limit, per_chunk):
+        return output
+    return AnswerCap(limit, per_chunk).keep([output])[0]
+
+
+def _surely_fits(output: OutputRecord, limit: int, per_chunk: int) -> bool:
+    """An upper bound of the record's answer is within `limit` (every string escaped at
+    its longest; `text` twice, as `textItems` repeats it)."""
+    chunks = output.data.get("chunks")
+    if not isinstance(chunks, list):
+        return False
+    characters = 0
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            return False
+        characters += sum(map(_string_characters, chunk.values()))
+        characters += _string_characters(chunk.get("text"))
+    messages = sum(map(len, (*output.errors, *output.warnings)))
+    bound = (characters + messages) * JSON_BYTES_PER_CHARACTER
+    return bound + len(chunks) * (CHUNK_FIELDS_BYTES + per_chunk) <= limit
+
+
+def _string_characters(value: object) -> int:
+    """Characters of the strings in `value` (a string, or a list or dict of strings)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return sum(len(item) for item in value if isinstance(item, str))
+    return 0
 
 
 def chunk_count(output: OutputRecord) -> int:
@@ -108,5 +162,6 @@ __all__ = [
     "AnswerCap",
     "cap_answer",
     "chunk_count",
+    "refused_alone",
     "vector_bytes",
 ]

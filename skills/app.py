@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.responses import Response
@@ -24,6 +25,7 @@ from starlette.routing import Route
 from skills import __version__
 from skills.contract import RequestError, render_error
 from skills.embedding import BatchEmbedder
+from skills.memory_budget import BudgetSlot, limit_malloc_arenas
 from skills.request_body import ERROR_HEADERS, read_body
 from skills.scoring import ScoringService, build_pair_client
 from skills.service import answer_chunk_request, request_deadline, request_limit
@@ -79,25 +81,44 @@ def build_app(
     embedders = _EmbedderSlot(embedder)
     chunkers = _ChunkerSlot(chunker)
     pair_clients = _PairClientSlot(pair_client)
+    budgets = BudgetSlot()
 
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
         settings_now = current()
-        body = await _read_body(request, settings_now, started)
-        if isinstance(body, RequestError):
-            return _error_response(body, ERROR_HEADERS.get(body.status))
-        answer = await answer_chunk_request(
-            body,
-            settings_now,
-            started=started,
-            embedder=embedders.get(settings_now),
-            chunker=chunkers.get(settings_now),
-            scoring=ScoringService(
-                embedder=embedders.get(settings_now), pairs=pair_clients.get(settings_now)
-            ),
-        )
+        # Memory first: a request that does not fit beside those in flight waits here,
+        # before its body is read (docs/design/hardening.md, "Memory in flight").
+        reservation = await budgets.admit(request.headers, settings_now, started)
+        if isinstance(reservation, RequestError):
+            return _error_response(reservation, budgets.turned_away_headers())
+        try:
+            body = await _read_body(request, settings_now, started)
+            if isinstance(body, RequestError):
+                reservation.release()
+                return _error_response(body, ERROR_HEADERS.get(body.status))
+            answer = await answer_chunk_request(
+                body,
+                settings_now,
+                started=started,
+                embedder=embedders.get(settings_now),
+                chunker=chunkers.get(settings_now),
+                scoring=ScoringService(
+                    embedder=embedders.get(settings_now), pairs=pair_clients.get(settings_now)
+                ),
+                reservation=reservation,
+            )
+        except BaseException:
+            reservation.release()
+            raise
         headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
-        return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
+        # Held until the answer has been sent: its bytes are in memory until then.
+        return Response(
+            answer.body,
+            status_code=answer.status,
+            media_type=JSON,
+            headers=headers,
+            background=BackgroundTask(reservation.release),
+        )
 
     async def health(request: Request) -> Response:
         settings_now = current()
@@ -129,6 +150,7 @@ def build_app(
                     # The model is still on a batch whose request was answered: requests
                     # that need embeddings wait for it.
                     report["status"], status = "degraded", HTTP_UNAVAILABLE
+            report["memory"] = budgets.get(settings_now).state().as_json()
             state = chunkers.state()
             if state is not None:
                 report["chunking"] = state.as_json()
@@ -146,6 +168,7 @@ def build_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         settings_now = current()
+        limit_malloc_arenas()  # before the workers and the threads start
         if not isinstance(settings_now, SettingsError):
             chunkers.get(settings_now)  # workers start now, not at the first record
         try:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     from skills.contract import InputRecord
     from skills.embedding import Embedder, EmbeddingOutcome
+    from skills.memory_budget import Reservation
     from skills.settings import Settings
     from skills.workers import Outcome, RecordChunker
 
@@ -111,6 +112,7 @@ async def answer_chunk_request(
     chunker: RecordChunker | None = None,
     progress: Callable[[int, int], None] | None = None,
     scoring: ScoringService | None = None,
+    reservation: Reservation | None = None,
 ) -> Answer:
     """The full answer to a chunk request body received at `started` (time.monotonic()).
 
@@ -121,7 +123,9 @@ async def answer_chunk_request(
     chunks get vectors); when the embedding service gave nothing at all because it is
     throttling or down, the answer is a 503 with Retry-After so the indexer retries.
     `scoring` serves the scored strategies' sentence embeddings and pair scores; without
-    it, they use `embedder` for embeddings and have no pair scorer.
+    it, they use `embedder` for embeddings and have no pair scorer. With a memory
+    `reservation`, records that do not fit in it are refused one by one and it shrinks
+    to what the others cost.
     """
     started = time.monotonic() if started is None else started
     limit = request_limit(settings)
@@ -131,6 +135,10 @@ async def answer_chunk_request(
     parsed = await asyncio.to_thread(parse_request, body)
     if isinstance(parsed, RequestError):
         return Answer(parsed.status, render_error(parsed))
+    admitted = None
+    if reservation is not None:
+        admitted = reservation.admit(parsed, len(body), settings)
+        parsed = admitted.records
     deadline = request_deadline(settings)
     timings = {"read": time.monotonic() - started}
     mark = time.monotonic()
@@ -145,7 +153,7 @@ async def answer_chunk_request(
     )
     if isinstance(chunked, Answer):
         return chunked
-    outputs = chunked
+    outputs = chunked if admitted is None else admitted.merge(chunked)
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
         embedded = await embed_outputs(outputs, embedder, started + deadline - reserve, progress)

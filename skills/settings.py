@@ -54,6 +54,7 @@ ENV_WORD_SCOPE = "CHUNK_WORD_SCOPE"
 ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
 ENV_MAX_RESPONSE_BYTES = "MAX_RESPONSE_BYTES"
 ENV_MAX_CHUNKS_PER_RECORD = "MAX_CHUNKS_PER_RECORD"
+ENV_MEMORY_BUDGET_BYTES = "MEMORY_BUDGET_BYTES"
 ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
 ENV_CHUNK_WORKERS = "CHUNK_WORKERS"
 ENV_MARKDOWN_HEADER_DEPTH = "CHUNK_MARKDOWN_HEADER_DEPTH"
@@ -77,6 +78,7 @@ ALL_ENV_NAMES = (
     ENV_MAX_REQUEST_BYTES,
     ENV_MAX_RESPONSE_BYTES,
     ENV_MAX_CHUNKS_PER_RECORD,
+    ENV_MEMORY_BUDGET_BYTES,
     ENV_DEADLINE_SECONDS,
     ENV_CHUNK_WORKERS,
     ENV_MARKDOWN_HEADER_DEPTH,
@@ -118,6 +120,13 @@ DEFAULT_MAX_CHUNKS_PER_RECORD = 20_000
 characters) makes ~8,000 chunks at the default 512 tokens and 16,000 when its sections are
 ~1,000 characters each (sections apart); a window per word (`words`) makes one per word,
 and planning stops past this many."""
+DEFAULT_MEMORY_BUDGET_BYTES = 640 * 1024 * 1024
+"""640 MiB: what every request in flight may reserve together (skills/memory_budget.py).
+The default instance's 2,048 MB (infra/main.bicep instanceMemoryMB) less the app (~150
+MB), the forkserver (~100 MB) and the chunk workers (two at their 256 MB high-water
+mark, two spares of ~100 MB) leaves ~1,080 MB; 640 MiB keeps ~400 MB of that as room,
+and still admits the largest request the caps allow on its own (64 MiB of body decoded
+to at most 256 MiB, and 5x a 64 MiB answer: docs/design/hardening.md)."""
 
 DEFAULT_DEADLINE_SECONDS = 200.0
 """Answer well inside the 230 s ceiling of both the skill `timeout` and Azure's load balancer."""
@@ -171,6 +180,8 @@ class Settings:
     """An answer takes at most this many bytes; records past it get a per-record error."""
     max_chunks_per_record: int = DEFAULT_MAX_CHUNKS_PER_RECORD
     """A record that makes more chunks than this gets a per-record error."""
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET_BYTES
+    """What the requests in flight may reserve together; a request waits for room."""
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
     """The response goes out by then; unfinished records get a per-record error."""
     chunk_workers: int = field(default_factory=default_chunk_workers)
@@ -252,6 +263,7 @@ def load_settings(
     max_bytes = integer(ENV_MAX_REQUEST_BYTES, 1)
     max_answer = integer(ENV_MAX_RESPONSE_BYTES, 1)
     max_chunks = integer(ENV_MAX_CHUNKS_PER_RECORD, 1)
+    memory_budget = integer(ENV_MEMORY_BUDGET_BYTES, 1)
     workers = integer(ENV_CHUNK_WORKERS, 0)
     if workers is not None and workers > MAX_CHUNK_WORKERS:
         problems.append(f"{ENV_CHUNK_WORKERS} must be at most {MAX_CHUNK_WORKERS} (got {workers})")
@@ -308,6 +320,9 @@ def load_settings(
         max_response_bytes=defaults.max_response_bytes if max_answer is None else max_answer,
         max_chunks_per_record=(
             defaults.max_chunks_per_record if max_chunks is None else max_chunks
+        ),
+        memory_budget_bytes=(
+            defaults.memory_budget_bytes if memory_budget is None else memory_budget
         ),
         deadline_seconds=deadline,
         chunk_workers=defaults.chunk_workers if workers is None else workers,
@@ -402,6 +417,7 @@ def describe_settings(settings: Settings) -> dict[str, object]:
         ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
         ("maxResponseBytes", ENV_MAX_RESPONSE_BYTES, settings.max_response_bytes),
         ("maxChunksPerRecord", ENV_MAX_CHUNKS_PER_RECORD, settings.max_chunks_per_record),
+        ("memoryBudgetBytes", ENV_MEMORY_BUDGET_BYTES, settings.memory_budget_bytes),
         ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
         ("chunkWorkers", ENV_CHUNK_WORKERS, settings.chunk_workers),
         (

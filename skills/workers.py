@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from chunking.scoring import Scoring, ScoringError
+from skills.answer_caps import refused_alone
 from skills.chunk_records import chunk_record
 from skills.contract import OutputRecord, failed_record
 from skills.scoring import blocking_scoring
@@ -859,7 +860,8 @@ def _serve(connection: Connection) -> None:
         except (EOFError, OSError):
             return  # the app is gone, or replaced this worker
         scoring = None if pair_source is None else _worker_scoring(connection, pair_source)
-        output = _chunk_safely(record, settings, scoring)
+        # An answer too big to send is refused here, so it never crosses to the app.
+        output = refused_alone(_chunk_safely(record, settings, scoring), settings)
         connection.send((output, collected.drain(), _resident_bytes()))
 
 

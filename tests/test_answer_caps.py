@@ -5,19 +5,35 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import httpx
 import pytest
 
 from chunking import ChunkOptions, WordWindows, chunk_document
 from chunking.options import TooManyChunks
-from skills.answer_caps import FLOAT_JSON_BYTES, AnswerCap, cap_answer, vector_bytes
+from skills.answer_caps import (
+    FLOAT_JSON_BYTES,
+    AnswerCap,
+    _surely_fits,
+    cap_answer,
+    chunk_count,
+    refused_alone,
+    vector_bytes,
+)
 from skills.chunk_records import chunk_record
-from skills.contract import InputRecord, OutputRecord, render_record, render_response
+from skills.contract import (
+    RESPONSE_CLOSE,
+    RESPONSE_OPEN,
+    InputRecord,
+    OutputRecord,
+    render_record,
+    render_response,
+)
 from skills.service import answer_chunk_request, text_slices
 from skills.settings import Settings
-from skills.workers import ThreadChunker
-from tests.conftest import LiveServers, skill_body
+from skills.workers import Done, ProcessChunker, ThreadChunker
+from tests.conftest import GUIDE, LiveServers, good_record_data, skill_body
 
 TIMEOUT = httpx.Timeout(120.0)
 WORDS = " ".join(f"w{n}" for n in range(3000))
@@ -220,3 +236,47 @@ def test_the_cap_counts_across_slices() -> None:
     in_slices = cap.keep(outputs[:3]) + cap.keep(outputs[3:])
     assert in_slices == cap_answer(outputs, limit)
     assert [bool(record.errors) for record in in_slices] == [False] * 5 + [True] * 3
+
+
+# --- in the worker ----------------------------------------------------------------------------
+
+
+def test_a_worker_refuses_an_answer_too_big_to_send_before_it_reaches_the_app() -> None:
+    """Regression (the soak's peak): a 16-million-character record made ~400 MB of answer
+    that crossed to the app, which held it several times over only to refuse it. The
+    worker now sends the refusal instead: what crosses is one error, not the chunks."""
+    settings = Settings(max_response_bytes=200_000, chunk_workers=1)
+    big = "\n\n".join(GUIDE.format(n=n) for n in range(400))  # ~180 KB: ~1 MB of answer
+    records = [InputRecord("big", {"text": big}), InputRecord("small", {"text": "# A\n\nB."})]
+    pool = ProcessChunker(1)
+    try:
+
+        async def go() -> list[object]:
+            return list(await pool.chunk(records, settings, time.monotonic() + 60))
+
+        refused, kept = asyncio.run(go())
+    finally:
+        asyncio.run(pool.aclose())
+    assert isinstance(refused, Done)
+    assert isinstance(kept, Done)
+    assert refused.output.data == {}
+    (message,) = refused.output.errors
+    assert "more than the 200,000 bytes an answer may take" in message
+    assert kept.output.data["chunks"]
+
+
+@pytest.mark.parametrize("dimensions", [0, 1536])
+def test_an_answer_judged_to_surely_fit_does_fit(dimensions: int) -> None:
+    """The worker skips rendering records whose bound is within the cap: the bound must
+    never be below the record's real size, on ASCII, non-ASCII and HTML records."""
+    per_chunk = vector_bytes(dimensions) if dimensions else 0
+    for n in range(12):
+        record = InputRecord(str(n), good_record_data(n))
+        produced = chunk_record(record, Settings())
+        size = len(render_record(produced)) + chunk_count(produced) * per_chunk
+        answer = size + len(RESPONSE_OPEN) + len(RESPONSE_CLOSE)
+        assert chunk_count(produced)
+        assert not _surely_fits(produced, size - 1, per_chunk)
+        if not dimensions:  # the default provider is none: no vectors to come
+            assert refused_alone(produced, Settings(max_response_bytes=answer - 1)).errors
+            assert refused_alone(produced, Settings(max_response_bytes=answer)) == produced

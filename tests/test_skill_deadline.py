@@ -226,7 +226,12 @@ def test_overrunning_batches_do_not_wedge_the_server() -> None:
     Outcomes only: how long the answers took depends on how busy the machine is (the
     deadline's timing is bench.soak's report)."""
     deadline = 5.0  # six 8 MB bodies are read and parsed within it even on a busy machine
-    env = skill_env(SKILL_DEADLINE_SECONDS=str(deadline), CHUNK_WORKERS="2")
+    # Six 8 MB batches at once may hold more than the default memory budget admits
+    # together (each reserves ~360 MB; tests/test_memory_budget.py pins that): this test
+    # is about the deadline, so every batch is admitted at once.
+    env = skill_env(
+        SKILL_DEADLINE_SECONDS=str(deadline), CHUNK_WORKERS="2", MEMORY_BUDGET_BYTES=str(2**33)
+    )
     with uvicorn_subprocess(env) as (url, _), httpx.Client(timeout=30) as client:
         wait_until_ready(client, url)
         body = skill_body([big_record(), small_record("small")])

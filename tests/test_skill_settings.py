@@ -60,6 +60,7 @@ def test_every_app_setting_is_read() -> None:
             "SKILL_DEADLINE_SECONDS": "12.5",
             "MAX_RESPONSE_BYTES": "2000",
             "MAX_CHUNKS_PER_RECORD": "50",
+            "MEMORY_BUDGET_BYTES": "300000000",
             "EMBEDDING_PROVIDER": "openai",
             "AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com",
             "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "emb",
@@ -98,6 +99,7 @@ def test_every_app_setting_is_read() -> None:
     assert (settings.max_response_bytes, settings.max_chunks_per_record) == (2000, 50)
     assert settings.deadline_seconds == 12.5
     assert settings.chunk_workers == 3
+    assert settings.memory_budget_bytes == 300_000_000
     assert settings.markdown_header_depth == 4
     embedding = settings.embedding
     assert settings.embedding_provider == embedding.provider == "openai"
