@@ -17,7 +17,11 @@ answering the whole batch: must be equal); answers later than the deadline (must
 p50/p99 latency of the normal batches (p99 must stay under the deadline) and of the
 prober's tiny requests (p99 under 2 s while hostile records run); the peak resident memory
 of the server's process tree (under 1.5 GB); health lies, including "ok" while every
-worker was stuck on a record that ran long. Exits non-zero if any goal is missed.
+worker was stuck on a record that ran long; the scan of every answer and health body
+(tests/leaks.py `scan_answer`: no secret, URL user info or query, library message,
+exception name or traceback) and of every log line (no secret, user info or query). The
+embedding endpoint is given with a user and password and the key is a distinctive one,
+so that a leak of either is found. Exits non-zero if any goal is missed.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from tests.leaks import dishonest, log_findings, scan_answer
 from tests.openai_stub import HEALTHY, OpenAIStub, Reply
 
 if TYPE_CHECKING:
@@ -51,6 +56,10 @@ TINY_P99_GOAL_SECONDS = 2.0
 PEAK_MEMORY_GOAL_MB = 1_500
 """Issue 26: the server's process tree stays this far below the instance's 2 GB."""
 RSS_INTERVAL_SECONDS = 0.5
+LOG_SAMPLES = 5
+SOAK_USER_INFO = "soak-user:soak-S3cr3t"
+SOAK_KEY = "soak-key-9f2c"
+"""Both in tests/leaks.py's SECRETS: no answer or log line may show them."""
 KIB = 1024
 
 PATHOLOGICAL: tuple[tuple[str, Callable[[], dict[str, object]]], ...] = (
@@ -140,7 +149,40 @@ class SoakTally:
     peak_app_mb: float = 0.0
     peak_workers_mb: float = 0.0
     peak_pss_mb: float = 0.0
+    answers_scanned: int = 0
+    dishonest_answers: dict[str, int] = field(default_factory=dict)
+    """What the scan found in an answer or health body (must stay empty), and how often."""
+    log_lines: int = 0
+    dishonest_log_lines: dict[str, int] = field(default_factory=dict)
+    """A secret, URL user info or query found in a log line (must stay empty)."""
+    log_samples: list[str] = field(default_factory=list)
+    """The first log lines with a finding, as they were."""
+    python_word_samples: list[str] = field(default_factory=list)
+    log_python_words: int = 0
+    """Log lines with an exception name, a traceback or a library's message (allowed:
+    for the operator; reported)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def scan(self, answer: bytes, request: bytes) -> None:
+        """Scan one answer's body; count what is not in the skill's words."""
+        found = scan_answer(answer, request)
+        with self.lock:
+            self.answers_scanned += 1
+            for word in found:
+                self.dishonest_answers[word] = self.dishonest_answers.get(word, 0) + 1
+
+    def scan_log(self, line: str) -> None:
+        found = log_findings(line)
+        python_words = dishonest(line, secrets=())
+        with self.lock:
+            self.log_lines += 1
+            self.log_python_words += bool(python_words)
+            if python_words and len(self.python_word_samples) < LOG_SAMPLES:
+                self.python_word_samples.append(line.rstrip())
+            for word in found:
+                self.dishonest_log_lines[word] = self.dishonest_log_lines.get(word, 0) + 1
+            if found and len(self.log_samples) < LOG_SAMPLES:
+                self.log_samples.append(line.rstrip())
 
     def count(self, table: dict[str, int] | dict[int, int], key: object) -> None:
         with self.lock:
@@ -213,6 +255,7 @@ def _send(
             tally.lost.append(f"{kind}: {type(error).__name__}")
         return
     elapsed = time.monotonic() - began
+    tally.scan(response.content, body)
     answered = len(ids) if response.status_code != httpx.codes.OK else 0
     if response.status_code == httpx.codes.OK:
         got = [str(value["recordId"]) for value in response.json()["values"]]
@@ -250,6 +293,7 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
             time.sleep(PROBE_INTERVAL_SECONDS)
             try:
                 health = client.get(f"{base}/api/health", timeout=5.0)
+                tally.scan(health.content, b"")
                 status = str(health.json().get("status"))
             except (httpx.HTTPError, ValueError):
                 tally.count(tally.health_states, "unanswered")
@@ -263,7 +307,9 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
             injected = sum(tally.faults.values())
             healthy = stub.default is HEALTHY
             try:
-                served = client.post(f"{base}/api/chunk", content=tiny).status_code in (200, 503)
+                answer = client.post(f"{base}/api/chunk", content=tiny)
+                tally.scan(answer.content, tiny.encode())
+                served = answer.status_code in (200, 503)
             except httpx.HTTPError:
                 served = False
             # Healthy throughout: no fault at either end, and none began and ended between.
@@ -277,6 +323,12 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
                     tally.health_lies += 1
                 if status == "ok" and stuck:
                     tally.stuck_but_ok += 1
+
+
+def _read_log(server: subprocess.Popen[str], tally: SoakTally) -> None:
+    if server.stderr is not None:
+        for line in server.stderr:
+            tally.scan_log(line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,14 +433,14 @@ def soak(
         env = {
             **os.environ,
             "EMBEDDING_PROVIDER": "openai",
-            "OPENAI_BASE_URL": stub.base_url,
-            "OPENAI_API_KEY": "soak",
+            "OPENAI_BASE_URL": stub.base_url.replace("://", f"://{SOAK_USER_INFO}@", 1),
+            "OPENAI_API_KEY": SOAK_KEY,
             "EMBEDDING_MODEL": "text-embedding-3-small",
             "EMBEDDING_DIMENSIONS": "256",
             "SKILL_DEADLINE_SECONDS": f"{deadline:g}",
         }
         server = start_server(port, env)
-        threading.Thread(target=lambda: server.stderr and server.stderr.read(), daemon=True).start()
+        threading.Thread(target=_read_log, args=(server, tally), daemon=True).start()
         base = f"http://127.0.0.1:{port}"
         began = time.monotonic()
         stop_at = began + seconds
@@ -442,6 +494,8 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         "tiny-request p99 under 2 s (embedding service healthy)": tiny99 < TINY_P99_GOAL_SECONDS,
         'health never "ok" while every worker was stuck': tally.stuck_but_ok == 0,
         "peak memory under 1.5 GB": tally.peak_rss_mb < PEAK_MEMORY_GOAL_MB,
+        "every answer and health body in the skill's words": not tally.dishonest_answers,
+        "no secret, user info or query in the log": not tally.dishonest_log_lines,
     }
     print(f"# Soak: {elapsed:.0f} s, {clients} clients, deadline {deadline:g} s\n")
     print("| figure | value |\n| --- | ---: |")
@@ -466,6 +520,12 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         ("at that peak: app / forkserver / workers", _breakdown(tally.peak_reading)),
         ("peak of each: app / workers (all) / tree PSS",
          f"{tally.peak_app_mb:.0f} / {tally.peak_workers_mb:.0f} / {tally.peak_pss_mb:.0f} MB"),
+        ("answers scanned / not in the skill's words",
+         f"{tally.answers_scanned} / {sum(tally.dishonest_answers.values())}"),
+        ("log lines scanned / with a secret, user info or query",
+         f"{tally.log_lines} / {sum(tally.dishonest_log_lines.values())}"),
+        ("log lines with an exception name, traceback or library message (allowed)",
+         f"{tally.log_python_words}"),
     ]  # fmt: skip
     for name, value in rows:
         print(f"| {name} | {value} |")
@@ -473,6 +533,14 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         print(f"late: {kind} answered after {seconds:.1f} s")
     for lost in tally.lost[:10]:
         print(f"not answered: {lost}")
+    for word, count in sorted(tally.dishonest_answers.items()):
+        print(f"in answers x{count}: {word!r}")
+    for word, count in sorted(tally.dishonest_log_lines.items()):
+        print(f"in the log x{count}: {word!r}")
+    for line in tally.log_samples:
+        print(f"log line: {line[:300]}")
+    for line in tally.python_word_samples:
+        print(f"log line with Python's words (allowed): {line[:300]}")
     print()
     for goal, met in goals.items():
         print(f"{goal}: {'met' if met else 'NOT met'}")

@@ -46,6 +46,7 @@ from skills.embedding_settings import (
     LOCAL_MODELS,
     MINILM_MODEL,
 )
+from skills.log_urls import hide_url_secrets_in_http_logs
 from skills.values import shown_url
 
 if TYPE_CHECKING:
@@ -435,6 +436,7 @@ def azure_openai_client(
         if settings.azure_api_key
         else {"azure_ad_token_provider": entra_token_provider(credential)}
     )
+    hide_url_secrets_in_http_logs()
     client = openai.AsyncAzureOpenAI(
         azure_endpoint=settings.azure_endpoint,
         azure_deployment=settings.azure_deployment,
@@ -460,6 +462,7 @@ def openai_compatible_client(
     settings: EmbeddingSettings, *, encoding_format: EncodingFormat | None = None
 ) -> OpenAIEmbeddingClient:
     """A client for api.openai.com or any OpenAI-compatible server (`/v1/embeddings`)."""
+    hide_url_secrets_in_http_logs()
     client = openai.AsyncOpenAI(
         base_url=settings.openai_base_url,
         api_key=settings.openai_api_key or NO_API_KEY,

@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 
 from skills.app import build_app
+from tests.answer_scan import ACTIVE, Recorder, recording
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -163,6 +164,8 @@ class FunctionCaller:
             method=method, url=f"http://localhost{path}", headers=headers or {}, body=body
         )
         response: func.HttpResponse = self.loop.run_until_complete(entry[1](request, None))
+        for recorder in ACTIVE:
+            recorder.exchange(f"function {path}", body, response.get_body())
         return response
 
     def close(self) -> None:
@@ -246,6 +249,18 @@ def live_servers() -> Iterator[LiveServers]:
     servers = LiveServers()
     yield servers
     servers.stop()
+
+
+@pytest.fixture(autouse=True)
+def answers_in_our_words() -> Iterator[None]:
+    """Every answer a test gets from the skill, and every log line of the skill's, passes
+    one scan (tests/leaks.py `dishonest`): no secret, URL user info or query, library
+    message, exception name or traceback."""
+    recorder = Recorder()
+    yield from recording(recorder)
+    problems = recorder.findings()
+    if problems:
+        pytest.fail("not in the skill's words:\n" + "\n".join(problems[:10]), pytrace=False)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

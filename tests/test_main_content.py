@@ -65,6 +65,7 @@ def test_real_pages_keep_the_article_and_leave_the_furniture_out() -> None:
 
 
 HELD_OUT = Path(__file__).resolve().parent.parent / "bench" / "pages"
+NEWS_AND_BLOGS = ("herald-sun-1", "tmz-1", "tumblr")
 
 
 def test_held_out_pages_keep_the_article_and_leave_the_furniture_out() -> None:
@@ -76,9 +77,22 @@ def test_held_out_pages_keep_the_article_and_leave_the_furniture_out() -> None:
     names stopped counting as words; left are the date line and an "opt-in" newsletter
     box (no furniture word in its names).  tumblr, collected after the rules were
     written and not used to change them, leaks 0.011 before and after."""
-    figures = {f.name: f for f in measure(HELD_OUT)}
-    assert sorted(figures) == ["herald-sun-1", "tmz-1", "tumblr"]
+    figures = {f.name: f for f in measure(HELD_OUT) if f.name in NEWS_AND_BLOGS}
+    assert sorted(figures) == sorted(NEWS_AND_BLOGS)
     assert figures["tumblr"].leak <= 0.02
     assert min(f.recall for f in figures.values()) >= 0.99
     assert figures["herald-sun-1"].leak <= 0.05
     assert figures["tmz-1"].leak <= 0.16
+
+
+def test_documentation_pages_of_six_other_generators_leak_little() -> None:
+    """Fourteen held-out documentation pages (mdBook, rustdoc, Node.js, npm, DocBook,
+    gtk-doc; bench/pages/SOURCES.md), measured before any rule change: mean leak 0.023,
+    the highest rust-reference-match's 0.143 (its grammar boxes, which the reference
+    drops and the chunks keep). Recall below 0.99 is the reference's: Readability keeps
+    mdBook's keyboard-help pop-up and Valgrind's FAQ question list twice."""
+    figures = [f for f in measure(HELD_OUT) if f.name not in NEWS_AND_BLOGS]
+    assert len(figures) == 14
+    assert sum(f.leak for f in figures) / len(figures) <= 0.03
+    assert max(f.leak for f in figures) <= 0.15
+    assert min(f.recall for f in figures) >= 0.90

@@ -7,17 +7,23 @@ scheme and host only; a URL that fails validation is described, never echoed.
 
 from __future__ import annotations
 
+import logging
 import os
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from skills.embedding_settings import url_problem
-from skills.settings import describe_settings, load_settings
+from skills.log_urls import HideUrlSecrets
+from skills.settings import SettingsError, describe_settings, load_settings
 from skills.values import URL_NOT_SHOWN, shown_url
 from tests.conftest import skill_body
 from tests.openai_stub import OpenAIStub, Reply
 from tests.servers import free_port, uvicorn_subprocess
+
+if TYPE_CHECKING:
+    from tests.conftest import LiveServers
 
 USER = "svc-user"
 PASSWORD = "S3cr3t"
@@ -154,3 +160,48 @@ def test_an_invalid_url_setting_is_not_echoed_in_health_or_records() -> None:
     assert_nothing_secret(health.text)
     assert "OPENAI_BASE_URL" in answer.text
     assert_nothing_secret(answer.text)
+
+
+def test_the_http_clients_log_lines_show_no_user_info_or_query(
+    live_servers: LiveServers, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The embedding client's HTTP library logs every request's URL at INFO, which the
+    Functions host keeps: with a URL setting's user info and query (the soak found it)."""
+    caplog.set_level(logging.INFO)
+    with OpenAIStub() as stub:
+        settings = load_settings(
+            {
+                "EMBEDDING_PROVIDER": "openai",
+                "OPENAI_BASE_URL": with_credentials(stub.base_url) + f"?api-key={KEY}",
+                "OPENAI_API_KEY": "k",
+                "CHUNK_WORKERS": "0",
+            },
+            lambda _: False,
+        )
+        assert not isinstance(settings, SettingsError)
+        url = live_servers.start(settings)
+        body = skill_body([{"recordId": "1", "data": {"text": SENTENCES}}])
+        answer = httpx.post(f"{url}/api/chunk", content=body, timeout=TIMEOUT)
+        assert stub.requests
+    assert answer.status_code == 200, answer.text
+    lines = [record.getMessage() for record in caplog.records]
+    assert any(f"127.0.0.1:{stub.port}" in line for line in lines), lines
+    for line in lines:
+        assert_nothing_secret(line)
+
+
+def test_the_http_log_filter_drops_user_info_and_query_but_keeps_the_path() -> None:
+    record = logging.LogRecord(
+        "httpx2",
+        logging.INFO,
+        __file__,
+        1,
+        'HTTP Request: %s %s "%s %d %s"',
+        ("POST", f"http://{USER}:{PASSWORD}@127.0.0.1:7601/v1/embeddings?api-key={KEY}",
+         "HTTP/1.1", 200, "OK"),
+        None,
+    )  # fmt: skip
+    assert HideUrlSecrets().filter(record)
+    assert record.getMessage() == (
+        'HTTP Request: POST http://127.0.0.1:7601/v1/embeddings "HTTP/1.1 200 OK"'
+    )

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from chunking.scoring import ScoringError
+from skills.log_urls import hide_url_secrets_in_http_logs
 from skills.values import shown_url
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ class RerankClient:
         self.host = shown_url(self.url)
         self.model = model
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        hide_url_secrets_in_http_logs()
         self._client = client or httpx.AsyncClient()
         self._headers = headers
 
