@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from chunking.outline import Format
+    from chunking.model import Format
 
 
 @dataclass(frozen=True, slots=True)

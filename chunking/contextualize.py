@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from chunking.measure.sizing import TextSizer
     from chunking.options import ChunkOptions
-    from chunking.sizing import TextSizer
 
 PREFIX_SHARE = 0.25
 """At most this share of `maximumPageLength` goes to the title and heading path,

@@ -264,7 +264,7 @@ class BinarySplit:
 
 
 STRATEGY_NAMES = ("structure", "words", "semantic", "binary")
-"""The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
+"""The strategies `strategy` may name (`chunking.plan.STRATEGIES` implements them)."""
 PAGE_OVERLAP_LENGTH = "pageOverlapLength"
 WORD_OVERLAP = "wordOverlap"
 STRATEGY_PARAMETERS: Mapping[str, tuple[str, ...]] = {
@@ -331,7 +331,7 @@ class ChunkOptions:
     heading_separator: str = DEFAULT_HEADING_SEPARATOR
     prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
     strategy: str = "structure"
-    """Name of the splitting strategy (see `chunking.strategies.STRATEGIES`)."""
+    """Name of the splitting strategy (see `chunking.plan.STRATEGIES`)."""
     words: WordWindows = field(default=WordWindows(), repr=False)
     """The `words` strategy's windows. Out of the repr, which chunk ids hash: ids of the
     other strategies stay as they were (`identity` adds it for `words`)."""

@@ -9,20 +9,20 @@ from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
-from chunking.formats.detect import detect_format
-from chunking.formats.titles import resolve_title
+from chunking.measure.sizing import make_sizer
 from chunking.options import ChunkOptions, OptionError
-from chunking.plain_outline import plain_outline
+from chunking.outline.plain_outline import plain_outline
+from chunking.outline.sections import SectionTree
+from chunking.parse.detect import detect_format
+from chunking.parse.titles import resolve_title
+from chunking.plan import STRATEGIES
 from chunking.scoring import Scoring
-from chunking.sections import SectionTree
-from chunking.sizing import make_sizer
-from chunking.strategies import STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from chunking.model import Format, Outline
     from chunking.options import Unit
-    from chunking.outline import Format, Outline
 
 FormatName = Literal["auto", "markdown", "html", "text"]
 ID_DIGEST_BYTES = 16
@@ -32,15 +32,15 @@ ID_DIGEST_BYTES = 16
 def _parser(format: Format, file_name: str | None) -> Callable[[str], Outline]:
     # Imported on use: a markdown-only Function never pays for loading lxml.
     if format == "markdown":
-        from chunking.formats.markdown.outline import parse_markdown  # noqa: PLC0415
+        from chunking.parse.markdown.outline import parse_markdown  # noqa: PLC0415
 
         # The name tells an MDX page (`.mdx`) whose text may not.
         return partial(parse_markdown, file_name=file_name)
     if format == "html":
-        from chunking.formats.html.render import parse_html  # noqa: PLC0415
+        from chunking.parse.html.render import parse_html  # noqa: PLC0415
 
         return parse_html
-    from chunking.formats.text import parse_text  # noqa: PLC0415
+    from chunking.parse.text import parse_text  # noqa: PLC0415
 
     return parse_text
 

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit
 from chunking.contextualize import Contextualizer
-from chunking.formats.titles import resolve_title
+from chunking.measure.sizing import CharacterSizer, CharacterSpans
+from chunking.outline.sections import SectionTree
+from chunking.parse.titles import resolve_title
 from chunking.pipeline import parse
-from chunking.sections import SectionTree
-from chunking.sizing import CharacterSizer, CharacterSpans
-from chunking.split.splitter import StructureSplitter
+from chunking.plan.walk import StructureSplitter
 
 
 class _LooseSpans(CharacterSpans):

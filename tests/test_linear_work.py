@@ -19,19 +19,19 @@ import pytest
 
 from chunking import ChunkOptions, Limits, SplitMode, Unit, chunk_document
 from chunking.contextualize import Contextualizer
-from chunking.formats.titles import resolve_title
+from chunking.measure.sizing import make_sizer
+from chunking.outline.sections import SectionTree
+from chunking.parse.titles import resolve_title
 from chunking.pipeline import parse
-from chunking.sections import SectionTree
-from chunking.sizing import make_sizer
-from chunking.split.sentences import WINDOW_CHARACTERS
-from chunking.split.splitter import StructureSplitter
+from chunking.plan.sentences import WINDOW_CHARACTERS
+from chunking.plan.walk import StructureSplitter
 from tests.helpers import CountingSegmenter, python_lines_in
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from chunking.pipeline import FormatName
-    from chunking.split.splitter import Span
+    from chunking.plan.walk import Span
 
 CHUNKING = str(Path(__file__).resolve().parent.parent / "chunking")
 LINEAR = 2.3

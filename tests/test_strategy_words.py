@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from chunking import ChunkOptions, Limits, OptionError, SplitMode, Unit, WordScope, WordWindows
 from chunking.options import STRATEGY_NAMES
 from chunking.pipeline import chunk_document
-from chunking.strategies import STRATEGIES
-from chunking.strategies.words import words_of
+from chunking.plan import STRATEGIES
+from chunking.plan.words import words_of
 from evaluation.chunkers import chunk_all
 from evaluation.documents import load_documents
 from evaluation.metrics import score_question
