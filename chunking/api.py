@@ -30,7 +30,7 @@ from chunking.pipeline import chunk_document
 if TYPE_CHECKING:
     import os
 
-    from chunking.chunk import ChunkedDocument
+    from chunking.model import ChunkedDocument
     from chunking.pipeline import FormatName
     from chunking.scoring import Scoring
 

@@ -46,8 +46,8 @@ def flag_path_debris(audit: Audit, name: str, document: ChunkedDocument) -> None
 
 
 if TYPE_CHECKING:
-    from chunking.chunk import ChunkedDocument
     from chunking.measure.sizing import Sizer
+    from chunking.model import ChunkedDocument
     from chunking.options import ChunkOptions
 
 

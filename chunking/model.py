@@ -1,9 +1,10 @@
-"""The one outline type every parser produces and the splitter consumes.
+"""The model types: the outline every parser builds, the span a strategy plans, the chunk.
 
 An outline is a source text plus spans into it: headings, blocks and verbatim
-regions (code and tables).  The splitter never learns which format the source
+regions (code and tables).  The planner never learns which format the source
 came from.  For markdown and plain text the source is the input itself; for
-HTML it is the normalized text rendering the HTML parser builds.
+HTML it is the normalized text rendering the HTML parser builds.  A strategy plans
+`Span`s of the outline's source; the pipeline turns them into `Chunk`s of the input's.
 """
 
 from __future__ import annotations
@@ -223,3 +224,76 @@ class Outline:
         """The id of the nearest anchor at or before `offset`, if any."""
         index = bisect.bisect_right(self._anchor_offsets, offset) - 1
         return self.anchors[index].id if index >= 0 else None
+
+
+# -- planned spans and chunks ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A planned chunk: a source span and what its embedded text needs."""
+
+    start: int
+    end: int
+    chain: tuple[int, ...]
+    """Heading indices of the smallest section holding the span."""
+    headings: tuple[str, ...]
+    """Their texts, as the prefix shows them (no title heading, no empty heading)."""
+    lead: str
+    """Repeated table header or reopened fence for a continuation, else ''."""
+    text: str
+    """The full embedded text."""
+    size: int
+
+    def with_text(self, text: str, size: int) -> Span:
+        """The span with another embedded text: `dataclasses.replace` cost a tenth of
+        the markup stripping on the markdown corpus (it reflects on the fields)."""
+        return Span(self.start, self.end, self.chain, self.headings, self.lead, text, size)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One chunk. `content == source[start:end]`; `text` is what gets embedded."""
+
+    ordinal: int
+    """0-based position among the document's chunks."""
+    start: int
+    """Offset (code points) of the first character in the source."""
+    end: int
+    """Offset just past the last character in the source."""
+    content: str
+    """The source slice `source[start:end]`."""
+    text: str
+    """Prefix (title and heading path) + continuation lead + content: what is embedded."""
+    title: str
+    """The document title."""
+    headings: tuple[str, ...]
+    """Heading path of the smallest section holding the chunk, outermost first, no title."""
+    anchor: str | None
+    """Fragment id of the nearest heading or element at or before the chunk's start."""
+    size: int
+    """Size of `text` in the chosen unit; never above `maximumPageLength`."""
+    id: str
+    """Deterministic id: a hash of the source, the span and the settings."""
+    outline_path: tuple[tuple[int, str], ...] = ()
+    """(depth, text) of each heading on the chunk's path, outermost first, the title
+    heading included (`headings` leaves it out): what Layout-style `sections` show."""
+    page_from: int | None = None
+    """1-based page of the chunk's first character (page markers and spaces aside), for
+    a document with page markers (Layout markdown: `<!-- PageBreak -->`); None without."""
+    page_to: int | None = None
+    """1-based page of the chunk's last character (page markers aside), or None."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkedDocument:
+    """The result of chunking one document."""
+
+    source: str
+    """The text the chunk offsets point into (the HTML rendering for HTML)."""
+    format: Format
+    """The format the document was parsed as."""
+    title: str
+    chunks: tuple[Chunk, ...]
+    warnings: tuple[str, ...]
+    """Things a user should know: dropped parts, shortened headings, fallbacks."""

@@ -7,15 +7,16 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from chunking.chunk import Chunk, ChunkedDocument
 from chunking.contextualize import Contextualizer
 from chunking.measure.sizing import make_sizer
+from chunking.model import Chunk, ChunkedDocument
 from chunking.options import ChunkOptions, OptionError
 from chunking.outline.plain_outline import plain_outline
 from chunking.outline.sections import SectionTree
 from chunking.parse.detect import detect_format
 from chunking.parse.titles import resolve_title
 from chunking.plan import STRATEGIES
+from chunking.plan.core import PlanInputs
 from chunking.scoring import Scoring
 
 if TYPE_CHECKING:
@@ -96,10 +97,10 @@ def chunk_document(
         options = replace(options, strip_markup=False)
     tree = SectionTree.build(planned, title_heading)
     context = Contextualizer.for_options(sizer, title_text, options)
-    spans = strategy(planned, tree, sizer, context, options, scoring or Scoring())
+    plan = strategy(PlanInputs(planned, tree, sizer, context, options, scoring or Scoring()))
     digest = _document_digest(outline.source, given)
     chunks = []
-    for ordinal, span in enumerate(spans):
+    for ordinal, span in enumerate(plan.spans):
         start, end = (
             (span.start, span.end) if plain is None else plain.source_span(span.start, span.end)
         )
@@ -122,14 +123,8 @@ def chunk_document(
     warnings = [
         *outline.warnings,
         *_prefix_warnings(context, options.limits.unit),
-        *context.warnings,
+        *plan.warnings,
     ]
-    if context.leads_left_out:
-        warnings.append(
-            f"{context.leads_left_out} continuation chunk(s) do not repeat their table header "
-            "or code fence line: with the title and headings it is over half of "
-            "maximumPageLength"
-        )
     return ChunkedDocument(
         source=outline.source,
         format=outline.format,

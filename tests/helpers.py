@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from types import FrameType
 
-    from chunking.chunk import Chunk
+    from chunking.model import Chunk
     from chunking.scoring import Scoring
 
 

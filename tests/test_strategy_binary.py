@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import FrameType
 
-    from chunking.chunk import ChunkedDocument
+    from chunking.model import ChunkedDocument
     from chunking.pipeline import FormatName
     from chunking.scoring import Vector
 

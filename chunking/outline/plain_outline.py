@@ -1,7 +1,7 @@
 """Planning on the embedded text: a markdown outline with its markup noise left out.
 
 A chunk's limit is on its embedded text, which leaves out link targets, HTML tags,
-comments, page markers and MDX markup (`embedded_text`).  Planning cuts on the raw
+comments, page markers and MDX markup (`parse.markdown.plain_text`).  Planning cuts on the raw
 source counted that markup against the limit: a chunk of a link-heavy page held less
 than the limit allowed, a raw `<h1>` before a table left no allowed cut and split a
 row, and lines of page markers alone could outgrow the limit and force a cut inside a
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.model import Anchor, Block, BlockKind, Heading, Outline, Pages, Region
+from chunking.offsets import skip_space, skip_space_back, trim
 from chunking.parse.markdown.plain_text import PlainText, code_regions, left_out, plain_text
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class PlainOutline:
         blocks, spans, source = self.source_blocks, self.plain_blocks, self.plain.source
         index = bisect.bisect_right(self._block_starts, low) - 1
         if index >= 0 and spans[index][0] == start and blocks[index].end > low:
-            low = _skip_space(source, blocks[index].start, low)
+            low = skip_space(source, blocks[index].start, low)
         while (
             index > 0
             and blocks[index - 1].kind is BlockKind.MARKUP
@@ -70,7 +71,7 @@ class PlainOutline:
             low = blocks[index].start
         index = bisect.bisect_left(self._block_starts, high) - 1
         if index >= 0 and spans[index][1] == end and blocks[index].end > high:
-            high = _skip_space_back(source, blocks[index].end, high)
+            high = skip_space_back(source, blocks[index].end, high)
         while (
             index + 1 < len(blocks)
             and blocks[index + 1].kind in _GOES_BEFORE
@@ -80,19 +81,6 @@ class PlainOutline:
             index += 1
             high = blocks[index].end
         return low, max(low, high)
-
-
-def _skip_space(source: str, position: int, limit: int) -> int:
-    """`position` past the spaces after it (a block's indentation), up to `limit`."""
-    while position < limit and source[position].isspace():
-        position += 1
-    return position
-
-
-def _skip_space_back(source: str, position: int, limit: int) -> int:
-    while position > limit and source[position - 1].isspace():
-        position -= 1
-    return position
 
 
 _GOES_BEFORE = frozenset({BlockKind.MARKUP_END, BlockKind.MARKER})
@@ -187,15 +175,10 @@ def plain_outline(outline: Outline) -> PlainOutline:
 
 
 def _trimmed(text: str, low: int, high: int) -> tuple[int, int]:
-    """A block's plain span without the spaces markup left out of its ends leaves
-    (an empty span, markup alone, stays where it is)."""
-    if high <= low:
-        return low, max(low, high)
-    while high > low and text[high - 1].isspace():
-        high -= 1
-    while low < high and text[low].isspace():
-        low += 1
-    return low, high
+    """A block's plain span without the spaces markup left out of its ends leaves (an
+    empty span, markup alone, stays at its start)."""
+    start, end = trim(text, low, high)
+    return (start, end) if start < end else (low, low)
 
 
 def _region(region: Region, text: str, start: int, end: int, lead_end: int) -> Region:
@@ -220,10 +203,7 @@ def _unbroken(
         plain_low, plain_high = end_of(low), end_of(high + 1)
         # Ending in the spaces after `low` is ending at `low` (a figure's `<figure>`
         # line leaves a line break before its text).
-        while plain_low < plain_high and text[plain_low].isspace():
-            plain_low += 1
-        while plain_high > plain_low and text[plain_high - 1].isspace():
-            plain_high -= 1
+        plain_low, plain_high = trim(text, plain_low, plain_high)
         if plain_high - 1 > plain_low:
             kept.append((plain_low, plain_high - 1))
     return tuple(kept)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunking.model import BlockKind
+from chunking.offsets import skip_space
 
 if TYPE_CHECKING:
     from chunking.model import Heading, Outline
@@ -94,8 +95,7 @@ class SectionTree:
                 after = self.markers[position]
             else:
                 break
-            while after < end and source[after].isspace():
-                after += 1
+            after = skip_space(source, after, end)
             if after >= end:
                 break
             position = after
@@ -112,8 +112,7 @@ class SectionTree:
         found = [0] * len(starts)
         for index in range(len(starts) - 1, -1, -1):
             after = headings[index].end
-            while after < end and source[after].isspace():
-                after += 1
+            after = skip_space(source, after, end)
             if after >= end:
                 found[index] = starts[index]
             elif index + 1 < len(starts) and starts[index + 1] == after:

@@ -11,7 +11,7 @@ multilingual-e5-small): apart 0.906 complete@5, MRR@10 0.779, 469 chunks; packed
 A section that fits is one chunk; one that does not is cut into its units, sentences
 (the multilingual segmentation the structure strategy uses) and whole blocks, where a
 table or code block is one unit. A part that fits the limit (its embedded text, title
-and heading prefix included, measured by the structure splitter's own measure) is a
+and heading prefix included, measured by the structure walk's own measure) is a
 chunk; a part that does not is split at the boundary between two units where the text
 before and the text after are least similar, and both halves are split again the same
 way. A unit over the limit alone (a giant sentence, table or code block) is cut as the
@@ -46,20 +46,18 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from chunking.model import Level
-from chunking.plan.walk import StructureSplitter, _skip_space, _trim
+from chunking.offsets import skip_space, trim
+from chunking.plan.core import Plan, plan_of
+from chunking.plan.walk import StructureWalk
 from chunking.plan.words import WordWindowPlanner
 from chunking.scoring import CachedEmbedder, ScoringError, cosine
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from chunking.contextualize import Contextualizer
-    from chunking.measure.sizing import Sizer
-    from chunking.model import Outline
-    from chunking.options import ChunkOptions
-    from chunking.outline.sections import SectionTree
-    from chunking.plan.walk import Span
-    from chunking.scoring import Scoring, TextEmbedder
+    from chunking.model import Span
+    from chunking.plan.core import PlanInputs
+    from chunking.scoring import TextEmbedder
 
 MIN_SIDE_SHARE = 0.25
 """A split leaves each side at least this share of the room when it can: the least
@@ -84,18 +82,14 @@ PAIR_SOURCES = ("crossEncoder", "rerank")
 """The pair scorers an app configures (`Scoring.pair_source`), one at a time."""
 
 
-def binary_spans(
-    outline: Outline,
-    tree: SectionTree,
-    sizer: Sizer,
-    context: Contextualizer,
-    options: ChunkOptions,
-    scoring: Scoring,
-) -> list[Span]:
+def binary_spans(inputs: PlanInputs) -> Plan:
     """Sections, each split recursively at its least similar unit boundary until it fits."""
-    structure = StructureSplitter(outline, tree, sizer, context, options)
-    planner = partial(WordWindowPlanner, outline, tree, sizer, context, options)
-    return _BinarySplitter(structure, planner, scoring).spans()
+    walk = StructureWalk(inputs)
+    splitter = _BinarySplitter(walk, partial(WordWindowPlanner, inputs), inputs)
+    spans = splitter.spans()
+    planner = splitter.planner
+    leads = walk.leads_left_out + (0 if planner is None else planner.leads_left_out)
+    return plan_of(spans, splitter.warnings(), leads)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,31 +114,30 @@ def spread(low: int, high: int, count: int) -> list[int]:
 
 
 class _BinarySplitter:
-    """One document's sections, units and splits, on the structure splitter's indexes
+    """One document's sections, units and splits, on the structure walk's indexes
     (boundaries, no-cut zones, sentences, measure) and the words strategy's cutter."""
 
     def __init__(
         self,
-        structure: StructureSplitter,
+        structure: StructureWalk,
         planner: Callable[[], WordWindowPlanner],
-        scoring: Scoring,
+        inputs: PlanInputs,
     ) -> None:
         self.structure = structure
         self.doc = structure.doc
         self.outline = structure.doc.outline
         self.source = structure.source
-        self.options = structure.options
-        self.context = structure.context
+        self.options = inputs.options
         self.measure = structure.spans_of_source
         self.maximum = structure.maximum
-        self.scoring = scoring
+        self.scoring = scoring = inputs.scoring
         self.embed: TextEmbedder = (
             scoring.embed
             if isinstance(scoring.embed, CachedEmbedder)
             else CachedEmbedder(scoring.embed)
         )
         self._make_planner = planner
-        self._planner: WordWindowPlanner | None = None
+        self.planner: WordWindowPlanner | None = None
         self.cut_alone = 0
         """Units over the limit alone, cut at rows, lines or words."""
         self.splits = 0
@@ -160,16 +153,14 @@ class _BinarySplitter:
             for piece in [span] if span is not None else self._split(start, end):
                 result.append(piece)
                 if taken and len(result) >= taken:
-                    self._warn()
                     return result
-        self._warn()
         return result
 
     def _sections(self) -> list[tuple[int, int]]:
         """[start, end) of each section: between consecutive heading boundaries (a
         heading's zone keeps it with what follows, so no section is a heading alone)."""
         doc = self.doc
-        start = _skip_space(self.source, self.outline.body_start)
+        start = skip_space(self.source, self.outline.body_start)
         end = self.outline.content_end
         cuts = [
             position
@@ -307,18 +298,20 @@ class _BinarySplitter:
 
     def _cut_alone(self, start: int, end: int) -> list[Span]:
         """A unit over the limit alone, cut as the `words` strategy cuts a window."""
-        begin, finish = _trim(self.source, start, end)
+        begin, finish = trim(self.source, start, end)
         if begin >= finish:
             return []
-        if self._planner is None:
-            self._planner = self._make_planner()
+        if self.planner is None:
+            self.planner = self._make_planner()
         self.cut_alone += 1
-        return list(self._planner.fitting(begin, finish))
+        return list(self.planner.fitting(begin, finish))
 
-    def _warn(self) -> None:
-        if self.cut_alone:
-            self.context.warnings.append(
-                f"{self.cut_alone} sentence(s), table(s) or code block(s) were over "
-                f"maximumPageLength ({self.maximum} {self.options.limits.unit.value}) alone, "
-                "and were cut at rows, lines or words into chunks that fit"
-            )
+    def warnings(self) -> list[str]:
+        """What a user should know about the spans planned so far."""
+        if not self.cut_alone:
+            return []
+        return [
+            f"{self.cut_alone} sentence(s), table(s) or code block(s) were over "
+            f"maximumPageLength ({self.maximum} {self.options.limits.unit.value}) alone, "
+            "and were cut at rows, lines or words into chunks that fit"
+        ]

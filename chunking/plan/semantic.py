@@ -41,19 +41,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from chunking.model import BlockKind, Level
+from chunking.offsets import trim
 from chunking.parse.markdown.plain_text import code_regions, left_out, plain_markdown
-from chunking.plan.walk import StructureSplitter, _trim
-from chunking.scoring import CachedEmbedder, Scoring, ScoringError
+from chunking.plan.core import Plan, plan_of
+from chunking.plan.walk import StructureWalk
+from chunking.scoring import CachedEmbedder, ScoringError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from chunking.contextualize import Contextualizer
-    from chunking.measure.sizing import Sizer
-    from chunking.model import Outline
-    from chunking.options import ChunkOptions
-    from chunking.outline.sections import SectionTree
-    from chunking.plan.walk import Span
+    from chunking.model import Outline, Span
+    from chunking.plan.core import PlanInputs
     from chunking.scoring import TextEmbedder
 
 EMBEDDED_CHARACTERS = 2_000
@@ -77,16 +75,11 @@ UnitSpan = tuple[int, int]
 """A unit's (start, end) in the source, trimmed of whitespace."""
 
 
-def semantic_spans(
-    outline: Outline,
-    tree: SectionTree,
-    sizer: Sizer,
-    context: Contextualizer,
-    options: ChunkOptions,
-    scoring: Scoring | None = None,
-) -> list[Span]:
+def semantic_spans(inputs: PlanInputs) -> Plan:
     """Whole groups of sentences between meaning shifts, packed up to the limit."""
-    return SemanticSplitter(outline, tree, sizer, context, options, scoring or Scoring()).spans()
+    walk = StructureWalk(inputs)
+    spans = walk.spans(SemanticCuts(walk, inputs))
+    return plan_of(spans, (), walk.leads_left_out)
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -179,28 +172,27 @@ def _distances(
     ]
 
 
-class SemanticSplitter(StructureSplitter):
-    """The structure splitter, ending chunks at breakpoints where it can."""
+class SemanticCuts:
+    """The structure walk's cuts, ending chunks at breakpoints where it can: the
+    `CutPolicy` of the semantic strategy."""
 
-    def __init__(
-        self,
-        outline: Outline,
-        tree: SectionTree,
-        sizer: Sizer,
-        context: Contextualizer,
-        options: ChunkOptions,
-        scoring: Scoring,
-    ) -> None:
-        super().__init__(outline, tree, sizer, context, options)
+    def __init__(self, walk: StructureWalk, inputs: PlanInputs) -> None:
+        self.walk = walk
+        self.doc = walk.doc
+        self.source = walk.source
+        self.end = walk.end
+        self.tree = walk.tree
+        self.options = options = inputs.options
+        self.maximum = walk.maximum
         self._last_room: tuple[int, tuple[int, str]] | None = None
         """The start `_room` was last asked about, and its answer."""
         breaks = options.semantic
         self.min_fill = breaks.min_fill
         distances = boundary_distances(
             list(self._sections()),
-            TextOf(outline, options.strip_markup),
+            TextOf(inputs.outline, options.strip_markup),
             breaks.window,
-            scoring.embed,
+            inputs.scoring.embed,
         )
         self.breakpoints: list[int] = []
         """Where a unit starts after a meaning shift, ascending."""
@@ -216,7 +208,7 @@ class SemanticSplitter(StructureSplitter):
         self.ends = sorted({*self.breakpoints, *self.headings, self.end})
         """Where a chunk ends best: a breakpoint, a heading, or the end of the document."""
         self.break_set = set(self.breakpoints)
-        measure = self.spans_of_source
+        measure = walk.spans_of_source
         self.end_totals = measure.totals(self.ends)
         self.heading_totals = measure.totals(self.headings)
 
@@ -251,7 +243,7 @@ class SemanticSplitter(StructureSplitter):
                 starts = [block.start, *doc.sentence_positions(block.start, block.end)]
                 pieces = list(zip(starts, [*starts[1:], block.end], strict=True))
             for low, high in pieces:
-                start, end = _trim(self.source, low, min(high, self.end))
+                start, end = trim(self.source, low, min(high, self.end))
                 if start >= end:
                     continue
                 if units and not self._boundary_allowed(start):
@@ -271,21 +263,24 @@ class SemanticSplitter(StructureSplitter):
     # -- choosing ------------------------------------------------------------------
 
     def _room(self, start: int) -> tuple[int, str]:
-        """The structure splitter's room, once per start: `_at_break` and the fallback
-        both ask, and a lead left out is counted for the warning each time it is asked."""
+        """The walk's room, once per start: `_at_break` and the fallback both need it,
+        and a lead left out is counted for the warning each time it is asked."""
         if self._last_room is None or self._last_room[0] != start:
-            self._last_room = (start, super()._room(start))
+            self._last_room = (start, self.walk.room_and_lead(start))
         return self._last_room[1]
 
-    def _next_span(self, start: int, previous_end: int) -> Span | None:
+    def next_span(self, start: int, previous_end: int) -> Span | None:
+        """The chunk to the furthest breakpoint that fits, else the walk's own cut."""
         span = self._at_break(start, previous_end)
-        return span if span is not None else super()._next_span(start, previous_end)
+        if span is not None:
+            return span
+        return self.walk.cut(start, previous_end, *self._room(start))
 
     def _at_break(self, start: int, previous_end: int) -> Span | None:
         """The chunk from `start` to the furthest breakpoint or heading that fits and
         leaves it `min_fill` full, not past a heading the structure strategy ends at."""
         room, lead = self._room(start)
-        measure = self.spans_of_source
+        measure = self.walk.spans_of_source
         base = measure.total(start)
         limit = base + room
         last = bisect.bisect_right(self.end_totals, limit) - 1
@@ -299,7 +294,7 @@ class SemanticSplitter(StructureSplitter):
             end = self.ends[index]
             if not self.doc.can_cut(end):
                 continue
-            span = self._make_span(start, end, lead)
+            span = self.walk.make_span(start, end, lead)
             if span is not None and span.size <= self.maximum and span.end > previous_end:
                 return span
         return None
@@ -317,6 +312,6 @@ class SemanticSplitter(StructureSplitter):
             index += 1
         return None
 
-    def _is_continuation(self, next_start: int) -> bool:
+    def overlaps(self, next_start: int) -> bool:
         """No overlap after a breakpoint: the next chunk is about something else."""
-        return next_start not in self.break_set and super()._is_continuation(next_start)
+        return next_start not in self.break_set and self.walk.overlaps(next_start)

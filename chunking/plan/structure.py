@@ -4,25 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chunking.plan.walk import StructureSplitter
+from chunking.plan.core import Plan, plan_of
+from chunking.plan.walk import StructureWalk
 
 if TYPE_CHECKING:
-    from chunking.contextualize import Contextualizer
-    from chunking.measure.sizing import Sizer
-    from chunking.model import Outline
-    from chunking.options import ChunkOptions
-    from chunking.outline.sections import SectionTree
-    from chunking.plan.walk import Span
-    from chunking.scoring import Scoring
+    from chunking.plan.core import PlanInputs
 
 
-def structure_spans(
-    outline: Outline,
-    tree: SectionTree,
-    sizer: Sizer,
-    context: Contextualizer,
-    options: ChunkOptions,
-    scoring: Scoring | None = None,
-) -> list[Span]:
+def structure_spans(inputs: PlanInputs) -> Plan:
     """Cut by sections, then blocks, lines, sentences, words (the default)."""
-    return StructureSplitter(outline, tree, sizer, context, options).spans()
+    walk = StructureWalk(inputs)
+    spans = walk.spans()
+    return plan_of(spans, (), walk.leads_left_out)

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from chunking.model import Block, BlockKind, Level, Outline
-from chunking.options import ChunkOptions, SplitMode, Unit
+from chunking.model import Block, BlockKind, Level, Outline, Span
+from chunking.offsets import skip_space, skip_space_back, trim
+from chunking.options import SplitMode, Unit
 from chunking.plan.next_match import NextMatch
 from chunking.plan.sentences import (
     WHOLE_TEXT_CHARACTERS,
@@ -32,9 +33,8 @@ from chunking.plan.sentences import (
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from chunking.contextualize import Contextualizer
-    from chunking.measure.sizing import Sizer, SpanSizer
-    from chunking.outline.sections import SectionTree
+    from chunking.measure.sizing import SpanSizer
+    from chunking.plan.core import CutPolicy, PlanInputs
 
 MIN_FILL: dict[Level, float] = {
     **dict.fromkeys((Level.H1, Level.H2, Level.H3, Level.H4, Level.H5, Level.H6), 0.35),
@@ -63,30 +63,8 @@ _WORD_END = re.compile(r"(?<=\S)\s")
 _LINE_FEED, _CARRIAGE_RETURN = 10, 13
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A planned chunk: a source span and what its embedded text needs."""
-
-    start: int
-    end: int
-    chain: tuple[int, ...]
-    """Heading indices of the smallest section holding the span."""
-    headings: tuple[str, ...]
-    """Their texts, as the prefix shows them (no title heading, no empty heading)."""
-    lead: str
-    """Repeated table header or reopened fence for a continuation, else ''."""
-    text: str
-    """The full embedded text."""
-    size: int
-
-    def with_text(self, text: str, size: int) -> Span:
-        """The span with another embedded text: `dataclasses.replace` cost a tenth of
-        the markup stripping on the markdown corpus (it reflects on the fields)."""
-        return Span(self.start, self.end, self.chain, self.headings, self.lead, text, size)
-
-
 @dataclass(slots=True)
-class _Document:
+class PlanningDocument:
     """Per-document indexes the walk needs, built once."""
 
     outline: Outline
@@ -112,7 +90,7 @@ class _Document:
         language: str,
         measure: SpanSizer,
         segment: Segmenter = sentencex_ends,
-    ) -> _Document:
+    ) -> PlanningDocument:
         """Index boundaries, no-cut zones and regions of an outline."""
         source = outline.source
         positions: list[int] = []
@@ -136,7 +114,7 @@ class _Document:
             if kind is markup_end:
                 # Markup that closes what precedes never starts a chunk (and a chunk
                 # never ends right before it).
-                forbidden.append((_skip_space_back(source, start) - 1, block.end - 1))
+                forbidden.append((skip_space_back(source, start) - 1, block.end - 1))
                 continue
             # A heading (or opening markup) never ends a chunk: no boundary between it
             # and what follows. A container's end marker (docfx `---`, `::: zone-end`)
@@ -155,7 +133,7 @@ class _Document:
                 last = start
             previous_kind = kind
             if kind is heading or kind is markup:
-                forbidden.append((start, _skip_space(source, block.end)))
+                forbidden.append((start, skip_space(source, block.end)))
 
         if positions and positions[0] <= outline.body_start:
             del positions[0], levels[0]
@@ -163,7 +141,7 @@ class _Document:
         levels.append(Level.DOCUMENT)
         for region in outline.regions:
             # Ending a chunk right after a fence line or a table header leaves it meaningless.
-            forbidden.append((region.start, _skip_space(source, region.lead_end)))
+            forbidden.append((region.start, skip_space(source, region.lead_end)))
         # A paragraph or table a page break interrupts is not cut between its halves, nor
         # a figure inside (unless nothing else fits: the chooser falls back to any cut).
         forbidden.extend(outline.unbroken)
@@ -315,28 +293,6 @@ def _merged(zones: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _skip_space_back(source: str, position: int) -> int:
-    """Just past the last non-whitespace character before `position` (or 0)."""
-    while position > 0 and source[position - 1].isspace():
-        position -= 1
-    return position
-
-
-def _skip_space(source: str, position: int) -> int:
-    """The first non-whitespace offset at or after `position` (or the end)."""
-    match = _WHITESPACE_RUN.match(source, position)
-    return match.end() if match else position
-
-
-def _trim(source: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink [start, end) to exclude leading and trailing whitespace."""
-    while start < end and source[start].isspace():
-        start += 1
-    while end > start and source[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 @dataclass(slots=True)
 class _Walk:
     """The result of walking forward from a start: boundaries where the chunk still fits."""
@@ -367,26 +323,21 @@ class _Frontier:
         return self.positions[low - 1]
 
 
-class StructureSplitter:
-    """The structure-aware strategy: sections, then blocks, lines, sentences, words."""
+class StructureWalk:
+    """The structure walk: sections, then blocks, lines, sentences, words, on the
+    document's `PlanningDocument`. The structure strategy runs it as it is; the others
+    take it as a component (a `CutPolicy`, or its measures)."""
 
-    def __init__(
-        self,
-        outline: Outline,
-        tree: SectionTree,
-        sizer: Sizer,
-        context: Contextualizer,
-        options: ChunkOptions,
-        *,
-        segment: Segmenter = sentencex_ends,
-    ) -> None:
+    def __init__(self, inputs: PlanInputs, *, segment: Segmenter = sentencex_ends) -> None:
+        outline, tree, sizer = inputs.outline, inputs.tree, inputs.sizer
+        context, options = inputs.context, inputs.options
         self.source = outline.source
         self.end = outline.content_end
         """Chunks cover the source up to here."""
         # Chunks never reach front matter or trailing link definitions: they
         # are not tokenized.
         self.spans_of_source = sizer.spans(self.source, outline.body_start, self.end)
-        self.doc = _Document.build(outline, options.language, self.spans_of_source, segment)
+        self.doc = PlanningDocument.build(outline, options.language, self.spans_of_source, segment)
         self.tree = tree
         self.sizer = sizer
         self.context = context
@@ -402,19 +353,21 @@ class StructureSplitter:
         self._heading_content = tree.content_starts(self.source, self.end)
         """Where the content after each heading (and the headings right after it) begins."""
         self.next_word_end = NextMatch(_WORD_END, self.source)
+        self.leads_left_out = 0
+        """Continuation chunks whose table header or fence line was too long to repeat."""
         """The first word end past a horizon, for every chunk of a long line."""
 
     # -- what other strategies reuse ---------------------------------------------
 
     def measured(self, start: int, end: int) -> Span | None:
         """The chunk [start, end) trimmed of whitespace, measured exactly as this
-        splitter's own chunks are (None: only whitespace); its lead is the one a chunk
+        walk's own chunks are (None: only whitespace); its lead is the one a chunk
         starting at `start` repeats."""
-        return self._make_span(start, end, self.doc.lead_at(start))
+        return self.make_span(start, end, self.doc.lead_at(start))
 
     def room(self, start: int) -> int:
         """Room for content in a chunk starting at `start`: the limit less prefix and lead."""
-        return self._room(start)[0]
+        return self.room_and_lead(start)[0]
 
     # -- measuring -------------------------------------------------------------
 
@@ -457,9 +410,8 @@ class StructureSplitter:
             # Sentence starts of a long block reach far past the horizon: move
             # them before their space only up to the first one past it.
             for sentence_start in self.doc.sentence_positions(low, high):
-                start = sentence_start
-                while start > 0 and source[start - 1].isspace():
-                    start -= 1  # back to the start of the whitespace before it
+                # Back to the start of the whitespace before it.
+                start = skip_space_back(source, sentence_start)
                 if low < start < high:
                     starts.append(start)
                     if start >= cap:
@@ -686,13 +638,13 @@ class StructureSplitter:
             lo, hi = 0, len(fitting)
             while lo < hi:
                 middle = (lo + hi) // 2
-                begin, end = _trim(self.source, fitting[middle], cut)
+                begin, end = trim(self.source, fitting[middle], cut)
                 if measure.estimate(begin, end) <= overlap:
                     hi = middle
                 else:
                     lo = middle + 1
             for candidate in fitting[lo:]:
-                begin, end = _trim(self.source, candidate, cut)
+                begin, end = trim(self.source, candidate, cut)
                 if begin >= cut:
                     break
                 if measure.span(begin, end) <= overlap:
@@ -728,33 +680,36 @@ class StructureSplitter:
 
     # -- the loop ------------------------------------------------------------------
 
-    def spans(self) -> list[Span]:
-        """All chunks of the document, in order."""
+    def spans(self, policy: CutPolicy | None = None) -> list[Span]:
+        """All chunks of the document, in order: cut where `policy` says (the walk's own
+        cuts when None)."""
+        next_span = self.next_span if policy is None else policy.next_span
+        overlaps = self.overlaps if policy is None else policy.overlaps
         source = self.source
         limits = self.options.limits
-        position = _skip_space(source, self.doc.outline.body_start)
+        position = skip_space(source, self.doc.outline.body_start)
         previous_end = position
         result: list[Span] = []
         while position < self.end:
-            span = self._next_span(position, previous_end)
+            span = next_span(position, previous_end)
             if span is None and position < previous_end:
                 # The overlap left no room to move on: start after the previous chunk instead.
-                position = _skip_space(source, previous_end)
-                span = self._next_span(position, position)
+                position = skip_space(source, previous_end)
+                span = next_span(position, position)
             if span is None:
                 break
             result.append(span)
             if limits.maximum_pages_to_take and len(result) >= limits.maximum_pages_to_take:
                 break
-            next_start = _skip_space(source, span.end)
+            next_start = skip_space(source, span.end)
             overlap = None
-            if next_start < self.end and self._is_continuation(next_start):
+            if next_start < self.end and overlaps(next_start):
                 overlap = self._overlap_start(span.start, span.end)
             previous_end = span.end
             position = overlap if overlap is not None else next_start
         return result
 
-    def _is_continuation(self, next_start: int) -> bool:
+    def overlaps(self, next_start: int) -> bool:
         """True unless the next chunk begins a new section (no overlap across headings)."""
         index = bisect.bisect_left(self.doc.coarse_positions, next_start)
         if (
@@ -764,14 +719,16 @@ class StructureSplitter:
             return self.doc.coarse_levels[index] > Level.H6
         return True
 
-    def _room(self, start: int) -> tuple[int, str]:
-        """Room for content at `start`: the limit less prefix and lead, and the lead."""
+    def room_and_lead(self, start: int) -> tuple[int, str]:
+        """Room for content at `start`: the limit less prefix and lead, and the lead.
+
+        A lead left out is counted each time it is asked: ask once per chunk start."""
         _, _, prefix_size = self._prefix_of(tuple(self.tree.chain_at(self._content_start(start))))
         lead = self.doc.lead_at(start)
         lead_size = self._lead_size(lead)
         if lead and prefix_size + lead_size > self.maximum // 2:
             # A header too long to repeat is left out whole, never truncated; said in a warning.
-            self.context.leads_left_out += 1
+            self.leads_left_out += 1
             lead, lead_size = "", 0
         return self.maximum - prefix_size - lead_size, lead
 
@@ -782,22 +739,26 @@ class StructureSplitter:
             return self._heading_content[index]
         return start
 
-    def _next_span(self, start: int, previous_end: int) -> Span | None:
-        room, lead = self._room(start)
+    def next_span(self, start: int, previous_end: int) -> Span | None:
+        """The walk's chunk starting at `start` (past `previous_end`), if one fits."""
+        return self.cut(start, previous_end, *self.room_and_lead(start))
+
+    def cut(self, start: int, previous_end: int, room: int, lead: str) -> Span | None:
+        """The chunk from `start` the walk cuts within `room`, repeating `lead`."""
         minimum_end = max(previous_end, start) + 1
         sentences = self.options.mode is SplitMode.SENTENCES
         walk = self._walk(start, room, stop_after=minimum_end if sentences else None)
         cuts = self._choose(start, walk, minimum_end)
         if walk.stopped:
             first = next(cuts)
-            span = self._make_span(start, first, lead)
+            span = self.make_span(start, first, lead)
             if span is not None and span.size <= self.maximum:
                 return span
             # Over once measured exactly: the fallbacks come from the whole walk.
             walk = self._walk(start, room)
             cuts = (cut for cut in self._choose(start, walk, minimum_end) if cut != first)
         for cut in cuts:
-            span = self._make_span(start, cut, lead)
+            span = self.make_span(start, cut, lead)
             if span is not None and span.size <= self.maximum:
                 return span
         # Nothing on the walk fits once measured exactly: take as many characters as fit.
@@ -805,7 +766,7 @@ class StructureSplitter:
         best: Span | None = None
         while low < high:
             middle = (low + high + 1) // 2
-            span = self._make_span(start, middle, lead)
+            span = self.make_span(start, middle, lead)
             if span is not None and span.size <= self.maximum:
                 best, low = span, middle
             else:
@@ -838,7 +799,9 @@ class StructureSplitter:
             self._head_sizes[key] = size
         return size
 
-    def _make_span(self, start: int, end: int, lead: str) -> Span | None:
+    def make_span(self, start: int, end: int, lead: str) -> Span | None:
+        """The chunk [start, end) trimmed of whitespace, with `lead` repeated, measured
+        exactly (None: only whitespace)."""
         # Trimmed by str.strip (the same whitespace as str.isspace), which also
         # gives the content: a loop over the ends cost more than the copies.
         piece = self.source[start:end]

@@ -21,18 +21,15 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
+from chunking.model import Span
 from chunking.options import TooManyChunks, Unit, WordScope
-from chunking.plan.walk import Span
+from chunking.plan.core import Plan, plan_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from chunking.contextualize import Contextualizer
-    from chunking.measure.sizing import Sizer
-    from chunking.model import Outline, Region
-    from chunking.options import ChunkOptions
-    from chunking.outline.sections import SectionTree
-    from chunking.scoring import Scoring
+    from chunking.model import Region
+    from chunking.plan.core import PlanInputs
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """Hiragana, katakana, CJK ideographs (extension A, unified, compatibility)."""
@@ -43,20 +40,15 @@ WORD = re.compile(f"[{_CJK}][{_CJK_PUNCTUATION}]*|[^\\s{_CJK}]+")
 
 REACH_CHARACTERS_PER_TOKEN = 8
 """A window cut to fit is cut within this many characters per token of the limit, as
-the structure splitter's last resort is: twice English's ~4, and it keeps a giant word
+the structure walk's last resort is: twice English's ~4, and it keeps a giant word
 (a megabyte of base64) from being measured whole for every piece cut from it."""
 
 
-def word_spans(
-    outline: Outline,
-    tree: SectionTree,
-    sizer: Sizer,
-    context: Contextualizer,
-    options: ChunkOptions,
-    scoring: Scoring | None = None,
-) -> list[Span]:
+def word_spans(inputs: PlanInputs) -> Plan:
     """Word windows over the document (or each section), cut further only to fit the limit."""
-    return WordWindowPlanner(outline, tree, sizer, context, options).spans()
+    planner = WordWindowPlanner(inputs)
+    spans = planner.spans()
+    return plan_of(spans, planner.warnings(), planner.leads_left_out)
 
 
 def words_of(source: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -68,14 +60,9 @@ def words_of(source: str, start: int = 0, end: int | None = None) -> list[tuple[
 class WordWindowPlanner:
     """One document's windows: its words, grouped by section, and the limit to keep."""
 
-    def __init__(
-        self,
-        outline: Outline,
-        tree: SectionTree,
-        sizer: Sizer,
-        context: Contextualizer,
-        options: ChunkOptions,
-    ) -> None:
+    def __init__(self, inputs: PlanInputs) -> None:
+        outline, options = inputs.outline, inputs.options
+        tree, sizer, context = inputs.tree, inputs.sizer, inputs.context
         self.outline = outline
         self.source = outline.source
         self.tree = tree
@@ -94,6 +81,8 @@ class WordWindowPlanner:
         """Windows over the limit, cut into several chunks."""
         self.cut_rows = 0
         """Rows or code lines too big for a chunk of their own, cut at a word."""
+        self.leads_left_out = 0
+        """Continuation chunks whose table header or fence line was too long to repeat."""
 
     # -- the windows ----------------------------------------------------------
 
@@ -113,7 +102,6 @@ class WordWindowPlanner:
                     for span in self.fitting(start, end):
                         result.append(span)
                         if taken and len(result) >= taken:
-                            self._warn()
                             return result
                         if cap and len(result) > cap:
                             # Stop here: a window per word or two, each with its prefix,
@@ -124,7 +112,6 @@ class WordWindowPlanner:
                 if stop >= last:
                     break
                 index += size - overlap
-        self._warn()
         return result
 
     def _groups(self) -> Iterator[tuple[int, int]]:
@@ -235,7 +222,7 @@ class WordWindowPlanner:
             lead = region.lead
             if prefix_size + self.sizer.size(lead) > self.maximum // 2:
                 # As the structure strategy does: a lead too long is left out, said once.
-                self.context.leads_left_out += 1
+                self.leads_left_out += 1
                 lead = ""
         text = self.context.text(names, lead, self.source[start:end])
         return Span(start, end, chain, names, lead, text, self.sizer.size(text))
@@ -308,15 +295,18 @@ class WordWindowPlanner:
                 return span
         return None
 
-    def _warn(self) -> None:
+    def warnings(self) -> list[str]:
+        """What a user should know about the windows planned so far."""
+        found = []
         if self.cut_windows:
-            self.context.warnings.append(
+            found.append(
                 f"{self.cut_windows} word window(s) of {self.options.words.size} words were "
                 f"over maximumPageLength ({self.maximum} {self.options.limits.unit.value}) with "
                 "their prefix, and were cut at word boundaries into chunks that fit"
             )
         if self.cut_rows:
-            self.context.warnings.append(
+            found.append(
                 f"{self.cut_rows} table row(s) or code line(s) too big for a chunk of their "
                 "own were cut at a word"
             )
+        return found

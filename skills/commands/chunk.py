@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-    from chunking.chunk import ChunkedDocument
+    from chunking.model import ChunkedDocument
 
 SCORING_FAILED = 1
 """Exit status when a scored strategy's scorer fails (not configured, unreachable)."""

@@ -78,7 +78,7 @@ def _escape_marker(word: str, *, first_line: bool) -> str:
     Structure in the rendering comes from elements; text that happens to begin like a
     heading (`# of users`), quote, list marker (`-`, `+`, `*`, `1.`, `1)`), rule or
     setext underline (`---`, `===`, `***`), fence (```` ``` ````, `~~~`) or table row
-    (`|`) must not read as one.  `embedded_text.plain_markdown` drops the backslash.
+    (`|`) must not read as one.  `plain_text.plain_markdown` drops the backslash.
     A word the next element's text goes on (`-<em>n</em>`) is escaped all the same:
     the walk does not know yet, and an escape too many costs only a backslash.
     """

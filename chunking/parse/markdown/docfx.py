@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from chunking.model import Block, BlockKind, Heading
+from chunking.offsets import skip_space_back
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -346,9 +347,7 @@ def _split_zone_markers(
                 label = _pivot_label(found.group("marker"))
                 if label is None and "target" not in found.group("marker"):
                     continue  # not a zone docfx knows
-            before_end = start
-            while before_end > position and text[before_end - 1].isspace():
-                before_end -= 1
+            before_end = skip_space_back(text, start, position)
             if before_end > position:
                 result.append(Block(block.kind, position, before_end))
             if found.group("end") is not None:

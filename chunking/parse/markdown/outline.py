@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunking.model import Anchor, Block, BlockKind, Heading, Outline, Region
+from chunking.offsets import skip_space_back
 from chunking.parse.front_matter import front_matter_title, metadata_block
 from chunking.parse.gc_pause import paused_gc
 from chunking.parse.markdown import markdown_it_parser, mdx, pulldown_parser
@@ -64,10 +65,7 @@ class _Lines:
         Never goes below `floor`, the span's start.
         """
         end = self.start(stop_line)
-        text = self.text
-        while end > floor and text[end - 1].isspace():
-            end -= 1
-        return end
+        return skip_space_back(self.text, end, floor)
 
 
 def parse_markdown(
@@ -132,8 +130,7 @@ def _outline(
         end = starts[block.stop] if block.stop < line_count else text_end
         if start < body_start:
             continue  # the metadata block, read above
-        while end > start and seen[end - 1].isspace():
-            end -= 1
+        end = skip_space_back(seen, end, start)
         if kind is html and _HTML_HEADING_HINT.search(text, start, end):
             spans.extend(_html_headings(text, start, end, heading_texts))
         else:

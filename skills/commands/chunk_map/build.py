@@ -13,8 +13,7 @@ from chunking.measure.sizing import make_sizer
 from chunking.pipeline import chunk_document, parse
 
 if TYPE_CHECKING:
-    from chunking.chunk import Chunk, ChunkedDocument
-    from chunking.model import Region, RegionKind
+    from chunking.model import Chunk, ChunkedDocument, Region, RegionKind
     from chunking.options import ChunkOptions
     from chunking.pipeline import FormatName
     from chunking.scoring import Scoring
