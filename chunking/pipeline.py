@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
+from chunking.chunk_ids import chunk_id, document_digest
 from chunking.contextualize import Contextualizer
 from chunking.measure.sizing import make_sizer
 from chunking.model import Chunk, ChunkedDocument
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from chunking.options import Unit
 
 FormatName = Literal["auto", "markdown", "html", "text"]
-ID_DIGEST_BYTES = 16
-"""128-bit ids: collisions are not a concern at index scale."""
 
 
 def _parser(format: Format, file_name: str | None) -> Callable[[str], Outline]:
@@ -98,7 +96,7 @@ def chunk_document(
     tree = SectionTree.build(planned, title_heading)
     context = Contextualizer.for_options(sizer, title_text, options)
     plan = strategy(PlanInputs(planned, tree, sizer, context, options, scoring or Scoring()))
-    digest = _document_digest(outline.source, given)
+    digest = document_digest(outline.source, given)
     chunks = []
     for ordinal, span in enumerate(plan.spans):
         start, end = (
@@ -116,7 +114,7 @@ def chunk_document(
                 outline_path=tree.levels(list(span.chain)),
                 anchor=planned.anchor_at(span.start),
                 size=span.size,
-                id=_chunk_id(digest, start, end),
+                id=chunk_id(digest, start, end),
                 **_page_fields(outline, start, end),
             )
         )
@@ -158,16 +156,3 @@ def _prefix_warnings(context: Contextualizer, unit: Unit) -> list[str]:
         f"heading path shortened to fit {limit}: {' › '.join(path)[:200]}"
         for path in sorted(context.shortened)
     ]
-
-
-def _document_digest(source: str, options: ChunkOptions) -> bytes:
-    hasher = hashlib.blake2b(digest_size=ID_DIGEST_BYTES)
-    hasher.update(source.encode("utf-8", "surrogatepass"))
-    hasher.update(options.identity().encode("utf-8", "surrogatepass"))
-    return hasher.digest()
-
-
-def _chunk_id(digest: bytes, start: int, end: int) -> str:
-    return hashlib.blake2b(
-        digest + f":{start}:{end}".encode(), digest_size=ID_DIGEST_BYTES
-    ).hexdigest()
