@@ -30,13 +30,7 @@ from typing import TYPE_CHECKING
 from bench.documents import NOT_DOCUMENTS
 from bench.offline_scoring import offline_scoring
 from chunking.audit import Audit, audit_document, flag_path_debris
-from chunking.cli import (
-    binary_split,
-    check_strategy,
-    needs_scoring,
-    semantic_breaks,
-    word_windows,
-)
+from chunking.measure.sizing import make_sizer
 from chunking.options import (
     BINARY_SCORERS,
     STRATEGY_NAMES,
@@ -47,7 +41,13 @@ from chunking.options import (
     WordScope,
 )
 from chunking.pipeline import chunk_document, parse
-from chunking.sizing import make_sizer
+from skills.commands.cli import (
+    binary_split,
+    check_strategy,
+    needs_scoring,
+    semantic_breaks,
+    word_windows,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

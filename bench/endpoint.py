@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
-from chunking.encodings import load_encoding
+from chunking.measure.encodings import load_encoding
 from tests.openai_stub import OpenAIStub
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.encodings import load_encoding, stock_encoding
+from chunking.measure.encodings import load_encoding, stock_encoding
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -59,7 +59,7 @@ def _block_parse(_encoder: str) -> Callable[[str], object]:
 def _pulldown_events(_encoder: str) -> Callable[[str], object]:
     import pyromark
 
-    from chunking.formats.markdown.pulldown_parser import PARSER_OPTIONS
+    from chunking.parse.markdown.pulldown_parser import PARSER_OPTIONS
 
     def parse(text: str) -> object:
         # The iterator is lazy: the parse happens as its events are drawn.
@@ -71,7 +71,7 @@ def _pulldown_events(_encoder: str) -> Callable[[str], object]:
 
 
 def _our_markdown_outline(_encoder: str) -> Callable[[str], object]:
-    from chunking.formats.markdown.outline import parse_markdown
+    from chunking.parse.markdown.outline import parse_markdown
 
     return parse_markdown
 
@@ -79,8 +79,8 @@ def _our_markdown_outline(_encoder: str) -> Callable[[str], object]:
 def _our_planning_input(encoder: str) -> Callable[[str], object]:
     """What every chunk plan of ours needs before it cuts: the outline, its embedded
     text, and that text's tokens (the splitter's token index)."""
-    from chunking.formats.markdown.outline import parse_markdown
-    from chunking.plain_outline import plain_outline
+    from chunking.outline.plain_outline import plain_outline
+    from chunking.parse.markdown.outline import parse_markdown
 
     encode = load_encoding(encoder).encode_ordinary
 
@@ -112,13 +112,13 @@ def _soup_parse(_encoder: str) -> Callable[[str], object]:
 
 
 def _our_html_outline(_encoder: str) -> Callable[[str], object]:
-    from chunking.formats.html.render import parse_html
+    from chunking.parse.html.render import parse_html
 
     return parse_html
 
 
 def _html_rendering(html: str) -> str:
-    from chunking.formats.html.render import parse_html
+    from chunking.parse.html.render import parse_html
 
     return parse_html(html).source
 
@@ -133,7 +133,7 @@ FLOORS: tuple[Floor, ...] = (
     ),
     Floor("pulldown-cmark events with ranges (pyromark), drawn", "markdown", _pulldown_events),
     Floor(
-        "our outline: chunking.formats.markdown.outline.parse_markdown",
+        "our outline: chunking.parse.markdown.outline.parse_markdown",
         "markdown",
         _our_markdown_outline,
         outline=True,
@@ -145,12 +145,14 @@ FLOORS: tuple[Floor, ...] = (
     ),
     Floor("tiktoken, one pass (encode_ordinary)", "markdown", _tiktoken_pass),
     Floor(
-        "the same with our equivalent pattern (chunking.encodings)", "markdown", _our_tokenizer_pass
+        "the same with our equivalent pattern (chunking.measure.encodings)",
+        "markdown",
+        _our_tokenizer_pass,
     ),
     Floor("lxml.html alone", "html", _lxml_alone),
     Floor("BeautifulSoup(lxml) parse", "html", _soup_parse, block_parse=True),
     Floor(
-        "our outline: chunking.formats.html.render.parse_html",
+        "our outline: chunking.parse.html.render.parse_html",
         "html",
         _our_html_outline,
         outline=True,

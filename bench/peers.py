@@ -4,7 +4,7 @@ Every peer is built from the packages in requirements-bench.txt; a peer whose
 package is missing or fails to build is reported unavailable, never fatal.
 Token-counting peers count with the benchmark's encoding (cl100k_base unless
 `--encoder` says otherwise) exactly as `tiktoken.get_encoding` builds it
-(`chunking.encodings.stock_encoding`: the shipped file, tiktoken's own
+(`chunking.measure.encodings.stock_encoding`: the shipped file, tiktoken's own
 pre-tokenizer pattern, no download), as they run for their users; ours uses an
 equivalent, faster pattern, which is our work and not theirs.
 semantic-text-splitter's Rust core carries its own copies of cl100k_base and
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from chunking.encodings import stock_encoding
+from chunking.measure.encodings import stock_encoding
 from chunking.options import DEFAULT_ENCODER, Limits, Unit
 
 Kind = Literal["markdown", "html"]

@@ -31,14 +31,14 @@ from bench.documents import DEFAULT_CORPUS, Document, load_corpus, megabytes
 from bench.floors import FLOORS, Floor
 from bench.offline import offline
 from bench.peers import PEERS, Kind, Peer
+from chunking.measure.sizing import make_sizer
 from chunking.options import DEFAULT_ENCODER, ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
-from chunking.sizing import make_sizer
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from chunking.sizing import Sizer
+    from chunking.measure.sizing import Sizer
 
 LIMITS: dict[str, Limits] = {
     "tokens": Limits(Unit.TOKENS, 512, 64),

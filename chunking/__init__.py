@@ -10,7 +10,7 @@ every chunk.  Pure Python, no Azure imports.
 from __future__ import annotations
 
 from chunking.api import chunk_file, chunk_options, chunk_text
-from chunking.chunk import Chunk, ChunkedDocument
+from chunking.model import Chunk, ChunkedDocument
 from chunking.options import (
     ChunkOptions,
     Limits,

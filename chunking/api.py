@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from chunking.formats.decode import BinaryFile, decode_file
 from chunking.options import (
     ChunkOptions,
     Limits,
@@ -25,12 +24,13 @@ from chunking.options import (
     Unit,
     default_lengths,
 )
+from chunking.parse.decode import BinaryFile, decode_file
 from chunking.pipeline import chunk_document
 
 if TYPE_CHECKING:
     import os
 
-    from chunking.chunk import ChunkedDocument
+    from chunking.model import ChunkedDocument
     from chunking.pipeline import FormatName
     from chunking.scoring import Scoring
 

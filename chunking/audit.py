@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
-from chunking.formats.titles import resolve_title
-from chunking.outline import Outline, RegionKind
-from chunking.plain_outline import PlainOutline, plain_outline
-from chunking.sections import SectionTree
+from chunking.model import Outline, RegionKind
+from chunking.outline.plain_outline import PlainOutline, plain_outline
+from chunking.outline.sections import SectionTree
+from chunking.parse.titles import resolve_title
 
 PATH_DEBRIS = re.compile(
     r"\{\s*(?:[#.:]|/\*)[^{}]*\}"
@@ -46,9 +46,9 @@ def flag_path_debris(audit: Audit, name: str, document: ChunkedDocument) -> None
 
 
 if TYPE_CHECKING:
-    from chunking.chunk import ChunkedDocument
+    from chunking.measure.sizing import Sizer
+    from chunking.model import ChunkedDocument
     from chunking.options import ChunkOptions
-    from chunking.sizing import Sizer
 
 
 @dataclass(slots=True)

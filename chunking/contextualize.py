@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from chunking.measure.sizing import TextSizer
     from chunking.options import ChunkOptions
-    from chunking.sizing import TextSizer
 
 PREFIX_SHARE = 0.25
 """At most this share of `maximumPageLength` goes to the title and heading path,
@@ -27,10 +27,6 @@ class Contextualizer:
     prefix_separator: str
     shortened: set[tuple[str, ...]] = field(default_factory=set)
     """Heading paths whose prefix had to be shortened (reported as warnings)."""
-    leads_left_out: int = 0
-    """Continuation chunks whose table header or fence line was too long to repeat."""
-    warnings: list[str] = field(default_factory=list)
-    """What a strategy did that a user should know (a word window cut to fit the limit)."""
     _cache: dict[tuple[str, ...], tuple[str, int]] = field(default_factory=dict)
 
     @classmethod

@@ -264,7 +264,7 @@ class BinarySplit:
 
 
 STRATEGY_NAMES = ("structure", "words", "semantic", "binary")
-"""The strategies `strategy` may name (`chunking.strategies.STRATEGIES` implements them)."""
+"""The strategies `strategy` may name (`chunking.plan.STRATEGIES` implements them)."""
 PAGE_OVERLAP_LENGTH = "pageOverlapLength"
 WORD_OVERLAP = "wordOverlap"
 STRATEGY_PARAMETERS: Mapping[str, tuple[str, ...]] = {
@@ -331,17 +331,17 @@ class ChunkOptions:
     heading_separator: str = DEFAULT_HEADING_SEPARATOR
     prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
     strategy: str = "structure"
-    """Name of the splitting strategy (see `chunking.strategies.STRATEGIES`)."""
-    words: WordWindows = field(default=WordWindows(), repr=False)
-    """The `words` strategy's windows. Out of the repr, which chunk ids hash: ids of the
-    other strategies stay as they were (`identity` adds it for `words`)."""
-    semantic: SemanticBreaks = field(default=SemanticBreaks(), repr=False)
-    """The `semantic` strategy's parameters (in `identity` for that strategy only)."""
-    binary: BinarySplit = field(default=BinarySplit(), repr=False)
-    """The `binary` strategy's parameters (in `identity` for that strategy only)."""
-    max_chunks: int = field(default=0, repr=False, compare=False)
+    """Name of the splitting strategy (see `chunking.plan.STRATEGIES`)."""
+    words: WordWindows = WordWindows()
+    """The `words` strategy's windows (in chunk ids for that strategy only,
+    `chunking.chunk_ids`)."""
+    semantic: SemanticBreaks = SemanticBreaks()
+    """The `semantic` strategy's parameters (in chunk ids for that strategy only)."""
+    binary: BinarySplit = BinarySplit()
+    """The `binary` strategy's parameters (in chunk ids for that strategy only)."""
+    max_chunks: int = field(default=0, compare=False)
     """A strategy that can make many chunks per word (`words`) stops planning past this
-    many and raises TooManyChunks; 0: no cap. Not in the repr: it changes no chunk."""
+    many and raises TooManyChunks; 0: no cap. Not in chunk ids: it changes no chunk."""
 
     def __post_init__(self) -> None:
         if self.strategy != "structure" and self.mode is SplitMode.SENTENCES:
@@ -349,13 +349,6 @@ class ChunkOptions:
                 f"textSplitMode sentences does not apply to strategy {self.strategy!r} "
                 "(it plans its own chunks; use pages)"
             )
-
-    def identity(self) -> str:
-        """Everything that decides the chunks, as text: what chunk ids are derived from."""
-        own = {"words": self.words, "semantic": self.semantic, "binary": self.binary}
-        if self.strategy in own:
-            return f"{self!r}{own[self.strategy]!r}"
-        return repr(self)
 
 
 def default_lengths(unit: Unit) -> tuple[int, int]:

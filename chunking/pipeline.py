@@ -2,45 +2,44 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from chunking.chunk import Chunk, ChunkedDocument
+from chunking.chunk_ids import chunk_id, document_digest
 from chunking.contextualize import Contextualizer
-from chunking.formats.detect import detect_format
-from chunking.formats.titles import resolve_title
+from chunking.measure.sizing import make_sizer
+from chunking.model import Chunk, ChunkedDocument
 from chunking.options import ChunkOptions, OptionError
-from chunking.plain_outline import plain_outline
+from chunking.outline.plain_outline import plain_outline
+from chunking.outline.sections import SectionTree
+from chunking.parse.detect import detect_format
+from chunking.parse.titles import resolve_title
+from chunking.plan import STRATEGIES
+from chunking.plan.core import PlanInputs
 from chunking.scoring import Scoring
-from chunking.sections import SectionTree
-from chunking.sizing import make_sizer
-from chunking.strategies import STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from chunking.model import Format, Outline
     from chunking.options import Unit
-    from chunking.outline import Format, Outline
 
 FormatName = Literal["auto", "markdown", "html", "text"]
-ID_DIGEST_BYTES = 16
-"""128-bit ids: collisions are not a concern at index scale."""
 
 
 def _parser(format: Format, file_name: str | None) -> Callable[[str], Outline]:
     # Imported on use: a markdown-only Function never pays for loading lxml.
     if format == "markdown":
-        from chunking.formats.markdown.outline import parse_markdown  # noqa: PLC0415
+        from chunking.parse.markdown.outline import parse_markdown  # noqa: PLC0415
 
         # The name tells an MDX page (`.mdx`) whose text may not.
         return partial(parse_markdown, file_name=file_name)
     if format == "html":
-        from chunking.formats.html.render import parse_html  # noqa: PLC0415
+        from chunking.parse.html.render import parse_html  # noqa: PLC0415
 
         return parse_html
-    from chunking.formats.text import parse_text  # noqa: PLC0415
+    from chunking.parse.text import parse_text  # noqa: PLC0415
 
     return parse_text
 
@@ -96,10 +95,10 @@ def chunk_document(
         options = replace(options, strip_markup=False)
     tree = SectionTree.build(planned, title_heading)
     context = Contextualizer.for_options(sizer, title_text, options)
-    spans = strategy(planned, tree, sizer, context, options, scoring or Scoring())
-    digest = _document_digest(outline.source, given)
+    plan = strategy(PlanInputs(planned, tree, sizer, context, options, scoring or Scoring()))
+    digest = document_digest(outline.source, given)
     chunks = []
-    for ordinal, span in enumerate(spans):
+    for ordinal, span in enumerate(plan.spans):
         start, end = (
             (span.start, span.end) if plain is None else plain.source_span(span.start, span.end)
         )
@@ -115,21 +114,15 @@ def chunk_document(
                 outline_path=tree.levels(list(span.chain)),
                 anchor=planned.anchor_at(span.start),
                 size=span.size,
-                id=_chunk_id(digest, start, end),
+                id=chunk_id(digest, start, end),
                 **_page_fields(outline, start, end),
             )
         )
     warnings = [
         *outline.warnings,
         *_prefix_warnings(context, options.limits.unit),
-        *context.warnings,
+        *plan.warnings,
     ]
-    if context.leads_left_out:
-        warnings.append(
-            f"{context.leads_left_out} continuation chunk(s) do not repeat their table header "
-            "or code fence line: with the title and headings it is over half of "
-            "maximumPageLength"
-        )
     return ChunkedDocument(
         source=outline.source,
         format=outline.format,
@@ -163,16 +156,3 @@ def _prefix_warnings(context: Contextualizer, unit: Unit) -> list[str]:
         f"heading path shortened to fit {limit}: {' › '.join(path)[:200]}"
         for path in sorted(context.shortened)
     ]
-
-
-def _document_digest(source: str, options: ChunkOptions) -> bytes:
-    hasher = hashlib.blake2b(digest_size=ID_DIGEST_BYTES)
-    hasher.update(source.encode("utf-8", "surrogatepass"))
-    hasher.update(options.identity().encode("utf-8", "surrogatepass"))
-    return hasher.digest()
-
-
-def _chunk_id(digest: bytes, start: int, end: int) -> str:
-    return hashlib.blake2b(
-        digest + f":{start}:{end}".encode(), digest_size=ID_DIGEST_BYTES
-    ).hexdigest()

@@ -237,7 +237,7 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
                 "--baselines langchain needs langchain-text-splitters, which is not "
                 "installed (pip install -r requirements-bench.txt)"
             )
-    from chunking.strategies import STRATEGIES  # noqa: PLC0415
+    from chunking.plan import STRATEGIES  # noqa: PLC0415
 
     return Grid(
         maximums=maximums,

@@ -10,7 +10,7 @@ from chunking.pipeline import parse
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from chunking.outline import Format
+    from chunking.model import Format
 
 SUFFIX_FORMATS: dict[str, Format] = {
     ".md": "markdown",

@@ -23,8 +23,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chunking.outline.sections import SectionTree
 from chunking.pipeline import parse
-from chunking.sections import SectionTree
 from evaluation.chat import (
     CHAT_PROVIDERS,
     DEFAULT_MAX_RETRIES,

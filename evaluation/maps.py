@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chunking.report import Annotations, map_document, render_chunk_map
 from evaluation.chunkers import chunk_options
 from evaluation.metrics import K
+from skills.commands.chunk_map import Annotations, map_document, render_chunk_map
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chunking.report import ChunkMap
     from chunking.scoring import Scoring
     from evaluation.chunkers import EvalChunk
     from evaluation.documents import EvalDocument
     from evaluation.questions import Question
     from evaluation.run import QuestionTrace, SettingResult
+    from skills.commands.chunk_map import ChunkMap
 
 MAPS_FOLDER = "maps"
 """Where the maps go, next to report.html (links between them are relative)."""

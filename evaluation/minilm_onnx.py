@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from chunking.encodings import load_encoding
-from chunking.sizing import TokenSizer
+from chunking.measure.encodings import load_encoding
+from chunking.measure.sizing import TokenSizer
 from skills.embedding import (
     BatchEmbedder,
     ClientReply,

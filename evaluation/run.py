@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from chunking.encodings import load_encoding
+from chunking.measure.encodings import load_encoding
+from chunking.measure.sizing import TokenSizer
 from chunking.scoring import Scoring
-from chunking.sizing import TokenSizer
 from evaluation.budget import BUDGET_METRICS, RECOMMENDED_ON, budget_scores
 from evaluation.chunkers import BaselineUnavailableError, ChunkRun, EvalChunk, chunk_all
 from evaluation.metrics import (

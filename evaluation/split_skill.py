@@ -19,11 +19,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.split.sentences import sentence_starts
+from chunking.plan.sentences import sentence_starts
 
 if TYPE_CHECKING:
+    from chunking.measure.sizing import Sizer, SpanSizer
     from chunking.options import Limits
-    from chunking.sizing import Sizer, SpanSizer
 
 _SPACE = re.compile(r"\s+")
 

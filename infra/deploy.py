@@ -26,7 +26,6 @@ from azure.core.credentials import AzureKeyCredential
 from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoundError
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
-from chunking.cli import HelpFormatter
 from infra.checks import check_definitions, check_partitions, web_api_skills
 from infra.search_definitions import (
     FUNCTION_KEY_HEADER,
@@ -42,6 +41,7 @@ from infra.search_definitions import (
     partition_setups,
 )
 from infra.service_errors import describe_service_error
+from skills.commands.cli import HelpFormatter
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence

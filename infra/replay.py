@@ -656,7 +656,7 @@ def embeddings_of(
 
 def arguments_parser() -> argparse.ArgumentParser:
     """The command line's options."""
-    from chunking.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
+    from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = argparse.ArgumentParser(
         prog="python -m infra.replay",

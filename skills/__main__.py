@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from chunking.cli import Parser
-from chunking.formats.decode import DecodedFile, decode_file
 from chunking.options import Unit
+from chunking.parse.decode import DecodedFile, decode_file
 from chunking.pipes import run_piped
+from skills.commands.cli import Parser
 from skills.embedding_clients import build_embedder
 from skills.file_data import FILE_TYPE, INPUT_FILE_DATA
 from skills.scoring import ScoringService

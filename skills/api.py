@@ -25,7 +25,7 @@ from skills.settings import SettingsError, load_settings
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from chunking.chunk import Chunk
+    from chunking.model import Chunk
     from skills.embedding import Vector
     from skills.embedding_settings import EmbeddingSettings
 

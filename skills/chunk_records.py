@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, urldefrag
 
 from chunking import OptionError, chunk_document
-from chunking.formats.decode import blank
 from chunking.options import TooManyChunks
+from chunking.parse.decode import blank
 from chunking.scoring import ScoringError
 from skills.contract import InputRecord, OutputRecord, failed_record
 from skills.record_inputs import InputErrors, read_record_inputs

@@ -10,14 +10,14 @@ from chunking.pipes import run_piped
 
 def chunk() -> int:
     """`chunk FILE ...`: `python -m chunking`."""
-    from chunking.__main__ import main  # noqa: PLC0415
+    from skills.commands.chunk import main  # noqa: PLC0415
 
     return run_piped(main)
 
 
 def chunk_map() -> int:
     """`chunk-map FILE -o map.html`: `python -m chunking.report`."""
-    from chunking.report.__main__ import main  # noqa: PLC0415
+    from skills.commands.chunk_map.command import main  # noqa: PLC0415
 
     return run_piped(main)
 

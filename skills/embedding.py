@@ -21,7 +21,7 @@ from skills.embedding_local import LocalModelRunner
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from chunking.sizing import TextSizer
+    from chunking.measure.sizing import TextSizer
     from skills.embedding_local import ModelLoad
 
 Vector = list[float]

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import openai
 
-from chunking.encodings import load_encoding
-from chunking.sizing import TokenSizer
+from chunking.measure.encodings import load_encoding
+from chunking.measure.sizing import TokenSizer
 from skills.embedding import (
     RETRYABLE,
     BatchEmbedder,

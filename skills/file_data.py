@@ -11,7 +11,7 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-from chunking.formats.decode import BinaryFile, DecodedFile, decode_file
+from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from skills.values import describe
 
 INPUT_FILE_DATA = "file_data"

@@ -366,7 +366,7 @@ def target_from_environment(
 
 def arguments_parser() -> argparse.ArgumentParser:
     """`python -m skills push`'s options."""
-    from chunking.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
+    from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = argparse.ArgumentParser(
         prog="python -m skills push",

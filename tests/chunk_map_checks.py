@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 if TYPE_CHECKING:
     from bs4 import Tag
 
-    from chunking.report import ChunkMap
+    from skills.commands.chunk_map import ChunkMap
 
 
 PRESERVED = ["pre", "textarea", "span"]

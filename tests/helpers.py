@@ -17,16 +17,16 @@ from chunking import (
     chunk_document,
 )
 from chunking.audit import Audit, audit_document
+from chunking.measure.sizing import make_sizer
+from chunking.outline.plain_outline import plain_outline
 from chunking.pipeline import FormatName, parse
-from chunking.plain_outline import plain_outline
-from chunking.sizing import make_sizer
-from chunking.split.sentences import sentencex_ends
+from chunking.plan.sentences import sentencex_ends
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from types import FrameType
 
-    from chunking.chunk import Chunk
+    from chunking.model import Chunk
     from chunking.scoring import Scoring
 
 

@@ -48,7 +48,7 @@ def vector_for(text: str, dimensions: int) -> list[float]:
 
 def approximate_tokens(text: str) -> int:
     """cl100k_base tokens of `text` (the project's offline encoding)."""
-    from chunking.encodings import load_encoding
+    from chunking.measure.encodings import load_encoding
 
     return len(load_encoding("cl100k_base").encode_ordinary(text))
 

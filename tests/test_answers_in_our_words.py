@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunking.encodings import load_encoding
-from chunking.formats.markdown.outline import parse_markdown
-from chunking.sizing import TokenSizer
+from chunking.measure.encodings import load_encoding
+from chunking.measure.sizing import TokenSizer
+from chunking.parse.markdown.outline import parse_markdown
 from skills.app import build_app
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
@@ -37,7 +37,7 @@ from tests.openai_stub import OpenAIStub, Reply
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from chunking.formats.markdown.blocks import ParsedMarkdown
+    from chunking.parse.markdown.blocks import ParsedMarkdown
     from skills.embedding import ClientReply, Embedder
     from tests.conftest import FunctionCaller
 

@@ -15,11 +15,13 @@ from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit
 from chunking.contextualize import Contextualizer
-from chunking.formats.titles import resolve_title
+from chunking.measure.sizing import CharacterSizer, CharacterSpans
+from chunking.outline.sections import SectionTree
+from chunking.parse.titles import resolve_title
 from chunking.pipeline import parse
-from chunking.sections import SectionTree
-from chunking.sizing import CharacterSizer, CharacterSpans
-from chunking.split.splitter import StructureSplitter
+from chunking.plan.core import PlanInputs
+from chunking.plan.walk import StructureWalk
+from chunking.scoring import Scoring
 
 
 class _LooseSpans(CharacterSpans):
@@ -40,7 +42,7 @@ def _spans(text: str, options: ChunkOptions, sizer: CharacterSizer) -> list[tupl
     title, title_heading = resolve_title(outline, given=None, file_name=None)
     context = Contextualizer.for_options(sizer, title, options)
     tree = SectionTree.build(outline, title_heading)
-    splitter = StructureSplitter(outline, tree, sizer, context, options)
+    splitter = StructureWalk(PlanInputs(outline, tree, sizer, context, options, Scoring()))
     return [(span.start, span.end) for span in splitter.spans()]
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking import Unit
-from chunking.report import Annotations, map_document, render_chunk_map, segments
+from skills.commands.chunk_map import Annotations, map_document, render_chunk_map, segments
 from tests.chunk_map_checks import check_page, parse_page
 from tests.helpers import options
 from tests.strategies import HTML, MARKDOWN

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from chunking.report import Annotations, map_document, render_chunk_map
+from skills.commands.chunk_map import Annotations, map_document, render_chunk_map
 from tests.chunk_map_checks import check_page
 from tests.helpers import options
 from tests.openai_stub import OpenAIStub

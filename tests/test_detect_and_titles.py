@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chunking import chunk_document
-from chunking.formats.detect import detect_format
+from chunking.parse.detect import detect_format
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chunking import Chunk, ChunkOptions, Limits, Unit, chunk_document
-from chunking.embedded_text import code_regions, plain_markdown
+from chunking.parse.markdown.plain_text import code_regions, plain_markdown
 from chunking.pipeline import parse
 from tests.helpers import chunk_and_audit
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
-from chunking.encodings import load_encoding
-from chunking.sizing import TokenSizer
+from chunking.measure.encodings import load_encoding
+from chunking.measure.sizing import TokenSizer
 from skills.app import build_app
 from skills.embedding import BatchEmbedder, Failure, FailureKind, RetryPolicy
 from skills.embedding_clients import E5EmbeddingClient

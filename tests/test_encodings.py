@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
-from chunking.encodings import (
+from chunking.measure.encodings import (
     CL100K_FAST_PATTERN,
     CL100K_PATTERN,
     O200K_FAST_PATTERN,

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from chunking.report import map_document, render_chunk_map
 from evaluation.__main__ import main
 from evaluation.chunkers import EvalChunk
 from evaluation.maps import question_annotations
 from evaluation.questions import Question
 from evaluation.run import QuestionTrace
+from skills.commands.chunk_map import map_document, render_chunk_map
 from tests.chunk_map_checks import check_page, parse_page
 from tests.helpers import options
 from tests.openai_stub import OpenAIStub

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunking.measure.sizing import make_sizer, utf16_length
 from chunking.options import Limits, Unit
-from chunking.sizing import make_sizer, utf16_length
-from chunking.split.sentences import sentence_starts
+from chunking.plan.sentences import sentence_starts
 from evaluation.split_skill import split_pages, split_sentences
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"

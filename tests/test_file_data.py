@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from chunking.formats.decode import BinaryFile, DecodedFile, decode_file
+from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
 from skills.settings import Settings

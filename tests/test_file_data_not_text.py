@@ -17,7 +17,7 @@ import zlib
 
 import pytest
 
-from chunking.formats.decode import BinaryFile, DecodedFile, decode_file
+from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from skills.chunk_records import chunk_record
 from skills.contract import InputRecord
 from skills.settings import Settings

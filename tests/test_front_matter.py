@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
-from chunking.formats import front_matter
-from chunking.formats.front_matter import front_matter_title
-from chunking.formats.markdown.pulldown_parser import _front_matter
+from chunking.parse import front_matter
+from chunking.parse.front_matter import front_matter_title
+from chunking.parse.markdown.pulldown_parser import _front_matter
 
 KEYS = ["title", "Title", "description", "ms.date", "yes", "null", "_x", "a-b", "title "]
 VALUES = [

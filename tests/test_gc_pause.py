@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from chunking.gc_pause import paused_gc
+from chunking.parse.gc_pause import paused_gc
 
 
 def test_collector_is_off_inside_and_restored_after() -> None:

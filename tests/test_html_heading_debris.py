@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chunking import chunk_document
-from chunking.formats.html.render import parse_html
+from chunking.parse.html.render import parse_html
 
 REALWORLD = Path(__file__).resolve().parent.parent.parent / "shared" / "realworld" / "html"
 SPHINX_PAGES = sorted(REALWORLD.glob("sphinx-*.html")) if REALWORLD.is_dir() else []

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.formats.html.main_content import alt_description
-from chunking.formats.html.render import parse_html
-from chunking.formats.html.tree import TRANSLATED, TRANSLATION
-from chunking.outline import BlockKind, Outline, RegionKind
+from chunking.model import BlockKind, Outline, RegionKind
+from chunking.parse.html.main_content import alt_description
+from chunking.parse.html.render import parse_html
+from chunking.parse.html.tree import TRANSLATED, TRANSLATION
 
 FIXTURES = Path(__file__).parent / "fixtures" / "html"
 FIXTURE_PAGES = sorted(FIXTURES.rglob("*.html"))

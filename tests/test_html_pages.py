@@ -25,7 +25,7 @@ from tests.layout_markdown import LAYOUT_PARAGRAPHS, LayoutParagraphs
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chunking.chunk import Chunk
+    from chunking.model import Chunk
 
 FIXTURES = Path(__file__).parent / "fixtures" / "html"
 HEADER = '<!-- PageHeader="Contoso Ltd. — Confidential" -->'

@@ -12,12 +12,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from chunking.embedded_text import code_regions, plain_markdown
-from chunking.formats.html.render import parse_html
+from chunking.parse.html.render import parse_html
+from chunking.parse.markdown.plain_text import code_regions, plain_markdown
 from tests.test_html_outline import assert_invariants
 
 if TYPE_CHECKING:
-    from chunking.outline import Outline
+    from chunking.model import Outline
 
 _COMMONMARK = MarkdownIt("commonmark").enable("table")
 

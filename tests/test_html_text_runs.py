@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from chunking.formats.html.render import parse_html
-from chunking.formats.html.tree import TRANSLATED, TRANSLATION
+from chunking.parse.html.render import parse_html
+from chunking.parse.html.tree import TRANSLATED, TRANSLATION
 
 RUNS = [
     # The opening word is the first node's alone: it is escaped, not the whole word.

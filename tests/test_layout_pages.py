@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.outline import BlockKind
+from chunking.model import BlockKind
 from chunking.pipeline import parse
 from tests.helpers import SECTION_PER_CHUNK, chunk_and_audit
 from tests.layout_markdown import (

@@ -19,19 +19,21 @@ import pytest
 
 from chunking import ChunkOptions, Limits, SplitMode, Unit, chunk_document
 from chunking.contextualize import Contextualizer
-from chunking.formats.titles import resolve_title
+from chunking.measure.sizing import make_sizer
+from chunking.outline.sections import SectionTree
+from chunking.parse.titles import resolve_title
 from chunking.pipeline import parse
-from chunking.sections import SectionTree
-from chunking.sizing import make_sizer
-from chunking.split.sentences import WINDOW_CHARACTERS
-from chunking.split.splitter import StructureSplitter
+from chunking.plan.core import PlanInputs
+from chunking.plan.sentences import WINDOW_CHARACTERS
+from chunking.plan.walk import StructureWalk
+from chunking.scoring import Scoring
 from tests.helpers import CountingSegmenter, python_lines_in
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from chunking.model import Span
     from chunking.pipeline import FormatName
-    from chunking.split.splitter import Span
 
 CHUNKING = str(Path(__file__).resolve().parent.parent / "chunking")
 LINEAR = 2.3
@@ -58,14 +60,15 @@ class Work:
 
 def _splitter(
     text: str, options: ChunkOptions, format: FormatName, segment: CountingSegmenter
-) -> StructureSplitter:
+) -> StructureWalk:
     """The splitter `chunk_document` builds, with the segmenter given."""
     sizer = make_sizer(options.limits.unit, options.encoder_model_name)
     outline = parse(text, format)
     title, title_heading = resolve_title(outline, given=None, file_name=None)
     context = Contextualizer.for_options(sizer, title, options)
     tree = SectionTree.build(outline, title_heading)
-    return StructureSplitter(outline, tree, sizer, context, options, segment=segment)
+    inputs = PlanInputs(outline, tree, sizer, context, options, Scoring())
+    return StructureWalk(inputs, segment=segment)
 
 
 def measure(text: str, options: ChunkOptions, format: FormatName = "text") -> Work:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.formats.html.render import parse_html
+from chunking.parse.html.render import parse_html
 
 ARTICLE = (
     "<h1>Storm hits the coast</h1>"

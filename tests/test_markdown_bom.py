@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.formats.detect import detect_format
-from chunking.formats.markdown import markdown_it_parser
-from chunking.formats.markdown.outline import parse_markdown
+from chunking.parse.detect import detect_format
+from chunking.parse.markdown import markdown_it_parser
+from chunking.parse.markdown.outline import parse_markdown
 
 if TYPE_CHECKING:
     from chunking.pipeline import FormatName

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.formats.markdown import markdown_it_parser
-from chunking.formats.markdown.outline import parse_markdown
-from chunking.outline import BlockKind
-from chunking.sections import SectionTree
+from chunking.model import BlockKind
+from chunking.outline.sections import SectionTree
+from chunking.parse.markdown import markdown_it_parser
+from chunking.parse.markdown.outline import parse_markdown
 from tests.helpers import SECTION_PER_CHUNK, chunk_and_audit, embedded_content, paths_and_anchors
 from tests.strategies import HEADING_WORDS
 

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.formats.markdown import markdown_it_parser
-from chunking.formats.markdown.outline import parse_markdown
-from chunking.outline import BlockKind
+from chunking.model import BlockKind
+from chunking.parse.markdown import markdown_it_parser
+from chunking.parse.markdown.outline import parse_markdown
 from tests.helpers import paths_and_anchors
 from tests.strategies import ANCHOR_ID, headings_of
 

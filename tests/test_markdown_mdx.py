@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.formats.markdown.blocks import LineRegion, ParsedMarkdown
-from chunking.formats.markdown.mdx import parse_mdx
-from chunking.formats.markdown.outline import parse_markdown
-from chunking.outline import BlockKind, RegionKind
+from chunking.model import BlockKind, RegionKind
+from chunking.parse.markdown.blocks import LineRegion, ParsedMarkdown
+from chunking.parse.markdown.mdx import parse_mdx
+from chunking.parse.markdown.outline import parse_markdown
 from tests.helpers import chunk_and_audit
 
 WIDE = ChunkOptions(limits=Limits(Unit.CHARACTERS, 4000, 0))

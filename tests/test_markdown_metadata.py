@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunking import chunk_document
-from chunking.formats.front_matter import metadata_block
+from chunking.parse.front_matter import metadata_block
 
 REALWORLD = Path(__file__).resolve().parent.parent.parent / "shared" / "realworld" / "markdown"
 

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.formats.markdown import markdown_it_parser
-from chunking.formats.markdown.outline import parse_markdown
-from chunking.outline import Block, BlockKind, Outline, Region, RegionKind
+from chunking.model import Block, BlockKind, Outline, Region, RegionKind
+from chunking.parse.markdown import markdown_it_parser
+from chunking.parse.markdown.outline import parse_markdown
 
 if TYPE_CHECKING:
-    from chunking.formats.markdown.blocks import ParsedMarkdown
+    from chunking.parse.markdown.blocks import ParsedMarkdown
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 CORPUS = Path("/work/shared/corpus/md")

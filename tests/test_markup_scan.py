@@ -2,7 +2,7 @@
 whatever openers never close, and finds exactly what the one regex of before found.
 
 Work is counted, never timed: `MarkupScan.scanned` (characters each C search read)
-and Python lines run in `chunking/markup_scan.py`.  Before, the regex read from each
+and Python lines run in `chunking/parse/markdown/plain_markup.py`.  Before, the regex read from each
 opener to the end of the text: `[` x 40,000 took 33.5 s, and a run of 1,000
 backticks 78 s (inline code backtracked through every split of the run).
 """
@@ -17,14 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.embedded_text import plain_markdown
-from chunking.markup_scan import MarkupScan
+from chunking.parse.markdown.plain_markup import MarkupScan
+from chunking.parse.markdown.plain_text import plain_markdown
 from tests.helpers import python_lines_in
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from chunking.markup_scan import Markup
+    from chunking.parse.markdown.plain_markup import Markup
 
 ONE_REGEX = re.compile(
     r"""
@@ -53,7 +53,9 @@ PIECES = (
 )
 """Fragments of every markup, its openers and closers apart, to be put together."""
 FIXTURES = Path(__file__).parent / "fixtures"
-SCAN_SOURCE = str(Path(__file__).resolve().parent.parent / "chunking" / "markup_scan.py")
+SCAN_SOURCE = str(
+    Path(__file__).resolve().parent.parent / "chunking" / "parse" / "markdown" / "plain_markup.py"
+)
 LINEAR = 2.3
 """The most a count may grow when the input doubles (quadratic work grows fourfold)."""
 SCANNED_PER_CHARACTER = 5

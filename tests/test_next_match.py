@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunking.split.next_match import NextMatch
+from chunking.plan.next_match import NextMatch
 
 LINE_BREAK = re.compile(r"\r\n?|\n")
 WORD_END = re.compile(r"(?<=\S)\s")

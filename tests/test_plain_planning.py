@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.embedded_text import code_regions, left_out, plain_markdown, plain_text
+from chunking.outline.plain_outline import plain_outline
+from chunking.parse.markdown.plain_text import code_regions, left_out, plain_markdown, plain_text
 from chunking.pipeline import parse
-from chunking.plain_outline import plain_outline
 from tests.helpers import chunk_and_audit
 
 LINKED = (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunking.outline.sections import SectionTree
 from chunking.pipeline import parse
-from chunking.sections import SectionTree
 from tests.strategies import MARKDOWN
 
 RUNS_OF_HEADINGS = st.lists(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunking.split.sentences import (
+from chunking.plan.sentences import (
     MARGIN_CHARACTERS,
     MIN_SENTENCE_CHARACTERS,
     WHOLE_TEXT_CHARACTERS,

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from chunking.split.sentences import sentence_starts
+from chunking.plan.sentences import sentence_starts
 
 
 def _split(text: str, language: str = "en") -> list[str]:

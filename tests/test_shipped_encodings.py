@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 import tiktoken
 
-from chunking.encodings import (
+from chunking.measure.encodings import (
     STOCK_PATTERNS,
     SUPPORTED_ENCODERS,
     EncodingUnavailable,
@@ -63,7 +63,7 @@ NO_NETWORK = textwrap.dedent(
             raise RuntimeError(f"network use: {event} {args!r}")
 
     sys.addaudithook(refuse)
-    from chunking.encodings import SUPPORTED_ENCODERS, load_encoding
+    from chunking.measure.encodings import SUPPORTED_ENCODERS, load_encoding
 
     for name in SUPPORTED_ENCODERS:
         began = time.monotonic()
@@ -144,7 +144,7 @@ def test_each_encoding_is_the_one_tiktoken_builds_from_the_same_file(
 
 LINES_TO_READ_RANKS = 20
 """Python lines `checked_ranks` may run for a whole file: a few, not one per rank."""
-ENCODINGS_SOURCE = str(PROJECT / "chunking" / "encodings.py")
+ENCODINGS_SOURCE = str(PROJECT / "chunking" / "measure" / "encodings.py")
 
 
 def _ranks_line_by_line(data: bytes) -> dict[bytes, int]:

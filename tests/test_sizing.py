@@ -10,17 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunking import OptionError, Unit
-from chunking.encodings import CL100K_SHA256, cl100k_from_bytes, load_encoding
-from chunking.sizing import make_sizer, utf16_length
+from chunking.measure.encodings import CL100K_SHA256, cl100k_from_bytes, load_encoding
+from chunking.measure.sizing import make_sizer, utf16_length
 
 
 def test_shipped_cl100k_matches_the_published_hash() -> None:
-    data = resources.files("chunking").joinpath("data/cl100k_base.tiktoken").read_bytes()
+    data = resources.files("chunking.measure").joinpath("data/cl100k_base.tiktoken").read_bytes()
     assert hashlib.sha256(data).hexdigest() == CL100K_SHA256
 
 
 def test_a_corrupted_file_is_refused() -> None:
-    data = resources.files("chunking").joinpath("data/cl100k_base.tiktoken").read_bytes()
+    data = resources.files("chunking.measure").joinpath("data/cl100k_base.tiktoken").read_bytes()
     with pytest.raises(OptionError, match="corrupt"):
         cl100k_from_bytes(data[:-10])
 

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunking.split.splitter import _line_ends
+from chunking.plan.walk import _line_ends
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 

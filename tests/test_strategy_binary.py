@@ -14,18 +14,18 @@ from hypothesis import strategies as st
 from bench.offline_scoring import hashed_embedding, offline_scoring
 from chunking import ChunkOptions, Limits, OptionError, Unit
 from chunking.audit import audit_document
+from chunking.measure.sizing import make_sizer
 from chunking.options import BinarySplit
 from chunking.pipeline import chunk_document, parse
+from chunking.plan.binary import MIN_SIDE_SHARE, spread
 from chunking.scoring import CachedEmbedder, Scoring, ScoringError
-from chunking.sizing import make_sizer
-from chunking.strategies.binary import MIN_SIDE_SHARE, spread
 from tests.strategies import MARKDOWN, limits
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import FrameType
 
-    from chunking.chunk import ChunkedDocument
+    from chunking.model import ChunkedDocument
     from chunking.pipeline import FormatName
     from chunking.scoring import Vector
 

@@ -23,8 +23,8 @@ from bench.strategy_semantic import main as bench_main
 from chunking import ChunkOptions, Limits, OptionError, SplitMode, Unit
 from chunking.options import SemanticBreaks
 from chunking.pipeline import chunk_document, parse
+from chunking.plan.semantic import percentile
 from chunking.scoring import Scoring, ScoringError
-from chunking.strategies.semantic import percentile
 from evaluation.__main__ import build_parser, grid_from
 from evaluation.chunkers import chunk_all
 from evaluation.documents import EvalDocument

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.formats.titles import (
+from chunking.parse.titles import (
     BODY_BEFORE_TITLE_MAX,
     TITLE_MAX_CHARACTERS,
     same_title,

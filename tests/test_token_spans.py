@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunking.encodings import load_encoding
-from chunking.sizing import CharacterSizer, utf16_length
-from chunking.token_spans import LONG_COUNT_CHARACTERS, TokenSpans, tokens_add_up
+from chunking.measure.encodings import load_encoding
+from chunking.measure.sizing import CharacterSizer, utf16_length
+from chunking.measure.token_spans import LONG_COUNT_CHARACTERS, TokenSpans, tokens_add_up
 from tests.strategies import MARKDOWN
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunking.encodings import SUPPORTED_ENCODERS, load_encoding
-from chunking.token_spans import TokenSpans, tokens_add_up
+from chunking.measure.encodings import SUPPORTED_ENCODERS, load_encoding
+from chunking.measure.token_spans import TokenSpans, tokens_add_up
 from tests.strategies import MARKDOWN
 
 PIECES = st.sampled_from(

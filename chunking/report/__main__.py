@@ -1,89 +1,17 @@
-"""`python -m chunking.report FILE [chunk options] -o map.html`: write a document's chunk map."""
+"""`python -m chunking.report FILE -o map.html`: a document's chunk map as one HTML page.
+
+The command and the page live at the app layer (`skills.commands.chunk_map`); this
+entry point only keeps `python -m chunking.report` a documented command. With
+`chunking/__main__.py` it is the one place the core imports anything of ours outside
+`chunking/` (the dependency test names both as the exception).
+"""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from chunking.cli import (
-    Parser,
-    add_chunk_arguments,
-    chunk_options,
-    command_line_scoring,
-    read_or_exit,
-)
-from chunking.options import OptionError
 from chunking.pipes import run_piped
-from chunking.report.chunk_map import map_document
-from chunking.report.page import render_chunk_map, settings_line
-from chunking.scoring import ScoringError
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-
-def _arguments() -> Parser:
-    parser = Parser(
-        prog="python -m chunking.report",
-        description="Write one document's chunk map: a self-contained HTML page of the text "
-        "with each chunk's span as a coloured band, overlaps striped, and each chunk's "
-        "embedded prefix and size. The defaults are the skill's.",
-        epilog="examples:\n"
-        "  python -m chunking.report samples/concepts-network.md -o map.html\n"
-        "  python -m chunking.report page.html --unit characters --max 2000 -o map.html",
-    )
-    parser.add_argument("file", help="the document (markdown, HTML or text; - for stdin)")
-    parser.add_argument(
-        "-o", "--output", required=True, help="the HTML file to write (- for stdout)"
-    )
-    add_chunk_arguments(parser)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    parser = _arguments()
-    args = parser.parse_args(argv)
-    try:
-        options = chunk_options(args)
-    except OptionError as error:
-        parser.error(str(error))
-    name = args.file
-    text = read_or_exit(parser, name)
-    with command_line_scoring(parser, options) as scoring:
-        try:
-            chunk_map = map_document(
-                text,
-                options=options,
-                name="stdin" if name == "-" else Path(name).name,
-                format=args.format,
-                title=args.title,
-                file_name=None if name == "-" else name,
-                scoring=scoring(),
-            )
-        except OptionError as error:
-            parser.error(str(error))
-        except ScoringError as error:
-            parser.exit(1, f"{parser.prog}: {name}: {error}\n")
-    # surrogateescape: bytes that were not UTF-8 go back out as they came in.
-    page = render_chunk_map(chunk_map).encode("utf-8", errors="surrogateescape")
-    if args.output == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(page)
-        return 0
-    try:
-        Path(args.output).write_bytes(page)
-    except OSError as error:
-        parser.exit(2, f"{parser.prog}: cannot write {args.output}: {error.strerror}\n")
-    document = chunk_map.document
-    print(
-        f"{args.output}: {len(document.chunks)} chunks of {name}, "
-        f"{len(document.warnings)} warning(s); {settings_line(options)}",
-        file=sys.stderr,
-    )
-    return 0
-
+from skills.commands.chunk_map.command import main
 
 if __name__ == "__main__":
     sys.exit(run_piped(main))

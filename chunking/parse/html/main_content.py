@@ -1,0 +1,666 @@
+"""Main-content selection: which parts of a page are the document, and which are
+navigation, banners, sidebars, hidden text and other page furniture.
+
+The renderer asks `content_root` where to start, `has_boilerplate_attrs` /
+`DROP_TAGS` / `BOILERPLATE_TAGS` what to skip, and `furniture` which other subtrees
+of the content are page furniture (comment threads, related and "most read" lists,
+share bars, ad slots, sign-up forms, link-dense menus); the rules are about kinds of
+markup (ARIA roles, landmark elements, class and id vocabularies, link density), not
+about sites."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Final
+
+from lxml import etree  # type: ignore[import-untyped]
+
+from chunking.parse.html.tree import attr_tokens, collapse
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from chunking.parse.html.tree import Element
+
+
+# --- what is dropped ---------------------------------------------------------
+
+DROP_TAGS: Final = frozenset(
+    {
+        "script", "style", "template", "noscript", "svg", "iframe", "object",
+        "canvas", "audio", "video", "map", "button", "input", "select",
+        "textarea", "datalist", "option", "optgroup", "link", "meta", "base", "title",
+    }
+)  # fmt: skip
+"""Never content: code, styles, embedded media, form controls, metadata.
+
+`embed` is not here although it is media: libxml2 parses HTML4, where `<embed>` is
+not void, so everything after an (HTML5-valid) unclosed `<embed>` becomes its child;
+it holds no text of its own, so walking into it loses nothing and keeps the page.
+
+`head` itself is not here: libxml2 knows only HTML4, so in a page without `<body>`
+it leaves HTML5 elements that follow a `<script>` or `<meta>` inside `head`.
+"""
+
+BOILERPLATE_TAGS: Final = frozenset({"nav", "aside"})
+LANDMARK_TAGS: Final = frozenset({"header", "footer"})
+"""Site banner/footer unless inside article/main/section (the ARIA mapping rule)."""
+SECTIONING_TAGS: Final = frozenset({"article", "main", "section"})
+
+_BOILERPLATE_ROLES: Final = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search"}
+)
+
+_BOILERPLATE_TOKEN = re.compile(
+    r"(?:nav|navbar|navigation|menu|sidebar|breadcrumbs?|cookie.*|consent.*|gdpr|banner"
+    r"|site-(?:header|footer)|footer|toc|toc2|toctitle|table-of-contents|skip-link)",
+    re.IGNORECASE,
+)
+"""An id or class token that marks navigation, banners, TOCs or the site footer.
+
+Matched against whole tokens: `sidebarblock` (an Asciidoctor content sidebar) or
+`footer-text` are not boilerplate by themselves.
+"""
+
+
+@lru_cache(maxsize=4096)
+def _is_boilerplate_token(token: str) -> bool:
+    # Pages repeat a few class names thousands of times; the cache makes the
+    # check a dict lookup instead of a regex run per element.
+    return _BOILERPLATE_TOKEN.fullmatch(token) is not None
+
+
+_MARKING_ATTRIBUTES: Final = frozenset({"hidden", "aria-hidden", "role", "style", "id", "class"})
+"""The attributes `has_boilerplate_attrs` reads."""
+
+
+def has_boilerplate_attrs(attrs: Mapping[str, str]) -> bool:
+    if len(attrs) == 1:
+        # Most elements with attributes have one, most often a class (in 150 pages of
+        # the HTML corpus, 22,556 of 23,427; 18,241 a class): its name decides.
+        (name,) = attrs
+        if name == "class":
+            return _names_boilerplate(attrs["class"])
+        if name not in _MARKING_ATTRIBUTES:
+            return False
+    if "hidden" in attrs:
+        return True
+    aria_hidden = attrs.get("aria-hidden")
+    if aria_hidden is not None and aria_hidden.strip().lower() == "true":
+        return True
+    role = attrs.get("role")
+    if role is not None and any(token.lower() in _BOILERPLATE_ROLES for token in attr_tokens(role)):
+        return True
+    style = attrs.get("style")
+    if style is not None and "none" in style and _hides(style):
+        return True
+    element_id = attrs.get("id")
+    if element_id and _is_boilerplate_token(element_id):
+        return True
+    classes = attrs.get("class")
+    return classes is not None and _names_boilerplate(classes)
+
+
+@lru_cache(maxsize=4096)
+def _names_boilerplate(classes: str) -> bool:
+    # Cached per class attribute as well as per token: a page repeats whole
+    # attributes too, and splitting one costs more than looking it up.
+    return any(_is_boilerplate_token(token) for token in classes.split())
+
+
+def _hides(style: str) -> bool:
+    compact = "".join(style.lower().split())
+    return "display:none" in compact or "visibility:hidden" in compact
+
+
+def _child_tag(parent: Element, name: str) -> Element | None:
+    return next((child for child in parent if child.tag == name), None)
+
+
+def page_title(document: list[Element]) -> str | None:
+    root = next((top for top in document if top.tag == "html"), None)
+    head = _child_tag(root, "head") if root is not None else None
+    title = _child_tag(head, "title") if head is not None else None
+    if title is None:
+        return None
+    # <title> holds text only (RCDATA): markup inside it is text too.
+    return collapse(title.text or "") or None
+
+
+def _inside_boilerplate(element: Element) -> bool:
+    for ancestor in (element, *element.iterancestors()):
+        name = ancestor.tag
+        if name in DROP_TAGS or name in BOILERPLATE_TAGS:
+            return True
+        attrs = ancestor.attrib
+        if attrs and has_boilerplate_attrs(attrs):
+            return True
+    return False
+
+
+def content_root(document: list[Element]) -> Element | None:
+    """`main`, else the only top-level `article`, else `[role=main]`, else None: the document.
+
+    The fallback is the whole document rather than `body` because lxml may put
+    content in `head` (see `DROP_TAGS`); `head`'s own elements are dropped anyway.
+    """
+    for top in document:
+        for main in top.iter("main"):
+            if not _inside_boilerplate(main):
+                return main
+    # Several articles side by side are a listing page: keep them all.
+    articles = [
+        article
+        for top in document
+        for article in top.iter("article")
+        if next(article.iterancestors("article"), None) is None and not _inside_boilerplate(article)
+    ]
+    if len(articles) == 1:
+        return articles[0]
+    role_main = _first_role_main(document)
+    if role_main is not None and not _inside_boilerplate(role_main):
+        return role_main
+    return None
+
+
+_ROLES: Final = etree.XPath("descendant-or-self::*/@role")
+"""The role attributes, found by libxml2 rather than by a Python loop over all elements;
+asking for the attributes rather than the elements with one takes a third less time."""
+
+
+def _first_role_main(document: list[Element]) -> Element | None:
+    for top in document:
+        if isinstance(top, etree._Element):
+            # Each value knows its element (lxml's "smart strings").
+            for role in _ROLES(top):
+                if role.strip().lower() == "main":
+                    element: Element = role.getparent()
+                    if element.tag != "article":
+                        return element
+            continue
+        # A `tree._Node` (a page nested past libxml2's limit) has no XPath.
+        for element in top.iter():
+            # Most elements have no role: one lookup decides.
+            value = element.get("role")
+            if value and element.tag != "article" and value.strip().lower() == "main":
+                return element
+    return None
+
+
+# --- page furniture inside the content -------------------------------------------
+
+_FURNITURE_WORDS: frozenset[str] = frozenset(
+    {
+        # comment threads and their forms
+        "comment", "comments", "commentlist", "commentform", "respond", "disqus", "replies",
+        # related, popular and recommended lists
+        "related", "relatedposts", "popular", "mostread", "mostpopular", "trending",
+        "recommend", "recommended", "recommendation", "recommendations", "outbrain", "taboola",
+        # share bars and social widgets
+        "share", "shares", "sharing", "sharedaddy", "sharebar", "social", "socials",
+        # ads, promotions, sponsors
+        "ad", "ads", "advert", "adverts", "advertisement", "adsense", "adslot", "promo",
+        "promos", "promotion", "promoted", "sponsor", "sponsored", "sponsors",
+        # sign-up prompts
+        "newsletter", "subscribe", "subscription", "signup", "login", "signin", "paywall",
+        # wiki navigation boxes and page footers (MediaWiki's `navbox`, `vertical-navbox`,
+        # `catlinks`, `printfooter`), which older pages give no navigation role
+        "navbox", "navboxes", "catlinks", "printfooter",
+    }
+)  # fmt: skip
+_LAYOUT_WORDS: Final = frozenset(
+    {
+        # site chrome: also found in layout names ("two-col-sidebar-mix", Blogger's
+        # "widget Blog" around the posts), so never on the element with most of the text
+        "masthead", "topbar", "toolbar", "widget", "widgets", "rail", "sidebar", "footer",
+        "foot", "breadcrumb", "breadcrumbs", "pagination", "pager", "skip", "skiplink",
+        "cookie", "cookies", "consent",
+    }
+)  # fmt: skip
+_FURNITURE_WORDS |= _LAYOUT_WORDS
+"""Parts of class and id tokens that name furniture: the vocabulary Readability and
+trafilatura match too (comment, related, share, social, promo, sponsor, ad, ...).
+
+A token is split into parts at `-`, `_`, `:` and camel-case humps (`jp-relatedposts`,
+`comments-area`, `relatedPosts`); a part must be one of these words, so `sidebarblock`
+(an Asciidoctor sidebar, content), `footnotes` or `shareholder` are not furniture.
+For a BEM name only the element after the last `__` counts
+(`story-body__share` is a share bar, `share__title` is not)."""
+
+_CONTENT_WORDS: Final = frozenset(
+    {
+        "content", "article", "body", "main", "entry", "story", "text",
+    }
+)  # fmt: skip
+_NOTES_WORDS: Final = frozenset(
+    {
+        "footnote", "footnotes", "note", "notes", "references", "reflist", "citation",
+        "citations", "bibliography",
+    }
+)  # fmt: skip
+"""Notes and references: content, and link-dense by nature (back links, cited pages)."""
+"""A part that vetoes furniture: a token whose last such word is one (`comment-content`,
+not `article-comments`) or an element with such a token beside a furniture one keeps the
+element (Readability's "okMaybeItsACandidate"); the drop is decided higher up, at the
+thread or bar itself."""
+
+_FURNITURE_TAGS: Final = frozenset(
+    {"div", "section", "aside", "ul", "ol", "li", "dl", "form", "header", "footer",
+     "table", "p", "figure", "center", "a"}
+)  # fmt: skip
+"""Elements a class or id can mark as furniture; inline markup (a highlighted code
+`span.hljs-comment`) never is."""
+
+_LINK_LIST_TAGS: Final = frozenset({"div", "section", "ul", "ol", "header", "footer", "form"})
+"""Containers that are dropped when most of their text is link text (menus, "most read"
+and related lists, teaser cards, category and tag lists)."""
+
+_PROSE_TAGS: Final = frozenset({"p", "dd", "blockquote", "td", "th", "pre", "figcaption"})
+"""Links inside these are part of running text (a "See also" paragraph of links in the
+git docs, an Asciidoctor list item's paragraph): they count as text, not as links."""
+
+_NOT_LEAF_FAST: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "form"})
+"""Leaves whose own rule needs a frame: an h1 protects its ancestors, a heading inside a
+link is a headline (see `_MIN_TEASERS`), a form is judged."""
+_RUNNING_TAGS: Final = frozenset({"p", "dd", "blockquote", "pre"})
+"""Running text, which the core is found by (not table cells: a table of links is no
+more an article than a list of them)."""
+_HEADINGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_SUBHEADINGS: Final = _HEADINGS - {"h1"}
+_MIN_TEASERS: Final = 3
+"""A container of this many headlines (headings whose text is a link to another page:
+a teaser card's title) is a teaser list: "read next", "more stories", "other columns".
+A document's own headings link nowhere, or to themselves (`#fragment` permalinks)."""
+_TEASER_TEXT: Final = 300
+"""At most this much text per headline in a teaser list: a title, a kicker, a date and a
+one-line standfirst.  Sections of a document say more under each heading."""
+_PART_SPLIT = re.compile(r"[-_:.]+|(?<=[a-z])(?=[A-Z])")
+_MIN_LINKS: Final = 3
+_LINK_DENSITY: Final = 0.5
+_TEXT_PER_LINK: Final = 10
+"""A link list carries little text besides its links (separators, a date, a count):
+a list of bug reports or references whose links are a word in a sentence is content."""
+_FORM_TEXT: Final = 400
+"""A form with less text than this (labels, a prompt) is a sign-up, login or comment form."""
+_KEEP_SHARE: Final = 0.15
+"""If furniture rules would leave less than this share of the text, the page is a
+list of links (an index, a sitemap): it is its own document, and only vocabulary
+matches are dropped."""
+
+
+_ID_WORDS: Final = frozenset(
+    {
+        "area", "bar", "block", "bottom", "box", "container", "form", "holder", "inner",
+        "left", "links", "list", "module", "outer", "panel", "posts", "region", "right",
+        "section", "thread", "top", "wrap", "wrapper", "zone",
+    }
+)  # fmt: skip
+"""Words that name a box of a page, beside a furniture word in an id (`comment-box`,
+`disqus_thread`, `sidebar-right`). An id with any other word is a document's anchor
+(`recommended-storage-settings` in the git FAQ), not a widget's name."""
+
+_NONE: Final = 0
+_LAYOUT: Final = 1
+_FURNITURE: Final = 2
+_CONTENT: Final = 3
+_NOTES: Final = 4
+
+
+@lru_cache(maxsize=8192)
+def _id_class(element_id: str) -> int:
+    """Like `_token_class`, for an id: furniture only if every part is a furniture word,
+    a box word (`_ID_WORDS`) or a number."""
+    kind = _token_class(element_id)
+    if kind in (_FURNITURE, _LAYOUT):
+        parts = [part.lower() for part in _PART_SPLIT.split(element_id) if part]
+        if not all(
+            part in _FURNITURE_WORDS or part in _ID_WORDS or part.isdigit() for part in parts
+        ):
+            return _NONE
+    return kind
+
+
+@lru_cache(maxsize=8192)
+def _token_class(token: str) -> int:
+    """What a class or id token names: `_CONTENT`, `_FURNITURE`, `_LAYOUT` or `_NONE`."""
+    name = token.rsplit("__", 1)[-1] if "__" in token else token
+    parts = [part.lower() for part in _PART_SPLIT.split(name) if part]
+    if any(part in _NOTES_WORDS for part in parts):
+        return _NOTES
+    # The last content or furniture word is the head of the name: `comment-content` is a
+    # comment's content, `article-comments` the comments after an article.
+    for part in reversed(parts):
+        if part in _CONTENT_WORDS:
+            return _CONTENT
+        if part in _FURNITURE_WORDS and part not in _LAYOUT_WORDS:
+            return _FURNITURE
+    return _LAYOUT if any(part in _LAYOUT_WORDS for part in parts) else _NONE
+
+
+@lru_cache(maxsize=8192)
+def _class_kind(classes: str) -> int:
+    """What a class attribute names: a content token wins over furniture ones."""
+    kind = _NONE
+    for token in classes.split():
+        token_kind = _token_class(token)
+        if token_kind >= _CONTENT:
+            return token_kind
+        kind = max(kind, token_kind)
+    return kind
+
+
+def _names_furniture(element: Element) -> int:
+    """What the element's class or id names: `_FURNITURE`, `_LAYOUT`, `_CONTENT`,
+    `_NOTES` or `_NONE`."""
+    classes = element.get("class")
+    kind = _class_kind(classes) if classes else _NONE
+    if kind >= _CONTENT:
+        return kind
+    element_id = element.get("id")
+    if element_id and kind != _FURNITURE:
+        token_kind = _id_class(element_id.strip())
+        if token_kind >= _CONTENT:
+            return token_kind
+        # An id made from a heading's text (`<section id="comments"><h2>Comments`,
+        # Asciidoctor's `_sharing_changes`) names a section of the document.
+        if (
+            token_kind
+            and not element_id.startswith("_")
+            and not _opens_with_heading(element, element_id)
+        ):
+            kind = max(kind, token_kind)
+    return kind
+
+
+def _opens_with_heading(element: Element, element_id: str) -> bool:
+    """The element opens with a heading that its id was made from (same letters and
+    digits), or whose permalink points at it."""
+    for index, child in enumerate(element):
+        if index == 3:
+            break
+        heading = child if child.tag in _HEADINGS else None
+        if heading is None and type(child.tag) is str and len(child) and child[0].tag in _HEADINGS:
+            heading = child[0]
+        if heading is not None:
+            target = "#" + element_id
+            if any(link.get("href") == target for link in heading.iter("a")):
+                return True
+            return _letters(_text_of(heading)) == _letters(element_id)
+    return False
+
+
+def _text_of(element: Element) -> str:
+    parts = [element.text or ""]
+    for descendant in element.iter():
+        if descendant is not element:
+            parts += (descendant.text or "", descendant.tail or "")
+    return "".join(parts)
+
+
+def _letters(text: str) -> str:
+    return "".join(char for char in text.casefold() if char.isalnum())
+
+
+def _points_away(link: Element) -> bool:
+    """Whether a link goes to another page (not to a part of this one, `#fragment`)."""
+    target = (link.get("href") or "").strip()
+    return bool(target) and not target.startswith("#")
+
+
+_FILE_NAME = re.compile(
+    r"\S+\.(?:jpe?g|png|gif|webp|svg|bmp|tiff?|avif)|(?=\S*[^\W_])[^\s_-]*(?:[_-][^\s_-]*){2,}",
+    re.IGNORECASE,
+)
+"""An image's alt text that is a file or slug name (`IMG_3886.jpg`, `0226-hotel-swipe-02`,
+`update_graphic_red_bar`): one word with an image extension or two or more `-`/`_`
+between letters or digits (`--` alone is no name: it stays, as any other alt text)."""
+
+
+def image_description(image: Element) -> str:
+    """What an `<img>`'s alt text says in words: "" when it is empty or a file or slug
+    name, which CMSs fill in by default and which describes nothing."""
+    return alt_description(image.get("alt") or "")
+
+
+def alt_description(alt: str) -> str:
+    """`alt` unless it is blank or a file or slug name (then "")."""
+    if not alt.strip() or _FILE_NAME.fullmatch(alt.strip()):
+        return ""
+    return alt
+
+
+def _skipped(element: Element) -> bool:
+    name = element.tag
+    if name in DROP_TAGS or name in BOILERPLATE_TAGS:
+        return True
+    attrs = element.attrib
+    return bool(attrs) and has_boilerplate_attrs(attrs)
+
+
+def furniture(top: list[Element]) -> set[Element]:
+    """The subtrees in `top` (the content root's children, or the document's top
+    elements) that the renderer leaves out: the boilerplate ones of
+    `has_boilerplate_attrs` and `BOILERPLATE_TAGS` (so that the renderer need not ask
+    again), and page furniture.
+
+    One walk, bottom-up: each element's text length, link text length and link count
+    are its children's sums, so the work is linear in the page whatever its nesting.
+    An element is furniture if a class or id names it so (`_FURNITURE_WORDS`), if it
+    is a short form, a container whose text is mostly links (`_LINK_LIST_TAGS`)
+    outside the core: the smallest element holding most of the page's running text
+    (a list of links inside the article, its "See also", is the article's), or a
+    teaser list (`_MIN_TEASERS`) anywhere but around the core: cards of other stories
+    are placed between an article's paragraphs too.
+    """
+    walk = _FurnitureWalk(set())
+    walk.run(top)
+    # A layout word on the element holding most of the page is a layout name, not a
+    # sidebar: walk again keeping it.
+    wrappers = {element for element, size in walk.layout if 2 * size > walk.total}
+    if wrappers:
+        walk = _FurnitureWalk(wrappers)
+        walk.run(top)
+    return walk.named | walk.by_structure() | walk.skipped
+
+
+class _FurnitureWalk:
+    """One bottom-up walk for `furniture`."""
+
+    def __init__(self, keep: set[Element]) -> None:
+        self.keep = keep
+        self.named: set[Element] = set()
+        """Dropped for their class or id, or short forms."""
+        self.skipped: set[Element] = set()
+        """Navigation, hidden elements and the like (`has_boilerplate_attrs`), not walked."""
+        self.layout: list[tuple[Element, int]] = []
+        """Elements named for a layout word, with their whole text size."""
+        self.linked: list[tuple[int, int, int, Element]] = []
+        """(first, end, text size, element) of link-dense containers, by preorder."""
+        self.teasers: list[tuple[int, int, int, Element]] = []
+        """(first, end, text size, element) of teaser lists, by preorder."""
+        self.prose: list[tuple[int, int, int]] = []
+        """(running text size, first, end) of elements holding running text."""
+        self.total = 0
+        """Text size of the whole page."""
+        self.kept = 0
+        """Text size left after the named elements are dropped."""
+        self.prose_total = 0
+
+    def run(self, top: list[Element]) -> None:
+        # Frames: [element, children, text, link text, links, all text (nothing
+        # dropped), holds an h1, running text, preorder number, headlines, holds a
+        # heading].
+        stack: list[list[Any]] = []
+        order = 0
+        skipped = self.skipped
+        # Locals: this loop runs once per element of the page.
+        never, boilerplate, marked = DROP_TAGS, BOILERPLATE_TAGS, has_boilerplate_attrs
+        nameable, slow_leaves, running = _FURNITURE_TAGS, _NOT_LEAF_FAST, _RUNNING_TAGS
+        for root in top:
+            if type(root.tag) is not str or _skipped(root):
+                if type(root.tag) is str:
+                    skipped.add(root)
+                continue
+            size = len((root.text or "").strip())
+            stack.append([root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False])
+            order += 1
+            while stack:
+                frame = stack[-1]
+                for child in frame[1]:
+                    tail = child.tail
+                    if tail and not tail.isspace():
+                        size = len(tail.strip())
+                        frame[2] += size
+                        frame[5] += size
+                    name = child.tag
+                    if name in never or type(name) is not str:
+                        continue
+                    if name in boilerplate:
+                        skipped.add(child)
+                        continue
+                    attrs = child.attrib
+                    if attrs and marked(attrs):
+                        skipped.add(child)
+                        continue
+                    text = child.text
+                    size = len(text.strip()) if text and not text.isspace() else 0
+                    order += 1
+                    if (
+                        not len(child)
+                        and (not attrs or name not in nameable)
+                        and name not in slow_leaves
+                    ):
+                        # A leaf that cannot be furniture: its sizes go straight up.
+                        frame[2] += size
+                        frame[5] += size
+                        if name == "a":
+                            frame[3] += size
+                            frame[4] += 1
+                        elif name in running:
+                            frame[7] += size
+                        continue
+                    stack.append(
+                        [child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1, 0, False]
+                    )
+                    break
+                else:
+                    stack.pop()
+                    self.leave(frame, order, stack[-1] if stack else None)
+
+    def leave(self, frame: list[Any], end: int, parent: list[Any] | None) -> None:
+        element, _, text, link, links, everything, heading, prose, first, headlines, titled = frame
+        name = element.tag
+        if name in _SUBHEADINGS:
+            titled = True
+            if (
+                not headlines
+                and text
+                and 2 * link > text
+                and any(map(_points_away, element.iter("a")))
+            ):
+                headlines = 1  # <h3><a href="/other-story">...</a></h3>
+        elif name == "a" and titled and not headlines and _points_away(element):
+            headlines = 1  # <a href="/other-story"><h3>...</h3></a>
+        if name == "a":
+            link, links = text, links + 1
+        elif name in _PROSE_TAGS:
+            if name in _RUNNING_TAGS:
+                prose = max(prose, text - link)
+            link = links = 0
+        elif name == "li":
+            # A list item's own words are running text too (status posts and release
+            # notes are lists); its links still count towards the list's link density.
+            prose = max(prose, text - link)
+        kind = (
+            _names_furniture(element)
+            if parent is not None and name in _FURNITURE_TAGS and element.attrib
+            else _NONE
+        )
+        if heading and kind < _CONTENT:
+            kind = _NONE
+        if (kind in (_FURNITURE, _LAYOUT) and element not in self.keep) or (
+            name == "form" and text < _FORM_TEXT
+        ):
+            self.named.add(element)
+            if kind == _LAYOUT:
+                self.layout.append((element, everything))
+            text = link = links = prose = headlines = 0
+        elif (
+            parent is not None
+            and kind != _NOTES
+            and name in _LINK_LIST_TAGS
+            and links >= _MIN_LINKS
+            and link > _LINK_DENSITY * text
+            and text - link < _TEXT_PER_LINK * links
+        ):
+            self.linked.append((first, end, text, element))
+        if (
+            headlines >= _MIN_TEASERS
+            and parent is not None
+            and not heading
+            and kind != _NOTES
+            and name in _LINK_LIST_TAGS
+            and text <= _TEASER_TEXT * headlines
+        ):
+            self.teasers.append((first, end, text, element))
+        if prose and name not in _PROSE_TAGS:
+            # The core is a container of paragraphs, not the longest paragraph.
+            self.prose.append((prose, first, end))
+        if parent is not None:
+            parent[2] += text
+            parent[3] += link
+            parent[4] += links
+            parent[5] += everything
+            parent[6] = parent[6] or heading
+            parent[7] += prose
+            parent[9] += headlines
+            parent[10] = parent[10] or titled
+        else:
+            self.total += everything
+            self.kept += text
+            self.prose_total += prose
+
+    def by_structure(self) -> set[Element]:
+        """The link-dense containers that neither hold nor are inside the core, and the
+        teaser lists that do not hold it.
+
+        Each kind is kept if dropping it would leave too little of the page
+        (`_KEEP_SHARE`): a page of links or of teasers is its own document.  Link
+        lists are weighed first, as they were before teaser lists were known.
+        """
+        core_first, core_end = -1, -1
+        half = self.prose_total / 2
+        for prose, first, end in self.prose:
+            if prose > half and (core_first < 0 or end - first < core_end - core_first):
+                core_first, core_end = first, end
+        linked = [
+            item
+            for item in self.linked
+            if not (
+                core_first <= item[0] < core_end or (item[0] <= core_first and core_end <= item[1])
+            )
+        ]
+        teasers = [
+            item for item in self.teasers if not (item[0] <= core_first and core_end <= item[1])
+        ]
+        dropped: set[Element] = set()
+        for chosen in (linked, linked + teasers):
+            if self.kept - _outermost_size(chosen) < _KEEP_SHARE * self.total:
+                break
+            dropped = {element for _, _, _, element in chosen}
+        return dropped
+
+
+def _outermost_size(items: list[tuple[int, int, int, Element]]) -> int:
+    """The text size of `(first, end, size, element)` subtrees, each counted once."""
+    size = 0
+    reach = -1
+    for first, end, text, _ in sorted(items, key=lambda item: item[0]):
+        if first >= reach:
+            # Outermost: its text is not counted yet.
+            size += text
+            reach = end
+        else:
+            reach = max(reach, end)
+    return size

@@ -1,0 +1,18 @@
+"""The default strategy: cut by sections, then blocks, lines, sentences, words."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from chunking.plan.core import Plan, plan_of
+from chunking.plan.walk import StructureWalk
+
+if TYPE_CHECKING:
+    from chunking.plan.core import PlanInputs
+
+
+def structure_spans(inputs: PlanInputs) -> Plan:
+    """Cut by sections, then blocks, lines, sentences, words (the default)."""
+    walk = StructureWalk(inputs)
+    spans = walk.spans()
+    return plan_of(spans, (), walk.leads_left_out)

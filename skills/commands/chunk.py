@@ -1,0 +1,111 @@
+"""`python -m chunking [FILE ...]`: print one JSON object per chunk per line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from chunking.options import OptionError
+from chunking.parse.decode import blank
+from chunking.pipeline import chunk_document
+from chunking.pipes import run_piped
+from chunking.scoring import ScoringError
+from skills.commands.cli import (
+    Parser,
+    add_chunk_arguments,
+    chunk_options,
+    command_line_scoring,
+    expand_folders,
+    read_or_exit,
+)
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from chunking.model import ChunkedDocument
+
+SCORING_FAILED = 1
+"""Exit status when a scored strategy's scorer fails (not configured, unreachable)."""
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="python -m chunking",
+        description="Chunk markdown, HTML or text by structure; prints one JSON line per "
+        "chunk. The defaults are the skill's, so this previews what the indexer gets.",
+        epilog="examples:\n"
+        "  python -m chunking samples/concepts-network.md\n"
+        "  python -m chunking --unit characters --max 2000 --overlap 200 page.html",
+    )
+    parser.add_argument("files", nargs="*", help="files to chunk (stdin when none)")
+    add_chunk_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _arguments()
+    args = parser.parse_args(argv)
+    out = out or sys.stdout
+    try:
+        options = chunk_options(args)
+    except OptionError as error:
+        parser.error(str(error))
+    with command_line_scoring(parser, options) as scoring:
+        for name in expand_folders(parser, args.files or ["-"]):
+            text = read_or_exit(parser, name)
+            empty = blank(text)
+            if empty is not None:  # as the skill answers such a record: a warning
+                print(f"{name}: warning: the file {empty}; it has no chunks", file=sys.stderr)
+                continue
+            try:
+                document = chunk_document(
+                    text,
+                    options=options,
+                    format=args.format,
+                    title=args.title,
+                    file_name=None if name == "-" else name,
+                    scoring=scoring(),
+                )
+            except OptionError as error:
+                parser.error(str(error))
+            except ScoringError as error:
+                print(f"{parser.prog}: {name}: {error}", file=sys.stderr)
+                return SCORING_FAILED
+            _write(name, document, out)
+    return 0
+
+
+def _write(name: str, document: ChunkedDocument, out: TextIO) -> None:
+    """The document's warnings on stderr, one JSON line per chunk on `out`."""
+    for warning in document.warnings:
+        print(f"{name}: warning: {warning}", file=sys.stderr)
+    for chunk in document.chunks:
+        record = {
+            "source": name,
+            "ordinal": chunk.ordinal,
+            "content": chunk.content,
+            "text": chunk.text,
+            "start": chunk.start,
+            "end": chunk.end,
+            "headings": list(chunk.headings),
+            "title": chunk.title,
+            "size": chunk.size,
+            "anchor": chunk.anchor,
+            "id": chunk.id,
+            "pageNumberFrom": chunk.page_from,
+            "pageNumberTo": chunk.page_to,
+        }
+        line = json.dumps(record, ensure_ascii=False)
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: fall back to \u escapes
+                line = json.dumps(record)
+        out.write(line + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(run_piped(main))
