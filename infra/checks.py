@@ -12,9 +12,9 @@ import datetime
 import re
 from typing import TYPE_CHECKING, Any
 
-from chunking import Limits, OptionError, Unit
 from skills.file_data import INPUT_FILE_DATA as FILE_DATA
-from skills.record_inputs import KNOWN_INPUTS
+from skills.record_inputs import KNOWN_INPUTS, InputErrors, read_record_inputs
+from skills.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -353,25 +353,20 @@ def _check_skills(skillset: WireJson, indexer: WireJson, allow_http: bool) -> li
             problems.append(f"skill {name!r}: the 'text' input (or 'file_data') is missing")
         elif "text" in inputs and FILE_DATA in inputs:
             problems.append(f"skill {name!r}: map 'text' or 'file_data', not both")
-        problems += _check_literal_limits(name, inputs)
+        problems += _check_literal_inputs(name, inputs)
     return problems
 
 
-def _check_literal_limits(name: str, inputs: dict[str, str]) -> list[str]:
+def _check_literal_inputs(name: str, inputs: dict[str, str]) -> list[str]:
+    """The skill's literal inputs (`=512`, `='pages'`) read as the skill reads a record's
+    (`read_record_inputs`, with the default app settings): one validation, so a value the
+    skill would refuse in every record is refused here, at deploy time."""
     literals = {k: literal_value(v) for k, v in inputs.items() if v.startswith("=")}
-    unit = literals.get("unit", Unit.TOKENS.value)
-    length = literals.get("maximumPageLength")
-    overlap = literals.get("pageOverlapLength", 0)
-    if length is None:
+    if not literals:
         return []
-    try:
-        Limits(
-            unit=Unit(unit),
-            maximum_page_length=int(str(length)),
-            page_overlap_length=int(str(overlap)),
-        )
-    except (OptionError, ValueError) as error:
-        return [f"skill {name!r}: chunk settings are invalid: {error}"]
+    read = read_record_inputs({**literals, "text": ""}, Settings())
+    if isinstance(read, InputErrors):
+        return [f"skill {name!r}: chunk settings are invalid: {'; '.join(read.messages)}"]
     return []
 
 

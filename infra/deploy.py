@@ -42,6 +42,7 @@ from infra.search_definitions import (
     partition_setups,
 )
 from infra.service_errors import describe_service_error
+from skills.parameters import DEPLOYED_PARAMETERS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -94,12 +95,10 @@ ENV_PARTITIONS = "SEARCH_PARTITIONS"
 ENV_PARTITION_FOLDERS = "SEARCH_PARTITION_FOLDERS"
 """Their blob folders, comma-separated; default part-0, part-1, ..."""
 ENV_CHUNK_SETTINGS = {
-    "text_split_mode": "CHUNK_TEXT_SPLIT_MODE",
-    "unit": "CHUNK_UNIT",
-    "maximum_page_length": "CHUNK_MAXIMUM_PAGE_LENGTH",
-    "page_overlap_length": "CHUNK_PAGE_OVERLAP_LENGTH",
+    row.field_name: row.setting for row in DEPLOYED_PARAMETERS if row.setting is not None
 }
-"""The chunk settings, by the Function's app-setting names (they mean the same thing)."""
+"""The chunk settings the skillset sends as literal inputs (`skills.parameters`' deployed
+rows), by the Function's app-setting names (they mean the same thing)."""
 ENV_SKILL_BATCH_SIZE = "SKILL_BATCH_SIZE"
 ENV_SKILL_PARALLELISM = "SKILL_DEGREE_OF_PARALLELISM"
 ENV_SCHEDULE_MINUTES = "INDEXER_SCHEDULE_MINUTES"

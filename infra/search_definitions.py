@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Literal
 
 from azure.search.documents.indexes.models import (
@@ -47,6 +48,7 @@ from azure.search.documents.indexes.models import (
 )
 
 from chunking import Limits, OptionError, SplitMode, Unit
+from skills.parameters import DEPLOYED_PARAMETERS
 
 SkillAuthMode = Literal["functionKey", "entra"]
 """How the indexer authenticates to the Function: a function key header or an Entra token."""
@@ -178,13 +180,14 @@ class ChunkSettings:
         )
 
     def literal_inputs(self) -> dict[str, str]:
-        """Skill input name -> literal source (`='pages'`, `=512`)."""
-        return {
-            "textSplitMode": f"='{self.text_split_mode.value}'",
-            "unit": f"='{self.unit.value}'",
-            "maximumPageLength": f"={self.maximum_page_length}",
-            "pageOverlapLength": f"={self.page_overlap_length}",
-        }
+        """Skill input name -> literal source (`='pages'`, `=512`): one for each parameter
+        `skills.parameters` marks as deployed, in the table's order."""
+        return {row.name: _literal(getattr(self, row.field_name)) for row in DEPLOYED_PARAMETERS}
+
+
+def _literal(value: object) -> str:
+    """A skillset's literal source for `value`: `='pages'` for a choice, `=512` for a number."""
+    return f"='{value.value}'" if isinstance(value, Enum) else f"={value}"
 
 
 @dataclass(frozen=True, slots=True)
