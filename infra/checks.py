@@ -12,6 +12,8 @@ import datetime
 import re
 from typing import TYPE_CHECKING, Any
 
+from skills import chunk_schema
+from skills.chunk_schema import chunk_member_types
 from skills.file_data import INPUT_FILE_DATA as FILE_DATA
 from skills.record_inputs import KNOWN_INPUTS, InputErrors, read_record_inputs
 from skills.settings import Settings
@@ -28,29 +30,11 @@ MAX_DEGREE_OF_PARALLELISM = 10
 SEMANTIC_TYPES = frozenset({"Edm.String", "Collection(Edm.String)"})
 """Field types the semantic ranker reads."""
 
-SKILL_CHUNK_FIELDS: dict[str, str] = {
-    "content": "Edm.String",
-    "text": "Edm.String",
-    "title": "Edm.String",
-    "headings": "Collection(Edm.String)",
-    "sections": "Edm.ComplexType",
-    "ordinal": "Edm.Int32",
-    "anchor": "Edm.String",
-    "url": "Edm.String",
-    "id": "Edm.String",
-    "size": "Edm.Int32",
-    "offset": "Edm.ComplexType",
-    "length": "Edm.ComplexType",
-    "embedding": "Collection(Edm.Single)",
-    "pageNumberFrom": "Edm.Int32",
-    "pageNumberTo": "Edm.Int32",
-}
-"""Fields of each object in the skill's `chunks` output and the index type each fits.
+SKILL_CHUNK_FIELDS: dict[str, str] = chunk_member_types()
+"""Fields of each object in the skill's `chunks` output and the index type each fits
+(`skills.chunk_schema.CHUNK_MEMBERS`, which the skill's output is tested against)."""
 
-tests/test_infra_definitions.py compares this with the real skill's output, so a field
-renamed in skills/ fails there before it fails in Azure."""
-
-MEASURE_UNITS = frozenset({"utf8", "utf16", "codePoint"})
+MEASURE_UNITS = frozenset(chunk_schema.MEASURE_UNITS)
 """Members of a chunk's `offset` and `length` (each an Edm.Int32)."""
 SECTION_LEVELS = frozenset(f"h{level}" for level in range(1, 7))
 """Members of a chunk's `sections` (each an Edm.String; which ones depend on
