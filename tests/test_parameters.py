@@ -15,8 +15,8 @@ import pytest
 from chunking import ChunkOptions
 from chunking.cli import OPTION_FLAGS, add_chunk_arguments, chunk_options
 from chunking.options import STRATEGY_PARAMETERS, OptionError
-from infra.deploy import ENV_CHUNK_SETTINGS
-from infra.search_definitions import ChunkSettings
+from infra.deploy import ENV_CHUNK_SETTINGS, add_chunk_flags
+from infra.search_definitions import ChunkSettings, chunk_settings
 from skills import record_inputs
 from skills.app import build_app
 from skills.parameters import (
@@ -95,6 +95,23 @@ def test_the_deploy_scripts_literal_inputs_are_the_tables() -> None:
         "maximumPageLength",
         "pageOverlapLength",
     ]
+
+
+def test_the_deploy_scripts_flags_are_the_deployed_rows_and_name_what_it_sends() -> None:
+    parser = argparse.ArgumentParser()
+    add_chunk_flags(parser)
+    flags = [a.option_strings[0] for a in parser._actions if a.option_strings != ["-h", "--help"]]
+    assert flags == [
+        "--text-split-mode",
+        "--unit",
+        "--maximum-page-length",
+        "--page-overlap-length",
+    ]
+    # Regression: the help said the skill's 5000 / 0 characters; the script sends 2000 / 500.
+    shown = {a.option_strings[0]: a.help for a in parser._actions}
+    sent = chunk_settings(unit="characters")
+    assert f"/ {sent.maximum_page_length} characters" in str(shown["--maximum-page-length"])
+    assert f"/ {sent.page_overlap_length} characters" in str(shown["--page-overlap-length"])
 
 
 def test_the_settings_reference_page_is_up_to_date() -> None:
