@@ -49,7 +49,7 @@ from chunking.options import (
     default_word_overlap,
 )
 from chunking.pipeline import FormatName
-from skills.values import parse_integer
+from skills.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -596,6 +596,48 @@ def read_strategy_parameters(
             default = default_word_overlap(values["size"], default)
         values[row.field_name] = read(row, default)
     return replace(defaults, **values)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingProblem:
+    """Why an app setting's value cannot be used, naming the setting and what it takes."""
+
+    message: str
+
+
+def read_app_setting(row: Parameter, text: str) -> object:
+    """`text`, the value of `row`'s app setting, read as its kind says; a SettingProblem
+    when it is not one (the message names the setting and what it takes)."""
+    name = row.setting
+    value: object = None
+    if row.kind == "choice":
+        value = parse_choice(text, row.choices)
+        wanted = f"one of {', '.join(row.choices)}"
+    elif row.kind == "switch":
+        value = parse_flag(text)
+        wanted = "true or false"
+    elif row.kind == "integer":
+        wanted = f"an integer of at least {row.minimum}"
+        number = parse_integer(text)
+        if number is not None and row.minimum is not None and number < row.minimum:
+            number = None
+        if number is not None and row.maximum is not None and number > row.maximum:
+            return SettingProblem(f"{name} must be at most {row.maximum:g} (got {number})")
+        value = number
+    elif row.kind == "number":
+        value = parse_number(text)
+        wanted = "a number"
+    elif row.kind == "seconds":
+        value = parse_number(text)
+        if value is not None and not 0 < value <= (row.maximum or 0):
+            value = None
+        wanted = f"a number of seconds above 0 and at most {row.maximum or 0:g}"
+    else:
+        value = text
+        wanted = "a string"
+    if value is None:
+        return SettingProblem(f"{name} must be {wanted} (got {text!r})")
+    return value
 
 
 def given_parameters(values: Mapping[str, object]) -> list[str]:

@@ -35,11 +35,12 @@ from skills.parameters import (
     MAX_DEADLINE_SECONDS,
     SETTING_PARAMETERS,
     Parameter,
+    SettingProblem,
+    read_app_setting,
     read_strategy_parameters,
     setting_name,
     strategy_rows,
 )
-from skills.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -208,41 +209,12 @@ def load_settings(
     problems: list[str] = []
 
     def read(row: Parameter, default: Any = None) -> Any:
-        """The app setting of `row` as its kind reads it; `default` when unset or bad (a
-        bad value is named in `problems`)."""
-        name = row.setting
-        if name is None or name not in given:
+        """The app setting of `row`; `default` when unset or bad (named in `problems`)."""
+        if row.setting is None or row.setting not in given:
             return default
-        text = given[name]
-        value: object = None
-        if row.kind == "choice":
-            value = parse_choice(text, row.choices)
-            wanted = f"one of {', '.join(row.choices)}"
-        elif row.kind == "switch":
-            value = parse_flag(text)
-            wanted = "true or false"
-        elif row.kind == "integer":
-            wanted = f"an integer of at least {row.minimum}"
-            number = parse_integer(text)
-            if number is not None and row.minimum is not None and number < row.minimum:
-                number = None
-            if number is not None and row.maximum is not None and number > row.maximum:
-                problems.append(f"{name} must be at most {row.maximum:g} (got {number})")
-                return default
-            value = number
-        elif row.kind == "number":
-            value = parse_number(text)
-            wanted = "a number"
-        elif row.kind == "seconds":
-            value = parse_number(text)
-            if value is not None and not 0 < value <= (row.maximum or 0):
-                value = None
-            wanted = f"a number of seconds above 0 and at most {row.maximum:g}"
-        else:
-            value = text
-            wanted = "a string"
-        if value is None:
-            problems.append(f"{name} must be {wanted} (got {text!r})")
+        value = read_app_setting(row, given[row.setting])
+        if isinstance(value, SettingProblem):
+            problems.append(value.message)
             return default
         return value
 
