@@ -12,9 +12,11 @@ import datetime
 import re
 from typing import TYPE_CHECKING, Any
 
-from chunking import Limits, OptionError, Unit
+from skills import chunk_schema
+from skills.chunk_schema import chunk_member_types
 from skills.file_data import INPUT_FILE_DATA as FILE_DATA
-from skills.record_inputs import KNOWN_INPUTS
+from skills.record_inputs import KNOWN_INPUTS, InputErrors, read_record_inputs
+from skills.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,29 +30,11 @@ MAX_DEGREE_OF_PARALLELISM = 10
 SEMANTIC_TYPES = frozenset({"Edm.String", "Collection(Edm.String)"})
 """Field types the semantic ranker reads."""
 
-SKILL_CHUNK_FIELDS: dict[str, str] = {
-    "content": "Edm.String",
-    "text": "Edm.String",
-    "title": "Edm.String",
-    "headings": "Collection(Edm.String)",
-    "sections": "Edm.ComplexType",
-    "ordinal": "Edm.Int32",
-    "anchor": "Edm.String",
-    "url": "Edm.String",
-    "id": "Edm.String",
-    "size": "Edm.Int32",
-    "offset": "Edm.ComplexType",
-    "length": "Edm.ComplexType",
-    "embedding": "Collection(Edm.Single)",
-    "pageNumberFrom": "Edm.Int32",
-    "pageNumberTo": "Edm.Int32",
-}
-"""Fields of each object in the skill's `chunks` output and the index type each fits.
+SKILL_CHUNK_FIELDS: dict[str, str] = chunk_member_types()
+"""Fields of each object in the skill's `chunks` output and the index type each fits
+(`skills.chunk_schema.CHUNK_MEMBERS`, which the skill's output is tested against)."""
 
-tests/test_infra_definitions.py compares this with the real skill's output, so a field
-renamed in skills/ fails there before it fails in Azure."""
-
-MEASURE_UNITS = frozenset({"utf8", "utf16", "codePoint"})
+MEASURE_UNITS = frozenset(chunk_schema.MEASURE_UNITS)
 """Members of a chunk's `offset` and `length` (each an Edm.Int32)."""
 SECTION_LEVELS = frozenset(f"h{level}" for level in range(1, 7))
 """Members of a chunk's `sections` (each an Edm.String; which ones depend on
@@ -353,25 +337,20 @@ def _check_skills(skillset: WireJson, indexer: WireJson, allow_http: bool) -> li
             problems.append(f"skill {name!r}: the 'text' input (or 'file_data') is missing")
         elif "text" in inputs and FILE_DATA in inputs:
             problems.append(f"skill {name!r}: map 'text' or 'file_data', not both")
-        problems += _check_literal_limits(name, inputs)
+        problems += _check_literal_inputs(name, inputs)
     return problems
 
 
-def _check_literal_limits(name: str, inputs: dict[str, str]) -> list[str]:
+def _check_literal_inputs(name: str, inputs: dict[str, str]) -> list[str]:
+    """The skill's literal inputs (`=512`, `='pages'`) read as the skill reads a record's
+    (`read_record_inputs`, with the default app settings): one validation, so a value the
+    skill would refuse in every record is refused here, at deploy time."""
     literals = {k: literal_value(v) for k, v in inputs.items() if v.startswith("=")}
-    unit = literals.get("unit", Unit.TOKENS.value)
-    length = literals.get("maximumPageLength")
-    overlap = literals.get("pageOverlapLength", 0)
-    if length is None:
+    if not literals:
         return []
-    try:
-        Limits(
-            unit=Unit(unit),
-            maximum_page_length=int(str(length)),
-            page_overlap_length=int(str(overlap)),
-        )
-    except (OptionError, ValueError) as error:
-        return [f"skill {name!r}: chunk settings are invalid: {error}"]
+    read = read_record_inputs({**literals, "text": ""}, Settings())
+    if isinstance(read, InputErrors):
+        return [f"skill {name!r}: chunk settings are invalid: {'; '.join(read.messages)}"]
     return []
 
 

@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from azure.core.credentials import AzureKeyCredential
 from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoundError
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
+from chunking import Unit
 from infra.checks import check_definitions, check_partitions, web_api_skills
 from infra.search_definitions import (
     FUNCTION_KEY_HEADER,
@@ -42,6 +44,7 @@ from infra.search_definitions import (
 )
 from infra.service_errors import describe_service_error
 from skills.commands.cli import HelpFormatter
+from skills.parameters import DEPLOYED_PARAMETERS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -94,12 +97,10 @@ ENV_PARTITIONS = "SEARCH_PARTITIONS"
 ENV_PARTITION_FOLDERS = "SEARCH_PARTITION_FOLDERS"
 """Their blob folders, comma-separated; default part-0, part-1, ..."""
 ENV_CHUNK_SETTINGS = {
-    "text_split_mode": "CHUNK_TEXT_SPLIT_MODE",
-    "unit": "CHUNK_UNIT",
-    "maximum_page_length": "CHUNK_MAXIMUM_PAGE_LENGTH",
-    "page_overlap_length": "CHUNK_PAGE_OVERLAP_LENGTH",
+    row.field_name: row.setting for row in DEPLOYED_PARAMETERS if row.setting is not None
 }
-"""The chunk settings, by the Function's app-setting names (they mean the same thing)."""
+"""The chunk settings the skillset sends as literal inputs (`skills.parameters`' deployed
+rows), by the Function's app-setting names (they mean the same thing)."""
 ENV_SKILL_BATCH_SIZE = "SKILL_BATCH_SIZE"
 ENV_SKILL_PARALLELISM = "SKILL_DEGREE_OF_PARALLELISM"
 ENV_SCHEDULE_MINUTES = "INDEXER_SCHEDULE_MINUTES"
@@ -474,18 +475,36 @@ def redacted(definitions: Definitions) -> dict[str, dict[str, Any]]:
 
 
 def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
-    given = {
-        "text_split_mode": args.text_split_mode,
-        "unit": args.unit,
-        "maximum_page_length": args.maximum_page_length,
-        "page_overlap_length": args.page_overlap_length,
-    }
+    given = {name: getattr(args, name, None) for name in ENV_CHUNK_SETTINGS}
     overrides = {ENV_CHUNK_SETTINGS[k]: str(v) for k, v in given.items() if v is not None}
     if getattr(args, "partitions", None) is not None:
         overrides[ENV_PARTITIONS] = str(args.partitions)
     if getattr(args, "partition_folders", None) is not None:
         overrides[ENV_PARTITION_FOLDERS] = args.partition_folders
     return overrides
+
+
+def add_chunk_flags(parser: argparse.ArgumentParser) -> None:
+    """A flag for each literal input the skillset sends (`skills.parameters`' deployed
+    rows: --text-split-mode, --unit, --maximum-page-length, --page-overlap-length)."""
+    tokens, characters = chunk_settings(), chunk_settings(unit=Unit.CHARACTERS.value)
+    for row in DEPLOYED_PARAMETERS:
+        flag = "--" + row.field_name.replace("_", "-")
+        default = getattr(tokens, row.field_name)
+        if row.kind == "choice":
+            shown = default.value if isinstance(default, Enum) else default
+            parser.add_argument(
+                flag,
+                choices=list(row.choices),
+                help=f"the skill's {row.name} (default: ${row.setting}, else {shown})",
+            )
+        else:
+            parser.add_argument(
+                flag,
+                type=int,
+                help=f"the skill's {row.name} (default: ${row.setting}, else {default} tokens "
+                f"/ {getattr(characters, row.field_name)} characters)",
+            )
 
 
 def arguments_parser() -> argparse.ArgumentParser:
@@ -537,28 +556,7 @@ def arguments_parser() -> argparse.ArgumentParser:
             "part-0,part-1,...)",
         )
     for sub in (apply_parser, show_parser):
-        sub.add_argument(
-            "--text-split-mode",
-            choices=["pages", "sentences"],
-            help="the skill's textSplitMode (default: $CHUNK_TEXT_SPLIT_MODE, else pages)",
-        )
-        sub.add_argument(
-            "--unit",
-            choices=["characters", "azureOpenAITokens"],
-            help="the skill's unit (default: $CHUNK_UNIT, else the skill's: azureOpenAITokens)",
-        )
-        sub.add_argument(
-            "--maximum-page-length",
-            type=int,
-            help="the skill's maximumPageLength (default: $CHUNK_MAXIMUM_PAGE_LENGTH, else the "
-            "skill's: 512 tokens / 5000 characters)",
-        )
-        sub.add_argument(
-            "--page-overlap-length",
-            type=int,
-            help="the skill's pageOverlapLength (default: $CHUNK_PAGE_OVERLAP_LENGTH, else the "
-            "skill's: 64 tokens / 0 characters)",
-        )
+        add_chunk_flags(sub)
     apply_parser.add_argument("--reset", action="store_true", help="re-chunk every document")
     apply_parser.add_argument("--run", action="store_true", help="run the indexer afterwards")
     apply_parser.add_argument(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Literal
 
 from azure.search.documents.indexes.models import (
@@ -47,6 +48,9 @@ from azure.search.documents.indexes.models import (
 )
 
 from chunking import Limits, OptionError, SplitMode, Unit
+from skills import chunk_schema
+from skills.chunk_schema import INDEX_FIELDS, VECTOR, IndexField
+from skills.parameters import DEPLOYED_PARAMETERS
 
 SkillAuthMode = Literal["functionKey", "entra"]
 """How the indexer authenticates to the Function: a function key header or an Entra token."""
@@ -91,9 +95,14 @@ CHUNKS_TARGET = "chunks"
 CHUNKS_CONTEXT = f"/document/{CHUNKS_TARGET}/*"
 """The projection's grain: one search document per chunk."""
 
-KEY_FIELD = "chunk_id"
-PARENT_KEY_FIELD = "parent_id"
-VECTOR_FIELD = "embedding"
+KEY_FIELD = next(f.name for f in INDEX_FIELDS if f.key)
+"""The index key: index projections fill it, one per chunk."""
+PARENT_KEY_FIELD = chunk_schema.PARENT_KEY_FIELD
+"""The parent document's key, which projections fill on every chunk."""
+VECTOR_FIELD = chunk_schema.VECTOR_FIELD
+SECTION_DEPTH = chunk_schema.SECTION_DEPTH
+"""Heading levels the index keeps per chunk: the skill is sent `markdownHeaderDepth`
+`h6`, so its `sections` has h1 to h6, one `header_<n>` field each."""
 HNSW_NAME = "hnsw"
 VECTOR_PROFILE_NAME = "hnsw-aoai"
 VECTORIZER_NAME = "aoai"
@@ -105,54 +114,33 @@ SEMANTIC_CONTENT_FIELDS = ("chunk",)
 SEMANTIC_KEYWORD_FIELDS: tuple[str, ...] = ()
 """None: the heading path is already in `chunk`, and a keywords field must be searchable,
 which `headings` is not (see FULL_TEXT_FIELDS)."""
-FULL_TEXT_FIELDS = ("chunk", "title")
-"""The fields a keyword query reads. `chunk` holds the title and heading path in front of
-the content, so a searchable `headings`, `header_<n>` or `file_name` would count the same
-words two or three times more, and BM25 would then rank the short chunks of the right
-page over the one holding the answer (docs/guide/evaluation.md, "What goes in the
-keyword index")."""
+FULL_TEXT_FIELDS = tuple(
+    f.name for f in INDEX_FIELDS if f.searchable and not f.key and f.edm != VECTOR
+)
+"""The fields a keyword query reads (`skills.chunk_schema.INDEX_FIELDS`). `chunk` holds
+the title and heading path in front of the content, so a searchable `headings`,
+`header_<n>` or `file_name` would count the same words two or three times more, and BM25
+would then rank the short chunks of the right page over the one holding the answer
+(docs/guide/evaluation.md, "What goes in the keyword index")."""
 OFFSET_FIELD = "offset"
 """Where the chunk starts in its document's source, in code points."""
 LENGTH_FIELD = "length"
 """The chunk's length in code points (`content` has exactly this many)."""
-SECTION_DEPTH = 6
-"""Heading levels the index keeps per chunk: the skill is sent `markdownHeaderDepth`
-`h6`, so its `sections` has h1 to h6, one `header_<n>` field each."""
+CHUNK_FIELD_SOURCES: dict[str, str] = {
+    f.name: f.source if f.source.startswith("/") else f"{CHUNKS_CONTEXT}/{f.source}"
+    for f in INDEX_FIELDS
+    if f.source is not None
+}
+"""Index field <- enrichment path, for every projected field (the key and parent id are
+filled by the service and must not be mapped)."""
 HEADER_FIELDS: dict[str, str] = {
-    f"header_{level}": f"{CHUNKS_CONTEXT}/sections/h{level}"
-    for level in range(1, SECTION_DEPTH + 1)
+    name: source for name, source in CHUNK_FIELD_SOURCES.items() if "/sections/" in source
 }
 """Index field <- the chunk's Layout-style `sections/h<n>`: the heading at each level,
 "" where there is none. Named as the portal wizard and Microsoft's Layout how-to name
 the fields they fill from the Layout skill's `sections`, so queries and projections
-written for a Layout index keep working."""
-
-CHUNK_FIELD_SOURCES: dict[str, str] = {
-    # The searchable `chunk` is the chunk's `text`: the title and heading path, then the
-    # content. It is exactly what gets embedded, so keyword and vector matching see the
-    # same words, and a query naming a section finds its chunks even when the words of
-    # the heading only occur in it. The bare span is kept in `content` for display.
-    "chunk": f"{CHUNKS_CONTEXT}/text",
-    "content": f"{CHUNKS_CONTEXT}/content",
-    "title": f"{CHUNKS_CONTEXT}/title",
-    "headings": f"{CHUNKS_CONTEXT}/headings",
-    "url": f"{CHUNKS_CONTEXT}/url",
-    "anchor": f"{CHUNKS_CONTEXT}/anchor",
-    "ordinal": f"{CHUNKS_CONTEXT}/ordinal",
-    "chunk_hash": f"{CHUNKS_CONTEXT}/id",
-    "file_name": "/document/metadata_storage_name",
-    VECTOR_FIELD: f"{CHUNKS_CONTEXT}/embedding",
-    # The span in code points, so query-time merging (skills.retrieval) can join the
-    # overlapping neighbours among the top k without the source document.
-    OFFSET_FIELD: f"{CHUNKS_CONTEXT}/offset/codePoint",
-    LENGTH_FIELD: f"{CHUNKS_CONTEXT}/length/codePoint",
-    # Pages of a chunk of Layout markdown (null without page markers): citations.
-    "pageNumberFrom": f"{CHUNKS_CONTEXT}/pageNumberFrom",
-    "pageNumberTo": f"{CHUNKS_CONTEXT}/pageNumberTo",
-    **HEADER_FIELDS,
-}
-"""Index field <- enrichment path, for every projected field (the key and parent id are
-filled by the service and must not be mapped)."""
+written for a Layout index keep working. The skill is sent `markdownHeaderDepth` `h6`,
+so its `sections` has h1 to h6, one `header_<n>` field each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,13 +166,14 @@ class ChunkSettings:
         )
 
     def literal_inputs(self) -> dict[str, str]:
-        """Skill input name -> literal source (`='pages'`, `=512`)."""
-        return {
-            "textSplitMode": f"='{self.text_split_mode.value}'",
-            "unit": f"='{self.unit.value}'",
-            "maximumPageLength": f"={self.maximum_page_length}",
-            "pageOverlapLength": f"={self.page_overlap_length}",
-        }
+        """Skill input name -> literal source (`='pages'`, `=512`): one for each parameter
+        `skills.parameters` marks as deployed, in the table's order."""
+        return {row.name: _literal(getattr(self, row.field_name)) for row in DEPLOYED_PARAMETERS}
+
+
+def _literal(value: object) -> str:
+    """A skillset's literal source for `value`: `='pages'` for a choice, `=512` for a number."""
+    return f"='{value.value}'" if isinstance(value, Enum) else f"={value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,67 +312,7 @@ def build_data_source(setup: SearchSetup) -> SearchIndexerDataSourceConnection:
 
 def build_index(setup: SearchSetup) -> SearchIndex:
     """The chunk index: one document per chunk, with a vector field and its vectorizer."""
-    text = "Edm.String"
-    fields = [
-        # Index projections require a keyword-analyzed string key; the service fills it.
-        SearchField(
-            name=KEY_FIELD,
-            type=text,
-            key=True,
-            searchable=True,
-            filterable=True,
-            sortable=True,
-            analyzer_name="keyword",
-        ),
-        SearchField(name=PARENT_KEY_FIELD, type=text, filterable=True),
-        SearchField(name="chunk", type=text, searchable="chunk" in FULL_TEXT_FIELDS),
-        SearchField(name="content", type=text, searchable=False),
-        SearchField(
-            name="title",
-            type=text,
-            searchable="title" in FULL_TEXT_FIELDS,
-            filterable=True,
-            facetable=True,
-        ),
-        SearchField(
-            name="headings",
-            type="Collection(Edm.String)",
-            searchable="headings" in FULL_TEXT_FIELDS,
-            filterable=True,
-            facetable=True,
-        ),
-        SearchField(name="url", type=text, filterable=True),
-        SearchField(name="anchor", type=text, filterable=True),
-        SearchField(name="ordinal", type="Edm.Int32", filterable=True, sortable=True),
-        SearchField(name="chunk_hash", type=text, filterable=True),
-        SearchField(
-            name="file_name",
-            type=text,
-            searchable="file_name" in FULL_TEXT_FIELDS,
-            filterable=True,
-            facetable=True,
-        ),
-        SearchField(
-            name=VECTOR_FIELD,
-            type="Collection(Edm.Single)",
-            searchable=True,
-            retrievable=False,
-            stored=False,
-            vector_search_dimensions=setup.embedding_dimensions,
-            vector_search_profile_name=VECTOR_PROFILE_NAME,
-        ),
-        SearchField(name=OFFSET_FIELD, type="Edm.Int32", filterable=True, sortable=True),
-        SearchField(name=LENGTH_FIELD, type="Edm.Int32"),
-        SearchField(name="pageNumberFrom", type="Edm.Int32", filterable=True, sortable=True),
-        SearchField(name="pageNumberTo", type="Edm.Int32", filterable=True, sortable=True),
-        # Retrievable only: a heading has no length limit, so a filterable string over
-        # 32,766 bytes would fail the document (`headings` is the field to filter on), and
-        # the heading's words are already searchable in `chunk`.
-        *(
-            SearchField(name=name, type=text, searchable=name in FULL_TEXT_FIELDS)
-            for name in HEADER_FIELDS
-        ),
-    ]
+    fields = [_search_field(f, setup) for f in INDEX_FIELDS]
     vector_search = VectorSearch(
         algorithms=[
             HnswAlgorithmConfiguration(
@@ -435,6 +364,34 @@ def build_index(setup: SearchSetup) -> SearchIndex:
     return SearchIndex(
         name=setup.index_name, fields=fields, vector_search=vector_search, semantic_search=semantic
     )
+
+
+def _search_field(field: IndexField, setup: SearchSetup) -> SearchField:
+    """The SDK model of one field of `skills.chunk_schema.INDEX_FIELDS`; the vector field
+    gets the setup's dimensions and profile, and is not stored (only its index is)."""
+    vector = (
+        {
+            "stored": False,
+            "vector_search_dimensions": setup.embedding_dimensions,
+            "vector_search_profile_name": VECTOR_PROFILE_NAME,
+        }
+        if field.name == VECTOR_FIELD
+        else {}
+    )
+    flags = {
+        name: value
+        for name, value in (
+            ("key", field.key or None),
+            ("searchable", field.searchable),
+            ("filterable", field.filterable),
+            ("sortable", field.sortable),
+            ("facetable", field.facetable),
+            ("retrievable", field.retrievable),
+            ("analyzer_name", field.analyzer),
+        )
+        if value is not None
+    }
+    return SearchField(name=field.name, type=field.edm, **flags, **vector)
 
 
 def build_skill(setup: SearchSetup) -> WebApiSkill:

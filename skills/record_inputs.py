@@ -8,28 +8,27 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
 from chunking.options import (
-    BINARY_SCORERS,
-    STRATEGY_PARAMETERS,
     BinarySplit,
     ParameterNames,
     SemanticBreaks,
     clipped_repr,
-    default_word_overlap,
     strategy_conflicts,
 )
 from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
-from skills.settings import (
+from skills.parameters import (
     FORMATS,
     MARKDOWN_HEADER_DEPTHS,
+    RECORD_INPUTS,
     SPLIT_MODES,
     STRATEGIES,
     UNITS,
-    WORD_SCOPES,
+    given_parameters,
+    read_strategy_parameters,
 )
 from skills.values import describe, huge_numbers, parse_choice, parse_integer, parse_number
 
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from chunking import FormatName
+    from skills.parameters import Parameter
     from skills.settings import Settings
 
 T = TypeVar("T")
@@ -63,46 +63,16 @@ INPUT_MARKDOWN_HEADER_DEPTH = "markdownHeaderDepth"
 INPUT_WORDS_PER_CHUNK = "wordsPerChunk"
 INPUT_WORD_OVERLAP = "wordOverlap"
 INPUT_WORD_SCOPE = "wordScope"
-WORD_INPUTS = (INPUT_WORDS_PER_CHUNK, INPUT_WORD_OVERLAP, INPUT_WORD_SCOPE)
-"""The `words` strategy's own inputs: an error with any other strategy."""
 INPUT_SEMANTIC_PERCENTILE = "semanticPercentile"
 INPUT_SEMANTIC_WINDOW = "semanticWindow"
 INPUT_SEMANTIC_MIN_FILL = "semanticMinFill"
-SEMANTIC_INPUTS = (INPUT_SEMANTIC_PERCENTILE, INPUT_SEMANTIC_WINDOW, INPUT_SEMANTIC_MIN_FILL)
-"""The `semantic` strategy's own inputs."""
 INPUT_BINARY_SCORER = "binaryScorer"
 INPUT_BINARY_CANDIDATES = "binaryCandidates"
-BINARY_INPUTS = (INPUT_BINARY_SCORER, INPUT_BINARY_CANDIDATES)
-"""The `binary` strategy's own inputs."""
-STRATEGY_INPUTS = STRATEGY_PARAMETERS
-"""Each strategy's own inputs: given with another strategy, they are an error."""
 RECORD_INPUT_NAMES = ParameterNames("input", repr)
 """Parameters in a record's errors: input 'wordOverlap'."""
-BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
 
-KNOWN_INPUTS = (
-    INPUT_TEXT,
-    INPUT_TITLE,
-    INPUT_FORMAT,
-    INPUT_CONTENT_TYPE,
-    INPUT_FILE_NAME,
-    INPUT_URL,
-    INPUT_LANGUAGE,
-    INPUT_LANGUAGE_CODE,
-    INPUT_TEXT_SPLIT_MODE,
-    INPUT_MAXIMUM_PAGE_LENGTH,
-    INPUT_PAGE_OVERLAP_LENGTH,
-    INPUT_MAXIMUM_PAGES_TO_TAKE,
-    INPUT_UNIT,
-    INPUT_ENCODER_MODEL_NAME,
-    INPUT_DEFAULT_LANGUAGE_CODE,
-    INPUT_STRATEGY,
-    *WORD_INPUTS,
-    *SEMANTIC_INPUTS,
-    *BINARY_INPUTS,
-    INPUT_MARKDOWN_HEADER_DEPTH,
-    INPUT_FILE_DATA,
-)
+KNOWN_INPUTS = RECORD_INPUTS
+"""Every record input the skill reads (skills.parameters has a row for each)."""
 
 FORMAT_ALIASES: Mapping[str, FormatName] = {
     **{name: name for name in FORMATS},
@@ -285,33 +255,16 @@ def _read_strategy(
     """`strategy` and the chosen strategy's own inputs; an input of another strategy is
     an error naming it and the strategy it belongs to."""
     strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
-    # pageOverlapLength 0 asks for nothing a word window does not do (a skillset moved
-    # from the Split skill sends it): only a real overlap is a conflict.
-    given = [
-        name
-        for name, value in reader.data.items()
-        if value not in (None, "")
-        and not (name == INPUT_PAGE_OVERLAP_LENGTH and parse_integer(value) == 0)
-    ]
+    given = given_parameters(reader.data)
     reader.errors.extend(strategy_conflicts(strategy, given, RECORD_INPUT_NAMES))
-    words, semantic, binary = settings.words, SemanticBreaks(), BinarySplit()
+    words, semantic, binary = settings.words, settings.semantic, settings.binary
     try:
         if strategy == "words":
-            size = reader.integer(INPUT_WORDS_PER_CHUNK, words.size)
-            overlap = reader.integer(INPUT_WORD_OVERLAP, default_word_overlap(size, words.overlap))
-            scope = reader.choice(INPUT_WORD_SCOPE, WORD_SCOPES, words.scope)
-            words = WordWindows(size, overlap, scope)
+            words = read_strategy_parameters(strategy, words, reader.read)
         elif strategy == "semantic":
-            semantic = SemanticBreaks(
-                percentile=reader.number(INPUT_SEMANTIC_PERCENTILE, semantic.percentile),
-                window=reader.integer(INPUT_SEMANTIC_WINDOW, semantic.window),
-                min_fill=reader.number(INPUT_SEMANTIC_MIN_FILL, semantic.min_fill),
-            )
+            semantic = read_strategy_parameters(strategy, semantic, reader.read)
         elif strategy == "binary":
-            binary = BinarySplit(
-                scorer=reader.choice(INPUT_BINARY_SCORER, BINARY_SCORER_CHOICES, binary.scorer),
-                candidates=reader.integer(INPUT_BINARY_CANDIDATES, binary.candidates),
-            )
+            binary = read_strategy_parameters(strategy, binary, reader.read)
     except OptionError as error:
         reader.errors.append(str(error))
     return strategy, words, semantic, binary
@@ -443,6 +396,14 @@ class _Reader:
             )
             return default
         return number
+
+    def read(self, row: Parameter, default: Any) -> Any:
+        """An optional input of `row`'s kind (integer, number or choice)."""
+        if row.kind == "integer":
+            return self.integer(row.name, default)
+        if row.kind == "number":
+            return self.number(row.name, default)
+        return self.choice(row.name, row.choices, default)
 
     def choice(self, name: str, choices: Mapping[str, T], default: T) -> T:
         """An optional input from a closed set, matched ignoring case."""

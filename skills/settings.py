@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
-from chunking import Limits, OptionError, Sections, SplitMode, Unit, WordScope, WordWindows
+from chunking import Limits, OptionError, Sections, SplitMode, Unit, WordWindows
 from chunking.options import (
     DEFAULT_ENCODER,
     DEFAULT_LANGUAGE,
-    STRATEGY_NAMES,
+    STRATEGY_PARAMETERS,
+    BinarySplit,
+    SemanticBreaks,
     default_lengths,
-    default_word_overlap,
 )
 from skills.embedding_settings import (
     EMBEDDING_ENV_NAMES,
@@ -28,7 +30,17 @@ from skills.embedding_settings import (
     load_pair_settings,
     local_provider_installed,
 )
-from skills.values import parse_choice, parse_flag, parse_integer, parse_number
+from skills.parameters import (
+    MAX_CHUNK_WORKERS,
+    MAX_DEADLINE_SECONDS,
+    SETTING_PARAMETERS,
+    Parameter,
+    SettingProblem,
+    read_app_setting,
+    read_strategy_parameters,
+    setting_name,
+    strategy_rows,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -36,64 +48,36 @@ if TYPE_CHECKING:
     from chunking import FormatName
     from skills.embedding_settings import EmbeddingProvider
 
-ENV_TEXT_SPLIT_MODE = "CHUNK_TEXT_SPLIT_MODE"
-ENV_UNIT = "CHUNK_UNIT"
-ENV_MAXIMUM_PAGE_LENGTH = "CHUNK_MAXIMUM_PAGE_LENGTH"
-ENV_PAGE_OVERLAP_LENGTH = "CHUNK_PAGE_OVERLAP_LENGTH"
-ENV_MAXIMUM_PAGES_TO_TAKE = "CHUNK_MAXIMUM_PAGES_TO_TAKE"
-ENV_ENCODER_MODEL_NAME = "CHUNK_ENCODER_MODEL_NAME"
-ENV_DEFAULT_LANGUAGE_CODE = "CHUNK_DEFAULT_LANGUAGE_CODE"
-ENV_FORMAT = "CHUNK_FORMAT"
-ENV_TITLE_PREFIX = "CHUNK_TITLE_PREFIX"
-ENV_SECTIONS = "CHUNK_SECTIONS"
-ENV_STRIP_MARKUP = "CHUNK_STRIP_MARKUP"
-ENV_STRATEGY = "CHUNK_STRATEGY"
-ENV_WORDS_PER_CHUNK = "CHUNK_WORDS_PER_CHUNK"
-ENV_WORD_OVERLAP = "CHUNK_WORD_OVERLAP"
-ENV_WORD_SCOPE = "CHUNK_WORD_SCOPE"
-ENV_MAX_REQUEST_BYTES = "MAX_REQUEST_BYTES"
-ENV_MAX_RESPONSE_BYTES = "MAX_RESPONSE_BYTES"
-ENV_MAX_CHUNKS_PER_RECORD = "MAX_CHUNKS_PER_RECORD"
-ENV_MEMORY_BUDGET_BYTES = "MEMORY_BUDGET_BYTES"
-ENV_DEADLINE_SECONDS = "SKILL_DEADLINE_SECONDS"
-ENV_CHUNK_WORKERS = "CHUNK_WORKERS"
-ENV_MARKDOWN_HEADER_DEPTH = "CHUNK_MARKDOWN_HEADER_DEPTH"
+ENV_TEXT_SPLIT_MODE = setting_name("textSplitMode")
+ENV_UNIT = setting_name("unit")
+ENV_MAXIMUM_PAGE_LENGTH = setting_name("maximumPageLength")
+ENV_PAGE_OVERLAP_LENGTH = setting_name("pageOverlapLength")
+ENV_MAXIMUM_PAGES_TO_TAKE = setting_name("maximumPagesToTake")
+ENV_ENCODER_MODEL_NAME = setting_name("encoderModelName")
+ENV_DEFAULT_LANGUAGE_CODE = setting_name("defaultLanguageCode")
+ENV_FORMAT = setting_name("format")
+ENV_TITLE_PREFIX = setting_name("titlePrefix")
+ENV_SECTIONS = setting_name("sections")
+ENV_STRIP_MARKUP = setting_name("stripMarkup")
+ENV_STRATEGY = setting_name("strategy")
+ENV_WORDS_PER_CHUNK = setting_name("wordsPerChunk")
+ENV_WORD_OVERLAP = setting_name("wordOverlap")
+ENV_WORD_SCOPE = setting_name("wordScope")
+ENV_MAX_REQUEST_BYTES = setting_name("maxRequestBytes")
+ENV_MAX_RESPONSE_BYTES = setting_name("maxResponseBytes")
+ENV_MAX_CHUNKS_PER_RECORD = setting_name("maxChunksPerRecord")
+ENV_MEMORY_BUDGET_BYTES = setting_name("memoryBudgetBytes")
+ENV_DEADLINE_SECONDS = setting_name("deadlineSeconds")
+ENV_CHUNK_WORKERS = setting_name("chunkWorkers")
+ENV_MARKDOWN_HEADER_DEPTH = setting_name("markdownHeaderDepth")
 
 ALL_ENV_NAMES = (
-    ENV_TEXT_SPLIT_MODE,
-    ENV_UNIT,
-    ENV_MAXIMUM_PAGE_LENGTH,
-    ENV_PAGE_OVERLAP_LENGTH,
-    ENV_MAXIMUM_PAGES_TO_TAKE,
-    ENV_ENCODER_MODEL_NAME,
-    ENV_DEFAULT_LANGUAGE_CODE,
-    ENV_FORMAT,
-    ENV_TITLE_PREFIX,
-    ENV_SECTIONS,
-    ENV_STRIP_MARKUP,
-    ENV_STRATEGY,
-    ENV_WORDS_PER_CHUNK,
-    ENV_WORD_OVERLAP,
-    ENV_WORD_SCOPE,
-    ENV_MAX_REQUEST_BYTES,
-    ENV_MAX_RESPONSE_BYTES,
-    ENV_MAX_CHUNKS_PER_RECORD,
-    ENV_MEMORY_BUDGET_BYTES,
-    ENV_DEADLINE_SECONDS,
-    ENV_CHUNK_WORKERS,
-    ENV_MARKDOWN_HEADER_DEPTH,
+    *(row.setting for row in SETTING_PARAMETERS if row.setting),
     *EMBEDDING_ENV_NAMES,
     *PAIR_ENV_NAMES,
 )
-"""Every app setting the skill reads; the three API keys are never shown or logged."""
-
-SPLIT_MODES: Mapping[str, SplitMode] = {mode.value: mode for mode in SplitMode}
-UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
-FORMATS: tuple[FormatName, ...] = ("auto", "markdown", "html", "text")
-STRATEGIES: Mapping[str, str] = {name: name for name in STRATEGY_NAMES}
-WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
-MARKDOWN_HEADER_DEPTHS: Mapping[str, int] = {f"h{level}": level for level in range(1, 7)}
-"""The Layout skill's `markdownHeaderDepth` values: the keys `sections` has (h1 to the depth)."""
+"""Every app setting the skill reads (skills.parameters has one row for each but the
+embedding ones); the three API keys are never shown or logged."""
 
 DEFAULT_LENGTHS: Mapping[Unit, tuple[int, int]] = {unit: default_lengths(unit) for unit in Unit}
 """(maximumPageLength, pageOverlapLength) when neither a record nor an app setting gives them.
@@ -130,9 +114,6 @@ to at most 256 MiB, and 5x a 64 MiB answer: docs/design/hardening.md)."""
 
 DEFAULT_DEADLINE_SECONDS = 200.0
 """Answer well inside the 230 s ceiling of both the skill `timeout` and Azure's load balancer."""
-MAX_DEADLINE_SECONDS = 230.0
-"""Nobody waits longer: the indexer gives up at 230 s at most."""
-MAX_CHUNK_WORKERS = 64
 
 
 def default_chunk_workers() -> int:
@@ -171,9 +152,14 @@ class Settings:
     strip_markup: bool = True
     """Embed markdown without link targets, HTML tags, comments and directive lines."""
     strategy: str = "structure"
-    """Default `strategy`: `structure` (by sections, blocks, sentences) or `words`."""
+    """Default `strategy`: `structure` (by sections, blocks, sentences), `words` (word
+    windows), `semantic` (where the meaning shifts) or `binary` (least-similar split)."""
     words: WordWindows = field(default_factory=WordWindows)
     """Default `wordsPerChunk`, `wordOverlap` and `wordScope` (the `words` strategy's)."""
+    semantic: SemanticBreaks = field(default_factory=SemanticBreaks)
+    """Default `semanticPercentile`, `semanticWindow` and `semanticMinFill`."""
+    binary: BinarySplit = field(default_factory=BinarySplit)
+    """Default `binaryScorer` and `binaryCandidates`."""
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     """Bodies larger than this get HTTP 413 before they are parsed."""
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
@@ -232,103 +218,37 @@ def load_settings(
     given = {name: environ[name].strip() for name in ALL_ENV_NAMES if environ.get(name, "").strip()}
     problems: list[str] = []
 
-    def choice(name: str, choices: Mapping[str, object]) -> object | None:
-        if name not in given:
-            return None
-        chosen = parse_choice(given[name], choices)
-        if chosen is None:
-            problems.append(f"{name} must be one of {', '.join(choices)} (got {given[name]!r})")
-        return chosen
-
-    def integer(name: str, minimum: int) -> int | None:
-        if name not in given:
-            return None
-        number = parse_integer(given[name])
-        if number is None or number < minimum:
-            problems.append(
-                f"{name} must be an integer of at least {minimum} (got {given[name]!r})"
-            )
-            return None
-        return number
-
-    defaults = Settings()
-    mode = choice(ENV_TEXT_SPLIT_MODE, SPLIT_MODES)
-    unit = choice(ENV_UNIT, UNITS)
-    file_format = choice(ENV_FORMAT, {name: name for name in FORMATS})
-    embedding = load_embedding_settings(given, problems, local_installed)
-    pairs = load_pair_settings(given, problems)
-    length = integer(ENV_MAXIMUM_PAGE_LENGTH, 1)
-    overlap = integer(ENV_PAGE_OVERLAP_LENGTH, 0)
-    pages = integer(ENV_MAXIMUM_PAGES_TO_TAKE, 0)
-    max_bytes = integer(ENV_MAX_REQUEST_BYTES, 1)
-    max_answer = integer(ENV_MAX_RESPONSE_BYTES, 1)
-    max_chunks = integer(ENV_MAX_CHUNKS_PER_RECORD, 1)
-    memory_budget = integer(ENV_MEMORY_BUDGET_BYTES, 1)
-    workers = integer(ENV_CHUNK_WORKERS, 0)
-    if workers is not None and workers > MAX_CHUNK_WORKERS:
-        problems.append(f"{ENV_CHUNK_WORKERS} must be at most {MAX_CHUNK_WORKERS} (got {workers})")
-        workers = None
-
-    def flag(name: str, default: bool) -> bool:
-        if name not in given:
+    def read(row: Parameter, default: Any = None) -> Any:
+        """The app setting of `row`; `default` when unset or bad (named in `problems`)."""
+        if row.setting is None or row.setting not in given:
             return default
-        value = parse_flag(given[name])
-        if value is None:
-            problems.append(f"{name} must be true or false (got {given[name]!r})")
+        value = read_app_setting(row, given[row.setting])
+        if isinstance(value, SettingProblem):
+            problems.append(value.message)
             return default
         return value
 
-    title_prefix = flag(ENV_TITLE_PREFIX, defaults.title_prefix)
-    strip_markup = flag(ENV_STRIP_MARKUP, defaults.strip_markup)
-    sections = choice(ENV_SECTIONS, {s.value: s for s in Sections})
-    header_depth = choice(ENV_MARKDOWN_HEADER_DEPTH, MARKDOWN_HEADER_DEPTHS)
-
-    strategy = choice(ENV_STRATEGY, STRATEGIES)
-    words = _word_windows(
-        integer(ENV_WORDS_PER_CHUNK, 1),
-        integer(ENV_WORD_OVERLAP, 0),
-        choice(ENV_WORD_SCOPE, WORD_SCOPES),
-        problems,
-    )
-
-    deadline = defaults.deadline_seconds
-    if ENV_DEADLINE_SECONDS in given:
-        seconds = parse_number(given[ENV_DEADLINE_SECONDS])
-        if seconds is None or not 0 < seconds <= MAX_DEADLINE_SECONDS:
-            problems.append(
-                f"{ENV_DEADLINE_SECONDS} must be a number of seconds above 0 and at most "
-                f"{MAX_DEADLINE_SECONDS:g} (got {given[ENV_DEADLINE_SECONDS]!r})"
-            )
-        else:
-            deadline = seconds
-
-    settings = Settings(
-        text_split_mode=mode if isinstance(mode, SplitMode) else defaults.text_split_mode,
-        unit=unit if isinstance(unit, Unit) else defaults.unit,
-        maximum_page_length=length,
-        page_overlap_length=overlap,
-        maximum_pages_to_take=defaults.maximum_pages_to_take if pages is None else pages,
-        encoder_model_name=given.get(ENV_ENCODER_MODEL_NAME, defaults.encoder_model_name),
-        default_language_code=given.get(ENV_DEFAULT_LANGUAGE_CODE, defaults.default_language_code),
-        format=_format_or(file_format, defaults.format),
-        title_prefix=title_prefix,
-        sections=sections if isinstance(sections, Sections) else defaults.sections,
-        strip_markup=strip_markup,
-        strategy=strategy if isinstance(strategy, str) else defaults.strategy,
-        words=words,
-        max_request_bytes=defaults.max_request_bytes if max_bytes is None else max_bytes,
-        max_response_bytes=defaults.max_response_bytes if max_answer is None else max_answer,
-        max_chunks_per_record=(
-            defaults.max_chunks_per_record if max_chunks is None else max_chunks
-        ),
-        memory_budget_bytes=(
-            defaults.memory_budget_bytes if memory_budget is None else memory_budget
-        ),
-        deadline_seconds=deadline,
-        chunk_workers=defaults.chunk_workers if workers is None else workers,
-        markdown_header_depth=(
-            header_depth if isinstance(header_depth, int) else defaults.markdown_header_depth
-        ),
+    defaults = Settings()
+    embedding = load_embedding_settings(given, problems, local_installed)
+    pairs = load_pair_settings(given, problems)
+    flat = {
+        row.attribute: read(row, getattr(defaults, row.attribute))
+        for row in SETTING_PARAMETERS
+        if row.attribute is not None and "." not in row.attribute
+    }
+    strategies: dict[str, Any] = {}
+    for strategy in STRATEGY_PARAMETERS:
+        own = getattr(defaults, strategy)
+        try:
+            strategies[strategy] = read_strategy_parameters(strategy, own, read)
+        except OptionError as error:
+            numbers = [row.setting for row in strategy_rows(strategy) if row.kind != "choice"]
+            problems.append(f"{error} (from app settings {', '.join(map(str, numbers))})")
+            strategies[strategy] = own
+    settings = replace(
+        defaults,
+        **flat,
+        **strategies,
         embedding=embedding,
         pairs=pairs,
         app_settings_used=frozenset(given),
@@ -359,30 +279,6 @@ def load_settings(
     return settings
 
 
-def _word_windows(
-    size: int | None, overlap: int | None, scope: object, problems: list[str]
-) -> WordWindows:
-    """The `words` strategy's defaults from app settings; a bad pair is named in `problems`."""
-    defaults = WordWindows()
-    size = defaults.size if size is None else size
-    try:
-        return WordWindows(
-            size=size,
-            overlap=default_word_overlap(size) if overlap is None else overlap,
-            scope=scope if isinstance(scope, WordScope) else defaults.scope,
-        )
-    except OptionError as error:
-        problems.append(f"{error} (from app settings {ENV_WORDS_PER_CHUNK}, {ENV_WORD_OVERLAP})")
-        return defaults
-
-
-def _format_or(value: object, default: FormatName) -> FormatName:
-    for name in FORMATS:
-        if value == name:
-            return name
-    return default
-
-
 @functools.cache
 def settings_from_environment() -> Settings | SettingsError:
     """The process's settings, read from os.environ once at first use.
@@ -395,35 +291,27 @@ def settings_from_environment() -> Settings | SettingsError:
         return error
 
 
+def _shown(settings: Settings, attribute: str) -> object:
+    """The value of `attribute` (`words.size`) as /api/health shows it: enums by name."""
+    value: object = settings
+    for part in attribute.split("."):
+        value = getattr(value, part)
+    return value.value if isinstance(value, Enum) else value
+
+
 def describe_settings(settings: Settings) -> dict[str, object]:
     """The effective configuration for /api/health: value, app setting and its source."""
     length, overlap = settings.length_defaults(settings.unit)
+    effective: dict[str, object] = {
+        "maximumPageLength": length,
+        "pageOverlapLength": overlap,
+        "markdownHeaderDepth": f"h{settings.markdown_header_depth}",
+    }
     entries: list[tuple[str, str, object]] = [
-        ("textSplitMode", ENV_TEXT_SPLIT_MODE, settings.text_split_mode.value),
-        ("unit", ENV_UNIT, settings.unit.value),
-        ("maximumPageLength", ENV_MAXIMUM_PAGE_LENGTH, length),
-        ("pageOverlapLength", ENV_PAGE_OVERLAP_LENGTH, overlap),
-        ("maximumPagesToTake", ENV_MAXIMUM_PAGES_TO_TAKE, settings.maximum_pages_to_take),
-        ("encoderModelName", ENV_ENCODER_MODEL_NAME, settings.encoder_model_name),
-        ("defaultLanguageCode", ENV_DEFAULT_LANGUAGE_CODE, settings.default_language_code),
-        ("format", ENV_FORMAT, settings.format),
-        ("titlePrefix", ENV_TITLE_PREFIX, settings.title_prefix),
-        ("sections", ENV_SECTIONS, settings.sections.value),
-        ("stripMarkup", ENV_STRIP_MARKUP, settings.strip_markup),
-        ("strategy", ENV_STRATEGY, settings.strategy),
-        ("wordsPerChunk", ENV_WORDS_PER_CHUNK, settings.words.size),
-        ("wordOverlap", ENV_WORD_OVERLAP, settings.words.overlap),
-        ("wordScope", ENV_WORD_SCOPE, settings.words.scope.value),
-        ("maxRequestBytes", ENV_MAX_REQUEST_BYTES, settings.max_request_bytes),
-        ("maxResponseBytes", ENV_MAX_RESPONSE_BYTES, settings.max_response_bytes),
-        ("maxChunksPerRecord", ENV_MAX_CHUNKS_PER_RECORD, settings.max_chunks_per_record),
-        ("memoryBudgetBytes", ENV_MEMORY_BUDGET_BYTES, settings.memory_budget_bytes),
-        ("deadlineSeconds", ENV_DEADLINE_SECONDS, settings.deadline_seconds),
-        ("chunkWorkers", ENV_CHUNK_WORKERS, settings.chunk_workers),
-        (
-            "markdownHeaderDepth",
-            ENV_MARKDOWN_HEADER_DEPTH,
-            f"h{settings.markdown_header_depth}",
+        *(
+            (row.name, row.setting, effective.get(row.name, _shown(settings, row.attribute)))
+            for row in SETTING_PARAMETERS
+            if row.setting is not None and row.attribute is not None
         ),
         *describe_embedding(settings.embedding),
         *describe_pairs(settings.pairs),
@@ -441,6 +329,8 @@ def describe_settings(settings: Settings) -> dict[str, object]:
 __all__ = [
     "ALL_ENV_NAMES",
     "ENV_EMBEDDING_PROVIDER",
+    "MAX_CHUNK_WORKERS",
+    "MAX_DEADLINE_SECONDS",
     "Settings",
     "SettingsError",
     "describe_settings",

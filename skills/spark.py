@@ -23,6 +23,7 @@ import asyncio
 import base64
 from typing import TYPE_CHECKING, Any
 
+from skills.chunk_schema import INDEX_FIELDS
 from skills.library import chunk_records, embed_records
 
 if TYPE_CHECKING:
@@ -32,30 +33,18 @@ if TYPE_CHECKING:
 
     from skills.settings import Settings, SettingsError
 
-CHUNK_SCHEMA = (
-    "chunk_id string, parent_id string, chunk string, content string, title string, "
-    "headings array<string>, url string, anchor string, ordinal int, chunk_hash string, "
-    "file_name string, embedding array<float>, offset int, length int, "
-    "pageNumberFrom int, pageNumberTo int, "
-    + ", ".join(f"header_{level} string" for level in range(1, 7))
-    + ", error string"
+CHUNK_SCHEMA = ", ".join(
+    [*(f"{field.name} {field.spark_type}" for field in INDEX_FIELDS), "error string"]
 )
-"""The rows' Spark schema: the chunk index's fields (as `infra.search_definitions`
-projects them), and `error`, set on the one row of a document that could not be chunked
-or embedded (its other fields are empty but `parent_id` and `file_name`)."""
+"""The rows' Spark schema: the chunk index's fields (`skills.chunk_schema.INDEX_FIELDS`,
+as `infra.search_definitions` projects them), and `error`, set on the one row of a
+document that could not be chunked or embedded (its other fields are empty but
+`parent_id` and `file_name`)."""
 
 _MEMBERS = {
-    "chunk": "text",
-    "content": "content",
-    "title": "title",
-    "headings": "headings",
-    "url": "url",
-    "anchor": "anchor",
-    "ordinal": "ordinal",
-    "chunk_hash": "id",
-    "embedding": "embedding",
-    "pageNumberFrom": "pageNumberFrom",
-    "pageNumberTo": "pageNumberTo",
+    field.name: field.source
+    for field in INDEX_FIELDS
+    if field.source is not None and "/" not in field.source
 }
 """Row column <- member of a skill chunk object, as the index projection maps them."""
 _INPUTS = {"text": "text", "title": "title", "url": "url", "format": "format"}

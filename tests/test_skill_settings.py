@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from chunking import Sections, SplitMode, Unit, WordScope, WordWindows
+from chunking.options import BinarySplit, SemanticBreaks
 from skills import __version__
 from skills.settings import (
     ALL_ENV_NAMES,
@@ -56,6 +57,11 @@ def test_every_app_setting_is_read() -> None:
             "CHUNK_WORDS_PER_CHUNK": "100",
             "CHUNK_WORD_OVERLAP": "10",
             "CHUNK_WORD_SCOPE": "document",
+            "CHUNK_SEMANTIC_PERCENTILE": "90",
+            "CHUNK_SEMANTIC_WINDOW": "3",
+            "CHUNK_SEMANTIC_MIN_FILL": "0.5",
+            "CHUNK_BINARY_SCORER": "Rerank",
+            "CHUNK_BINARY_CANDIDATES": "8",
             "MAX_REQUEST_BYTES": "1000",
             "SKILL_DEADLINE_SECONDS": "12.5",
             "MAX_RESPONSE_BYTES": "2000",
@@ -95,6 +101,8 @@ def test_every_app_setting_is_read() -> None:
     assert settings.strip_markup is True
     assert settings.strategy == "structure"
     assert settings.words == WordWindows(100, 10, WordScope.DOCUMENT)
+    assert settings.semantic == SemanticBreaks(percentile=90.0, window=3, min_fill=0.5)
+    assert settings.binary == BinarySplit(scorer="rerank", candidates=8)
     assert settings.max_request_bytes == 1000
     assert (settings.max_response_bytes, settings.max_chunks_per_record) == (2000, 50)
     assert settings.deadline_seconds == 12.5

@@ -8,14 +8,11 @@ import errno
 import os
 import sys
 from pathlib import PurePath
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING
 
 from chunking.options import (
-    BINARY_SCORERS,
     PAGE_OVERLAP_LENGTH,
     SCORED_STRATEGIES,
-    STRATEGY_NAMES,
-    WORD_OVERLAP,
     BinarySplit,
     ChunkOptions,
     Limits,
@@ -33,8 +30,8 @@ from chunking.options import (
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
-from chunking.pipeline import FormatName
 from chunking.scoring import Scoring
+from skills.parameters import FLAG_PARAMETERS, given_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -57,15 +54,9 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
 
 
 OPTION_FLAGS = {
-    PAGE_OVERLAP_LENGTH: "--overlap",
-    "wordsPerChunk": "--words-per-chunk",
-    WORD_OVERLAP: "--word-overlap",
-    "wordScope": "--word-scope",
-    "semanticPercentile": "--semantic-percentile",
-    "semanticWindow": "--semantic-window",
-    "semanticMinFill": "--semantic-min-fill",
-    "binaryScorer": "--binary-scorer",
-    "binaryCandidates": "--binary-candidates",
+    row.name: row.flag.name
+    for row in FLAG_PARAMETERS
+    if row.flag is not None and (row.strategy is not None or row.name == PAGE_OVERLAP_LENGTH)
 }
 """The flag of each parameter a strategy validation names (record input name: flag)."""
 OPTION_NAMES = ParameterNames("option", lambda name: OPTION_FLAGS.get(name, name))
@@ -84,124 +75,21 @@ class Parser(argparse.ArgumentParser):
 
 
 def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
-    """The chunk options (--format, --unit, --max, --overlap, ...) on `parser`."""
-    tokens, characters = default_lengths(Unit.TOKENS), default_lengths(Unit.CHARACTERS)
-    parser.add_argument(
-        "--format",
-        choices=get_args(FormatName),
-        default="auto",
-        help="the input's format; auto: from the file name, then the text",
-    )
-    parser.add_argument(
-        "--unit",
-        choices=[u.value for u in Unit],
-        default=Unit.TOKENS.value,
-        help="what --max and --overlap count: cl100k_base tokens (--encoder) or characters "
-        "(UTF-16 code units, as the Split skill counts them)",
-    )
-    parser.add_argument(
-        "--max",
-        type=int,
-        default=None,
-        help=f"maximumPageLength (default: the skill's, {tokens[0]} tokens / "
-        f"{characters[0]} characters)",
-    )
-    parser.add_argument(
-        "--overlap",
-        type=int,
-        default=None,
-        help=f"pageOverlapLength, less than half of --max (default: the skill's, {tokens[1]} "
-        f"tokens / {characters[1]} characters)",
-    )
-    parser.add_argument("--pages", type=int, default=0, help="maximumPagesToTake (0 = all)")
-    parser.add_argument(
-        "--mode",
-        choices=[m.value for m in SplitMode],
-        default="pages",
-        help="textSplitMode: pages fill up to --max; sentences gives one sentence per chunk",
-    )
-    parser.add_argument("--language", default="en", help="defaultLanguageCode")
-    parser.add_argument("--encoder", default="cl100k_base", help="encoderModelName")
-    parser.add_argument(
-        "--title", default=None, help="title when the document has none (default: none)"
-    )
-    parser.add_argument(
-        "--no-title-prefix",
-        action="store_true",
-        help="embed the chunk alone, without the title and heading path in front",
-    )
-    parser.add_argument(
-        "--sections",
-        choices=[s.value for s in Sections],
-        default=Sections.APART.value,
-        help="apart: a heading ends a chunk; packed: small sections share chunks",
-    )
-    parser.add_argument(
-        "--strategy",
-        choices=STRATEGY_NAMES,
-        default="structure",
-        help="structure: by sections, blocks, sentences; words: fixed word windows; "
-        "semantic: where the meaning shifts (embeds sentences with the app's embedding "
-        "provider: EMBEDDING_PROVIDER, local by default); "
-        "binary: recursive least-similar split (scored with the app's embedding provider, "
-        "cross-encoder or rerank endpoint)",
-    )
-    parser.add_argument(
-        "--words-per-chunk",
-        type=int,
-        default=None,
-        help="strategy words: words per window (default: 200)",
-    )
-    parser.add_argument(
-        "--word-overlap",
-        type=int,
-        default=None,
-        help="strategy words: words each window repeats from the previous one (default: 40)",
-    )
-    parser.add_argument(
-        "--word-scope",
-        choices=[s.value for s in WordScope],
-        default=None,
-        help="strategy words: windows stay in a section or run over the document "
-        "(default: section)",
-    )
-    parser.add_argument(
-        "--semantic-percentile",
-        type=float,
-        default=None,
-        help="strategy semantic: a break where the distance is above this percentile (default: 95)",
-    )
-    parser.add_argument(
-        "--semantic-window",
-        type=int,
-        default=None,
-        help="strategy semantic: sentences embedded either side of a boundary (default: 2)",
-    )
-    parser.add_argument(
-        "--semantic-min-fill",
-        type=float,
-        default=None,
-        help="strategy semantic: share of the room a chunk holds before a break ends it "
-        "(default: 0.25)",
-    )
-    parser.add_argument(
-        "--binary-scorer",
-        choices=BINARY_SCORERS,
-        default=None,
-        help="strategy binary: what scores a split (embeddings: the app's embedding provider; "
-        "crossEncoder: CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT) (default: embeddings)",
-    )
-    parser.add_argument(
-        "--binary-candidates",
-        type=int,
-        default=None,
-        help="strategy binary: split positions scored per part, at most (default: 16)",
-    )
-    parser.add_argument(
-        "--keep-markup",
-        action="store_true",
-        help="embed markdown as written (default: without link targets, tags, directives)",
-    )
+    """The chunk options (--format, --unit, --max, --overlap, ...) on `parser`: one for
+    each parameter of `skills.parameters` that has a flag, in the table's order."""
+    for row in FLAG_PARAMETERS:
+        flag = row.flag
+        if flag is None:
+            continue
+        if flag.switch:
+            parser.add_argument(flag.name, action="store_true", help=flag.help)
+        elif row.kind == "choice":
+            parser.add_argument(
+                flag.name, choices=list(row.choices), default=flag.default, help=flag.help
+            )
+        else:
+            kind = {"integer": int, "number": float}.get(row.kind, str)
+            parser.add_argument(flag.name, type=kind, default=flag.default, help=flag.help)
 
 
 def chunk_options(args: argparse.Namespace) -> ChunkOptions:
@@ -302,15 +190,10 @@ def semantic_breaks(args: argparse.Namespace) -> SemanticBreaks:
 
 def check_strategy(args: argparse.Namespace) -> None:
     """The options given that do not go with --strategy: an `OptionError` in the skill's
-    words (`strategy_conflicts`), the options spelled as flags."""
-    given = [
-        name
-        for name, flag in OPTION_FLAGS.items()
-        if getattr(args, _attribute(flag), None) is not None
-        # --overlap 0 asks for nothing a word window does not do, as in the skill
-        and not (flag == "--overlap" and args.overlap == 0)
-    ]
-    problems = strategy_conflicts(args.strategy, given, OPTION_NAMES)
+    words (`strategy_conflicts`), the options spelled as flags; the same parameters count
+    as given as in a record (`given_parameters`: --overlap 0 asks for nothing)."""
+    values = {name: getattr(args, _attribute(flag), None) for name, flag in OPTION_FLAGS.items()}
+    problems = strategy_conflicts(args.strategy, given_parameters(values), OPTION_NAMES)
     if problems:
         raise OptionError("; ".join(problems))
 

@@ -1,0 +1,733 @@
+"""The skill's parameters, declared once: one row per parameter, every surface derived.
+
+A row names a parameter on each surface that has it (the record input, the app setting,
+the `python -m chunking` flag), how those surfaces read it (`kind`, `choices`, the app
+setting's bounds), the option it sets and, through `chunking.options.STRATEGY_PARAMETERS`
+(where each strategy's parameters live beside it), the strategy it belongs to. From
+`PARAMETERS` come the record inputs the skill knows (`skills.record_inputs`), the app
+settings it reads and `/api/health` lists (`skills.settings`), the chunk command line's
+flags (`skills.commands.cli`), the deploy script's literal inputs and their app settings
+(`infra.search_definitions`, `infra.deploy`), the cross-checks (`infra.checks`) and the
+settings reference in docs/guide/settings.md (`python -m skills.parameters --write`).
+
+Adding a parameter is one row here plus its use (the option it sets in the chunking core).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+
+from chunking.options import (
+    BINARY_SCORERS,
+    DEFAULT_BINARY_CANDIDATES,
+    DEFAULT_CHARACTERS_OVERLAP_LENGTH,
+    DEFAULT_CHARACTERS_PAGE_LENGTH,
+    DEFAULT_ENCODER,
+    DEFAULT_LANGUAGE,
+    DEFAULT_MAXIMUM_PAGE_LENGTH,
+    DEFAULT_PAGE_OVERLAP_LENGTH,
+    DEFAULT_SEMANTIC_MIN_FILL,
+    DEFAULT_SEMANTIC_PERCENTILE,
+    DEFAULT_SEMANTIC_WINDOW,
+    DEFAULT_WORD_OVERLAP,
+    DEFAULT_WORDS_PER_CHUNK,
+    PAGE_OVERLAP_LENGTH,
+    STRATEGY_NAMES,
+    STRATEGY_PARAMETERS,
+    WORD_OVERLAP,
+    BinarySplit,
+    Sections,
+    SemanticBreaks,
+    SplitMode,
+    Unit,
+    WordScope,
+    WordWindows,
+    default_word_overlap,
+)
+from chunking.pipeline import FormatName
+from skills.values import parse_choice, parse_flag, parse_integer, parse_number
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+
+Kind = Literal["string", "integer", "number", "choice", "switch", "seconds", "file"]
+"""How a surface reads a value: a string; an integer or a number (a JSON number or a
+numeric string); one of `choices`, ignoring case; true or false; seconds (a number above
+0 and at most `maximum`); a file (`file_data`, read by `skills.file_data`)."""
+
+SPLIT_MODES: Mapping[str, SplitMode] = {mode.value: mode for mode in SplitMode}
+UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
+FORMATS: tuple[FormatName, ...] = get_args(FormatName)
+STRATEGIES: Mapping[str, str] = {name: name for name in STRATEGY_NAMES}
+WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
+SECTIONS: Mapping[str, Sections] = {sections.value: sections for sections in Sections}
+MARKDOWN_HEADER_DEPTHS: Mapping[str, int] = {f"h{level}": level for level in range(1, 7)}
+"""The Layout skill's `markdownHeaderDepth` values: the keys `sections` has (h1 to the depth)."""
+BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
+
+MAX_DEADLINE_SECONDS = 230.0
+"""Nobody waits longer: the indexer gives up at 230 s at most."""
+MAX_CHUNK_WORKERS = 64
+
+_NO_CHOICES: Mapping[str, object] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A parameter's option on the chunk command line (`python -m chunking`)."""
+
+    name: str
+    """The flag, e.g. `--max`."""
+    help: str
+    """Its line in `--help` (which adds the default unless the line says it)."""
+    default: object = None
+    """Its value when not given; None: the skill's default (the help line names it)."""
+    switch: bool = False
+    """A flag that takes no value: giving it turns the setting to the opposite of its default."""
+
+    @property
+    def attribute(self) -> str:
+        """The attribute argparse stores it in: `--word-overlap` -> `word_overlap`."""
+        return self.name.removeprefix("--").replace("-", "_")
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """One parameter, as every surface that has it names and reads it."""
+
+    name: str
+    """Its record input name; for a parameter records cannot give, its /api/health name."""
+    kind: Kind
+    """How the record input and the app setting are read."""
+    meaning: str
+    """What it does, for the settings reference."""
+    default: str
+    """Its default, as the settings reference shows it."""
+    record_input: bool = True
+    """Whether a record may give it (as input `name`)."""
+    setting: str | None = None
+    """The app setting that gives its default for every record (or sets it, when records
+    cannot); None: no app setting."""
+    attribute: str | None = None
+    """Where `skills.settings.Settings` holds the app setting's value (`words.size`)."""
+    choices: Mapping[str, object] = field(default_factory=lambda: _NO_CHOICES)
+    """Kind `choice`: accepted names (matched ignoring case) and the value each stands for."""
+    minimum: int | None = None
+    """Kind `integer`: the smallest value the app setting takes."""
+    maximum: float | None = None
+    """Kinds `integer` and `seconds`: the largest value the app setting takes."""
+    option: str | None = None
+    """The `chunking.ChunkOptions` field it sets (`limits.maximum_page_length`); None: it
+    sets none (it says what the text is, or how the service runs)."""
+    flag: Flag | None = None
+    """Its option on the chunk command line; None: it has none."""
+    deployed: bool = False
+    """The deploy script sends it to the skill as a literal input, from the app setting."""
+
+    @property
+    def strategy(self) -> str | None:
+        """The strategy it belongs to (given with another, it is an error); None: all."""
+        for owner, names in STRATEGY_PARAMETERS.items():
+            if self.name in names:
+                return owner
+        return None
+
+    @property
+    def field_name(self) -> str:
+        """The last part of `attribute`: the strategy parameters' field (`size`)."""
+        return (self.attribute or self.name).rpartition(".")[2]
+
+
+TOKENS_OR_CHARACTERS = "{tokens} for tokens; {characters} for characters"
+
+PARAMETERS: tuple[Parameter, ...] = (
+    Parameter(
+        "text",
+        "string",
+        "the document (required unless `file_data` is given)",
+        "required",
+    ),
+    Parameter(
+        "title",
+        "string",
+        "title when the document has none (front matter, `<title>` and a single leading H1 "
+        "come first)",
+        "none",
+        flag=Flag("--title", "title when the document has none (default: none)"),
+    ),
+    Parameter(
+        "format",
+        "choice",
+        "the document's format; `auto` detects it from `contentType`, `fileName` and the text",
+        "`auto`",
+        setting="CHUNK_FORMAT",
+        attribute="format",
+        choices={name: name for name in FORMATS},
+        flag=Flag(
+            "--format", "the input's format; auto: from the file name, then the text", "auto"
+        ),
+    ),
+    Parameter("contentType", "string", "used by format `auto`", "none"),
+    Parameter("fileName", "string", "used by format `auto`", "none"),
+    Parameter(
+        "url",
+        "string",
+        "base for deep links: each chunk's `url` gets `#anchor` of its heading",
+        "none",
+    ),
+    Parameter("language", "string", "language for sentence boundaries", "`defaultLanguageCode`"),
+    Parameter(
+        "languageCode",
+        "string",
+        "language for sentence boundaries (the Split skill's name)",
+        "`defaultLanguageCode`",
+    ),
+    Parameter(
+        "textSplitMode",
+        "choice",
+        "`pages` fill up to the limit; `sentences` gives one sentence per chunk",
+        "`pages`",
+        setting="CHUNK_TEXT_SPLIT_MODE",
+        attribute="text_split_mode",
+        choices=SPLIT_MODES,
+        option="mode",
+        flag=Flag(
+            "--mode",
+            "textSplitMode: pages fill up to --max; sentences gives one sentence per chunk",
+            SplitMode.PAGES.value,
+        ),
+        deployed=True,
+    ),
+    Parameter(
+        "unit",
+        "choice",
+        "what the lengths count: `azureOpenAITokens` (tiktoken) or `characters` (UTF-16 code "
+        "units, as the Split skill counts)",
+        f"`{Unit.TOKENS.value}`",
+        setting="CHUNK_UNIT",
+        attribute="unit",
+        choices=UNITS,
+        option="limits.unit",
+        flag=Flag(
+            "--unit",
+            "what --max and --overlap count: cl100k_base tokens (--encoder) or characters "
+            "(UTF-16 code units, as the Split skill counts them)",
+            Unit.TOKENS.value,
+        ),
+        deployed=True,
+    ),
+    Parameter(
+        "maximumPageLength",
+        "integer",
+        "the limit of each chunk's embedded text, title and headings included",
+        TOKENS_OR_CHARACTERS.format(
+            tokens=DEFAULT_MAXIMUM_PAGE_LENGTH, characters=DEFAULT_CHARACTERS_PAGE_LENGTH
+        )
+        + " (the Split skill's default)",
+        setting="CHUNK_MAXIMUM_PAGE_LENGTH",
+        attribute="maximum_page_length",
+        minimum=1,
+        option="limits.maximum_page_length",
+        flag=Flag(
+            "--max",
+            f"maximumPageLength (default: the skill's, {DEFAULT_MAXIMUM_PAGE_LENGTH} tokens / "
+            f"{DEFAULT_CHARACTERS_PAGE_LENGTH} characters)",
+        ),
+        deployed=True,
+    ),
+    Parameter(
+        PAGE_OVERLAP_LENGTH,
+        "integer",
+        "each continuation starts with at most this much of the previous chunk's end; "
+        "less than half of `maximumPageLength`",
+        TOKENS_OR_CHARACTERS.format(
+            tokens=DEFAULT_PAGE_OVERLAP_LENGTH, characters=DEFAULT_CHARACTERS_OVERLAP_LENGTH
+        ),
+        setting="CHUNK_PAGE_OVERLAP_LENGTH",
+        attribute="page_overlap_length",
+        minimum=0,
+        option="limits.page_overlap_length",
+        flag=Flag(
+            "--overlap",
+            f"pageOverlapLength, less than half of --max (default: the skill's, "
+            f"{DEFAULT_PAGE_OVERLAP_LENGTH} tokens / {DEFAULT_CHARACTERS_OVERLAP_LENGTH} "
+            "characters)",
+        ),
+        deployed=True,
+    ),
+    Parameter(
+        "maximumPagesToTake",
+        "integer",
+        "keep the first chunks only (0 = all)",
+        "`0`",
+        setting="CHUNK_MAXIMUM_PAGES_TO_TAKE",
+        attribute="maximum_pages_to_take",
+        minimum=0,
+        option="limits.maximum_pages_to_take",
+        flag=Flag("--pages", "maximumPagesToTake (0 = all)", 0),
+    ),
+    Parameter(
+        "encoderModelName",
+        "string",
+        "the tiktoken encoding of unit `azureOpenAITokens`",
+        f"`{DEFAULT_ENCODER}`",
+        setting="CHUNK_ENCODER_MODEL_NAME",
+        attribute="encoder_model_name",
+        option="encoder_model_name",
+        flag=Flag("--encoder", "encoderModelName", DEFAULT_ENCODER),
+    ),
+    Parameter(
+        "defaultLanguageCode",
+        "string",
+        "language when a record gives neither `language` nor `languageCode`",
+        f"`{DEFAULT_LANGUAGE}`",
+        setting="CHUNK_DEFAULT_LANGUAGE_CODE",
+        attribute="default_language_code",
+        option="language",
+        flag=Flag("--language", "defaultLanguageCode", DEFAULT_LANGUAGE),
+    ),
+    Parameter(
+        "strategy",
+        "choice",
+        "`structure`: by sections, blocks, sentences; `words`: fixed word windows; "
+        "`semantic`: where the meaning shifts; `binary`: recursive least-similar split",
+        "`structure`",
+        setting="CHUNK_STRATEGY",
+        attribute="strategy",
+        choices=STRATEGIES,
+        option="strategy",
+        flag=Flag(
+            "--strategy",
+            "structure: by sections, blocks, sentences; words: fixed word windows; "
+            "semantic: where the meaning shifts (embeds sentences with the app's embedding "
+            "provider: EMBEDDING_PROVIDER, local by default); "
+            "binary: recursive least-similar split (scored with the app's embedding provider, "
+            "cross-encoder or rerank endpoint)",
+            "structure",
+        ),
+    ),
+    Parameter(
+        "wordsPerChunk",
+        "integer",
+        "words in each window",
+        f"`{DEFAULT_WORDS_PER_CHUNK}`",
+        setting="CHUNK_WORDS_PER_CHUNK",
+        attribute="words.size",
+        minimum=1,
+        option="words.size",
+        flag=Flag(
+            "--words-per-chunk",
+            f"strategy words: words per window (default: {DEFAULT_WORDS_PER_CHUNK})",
+        ),
+    ),
+    Parameter(
+        WORD_OVERLAP,
+        "integer",
+        "words each window repeats from the previous one; less than half of `wordsPerChunk`",
+        f"`{DEFAULT_WORD_OVERLAP}` (a fifth of `wordsPerChunk` when that is too many)",
+        setting="CHUNK_WORD_OVERLAP",
+        attribute="words.overlap",
+        minimum=0,
+        option="words.overlap",
+        flag=Flag(
+            "--word-overlap",
+            "strategy words: words each window repeats from the previous one "
+            f"(default: {DEFAULT_WORD_OVERLAP})",
+        ),
+    ),
+    Parameter(
+        "wordScope",
+        "choice",
+        "`section`: windows stay inside a section; `document`: they run over the document",
+        f"`{WordScope.SECTION.value}`",
+        setting="CHUNK_WORD_SCOPE",
+        attribute="words.scope",
+        choices=WORD_SCOPES,
+        option="words.scope",
+        flag=Flag(
+            "--word-scope",
+            "strategy words: windows stay in a section or run over the document "
+            f"(default: {WordScope.SECTION.value})",
+        ),
+    ),
+    Parameter(
+        "semanticPercentile",
+        "number",
+        "a break where the distance between neighbouring sentence groups is above this "
+        "percentile of the document's (0 to 100)",
+        f"`{DEFAULT_SEMANTIC_PERCENTILE:g}`",
+        setting="CHUNK_SEMANTIC_PERCENTILE",
+        attribute="semantic.percentile",
+        option="semantic.percentile",
+        flag=Flag(
+            "--semantic-percentile",
+            "strategy semantic: a break where the distance is above this percentile "
+            f"(default: {DEFAULT_SEMANTIC_PERCENTILE:g})",
+        ),
+    ),
+    Parameter(
+        "semanticWindow",
+        "integer",
+        "sentences embedded either side of a boundary (1 to 5)",
+        f"`{DEFAULT_SEMANTIC_WINDOW}`",
+        setting="CHUNK_SEMANTIC_WINDOW",
+        attribute="semantic.window",
+        minimum=1,
+        option="semantic.window",
+        flag=Flag(
+            "--semantic-window",
+            "strategy semantic: sentences embedded either side of a boundary "
+            f"(default: {DEFAULT_SEMANTIC_WINDOW})",
+        ),
+    ),
+    Parameter(
+        "semanticMinFill",
+        "number",
+        "share of the room (0 to 1) a chunk holds before a break may end it",
+        f"`{DEFAULT_SEMANTIC_MIN_FILL:g}`",
+        setting="CHUNK_SEMANTIC_MIN_FILL",
+        attribute="semantic.min_fill",
+        option="semantic.min_fill",
+        flag=Flag(
+            "--semantic-min-fill",
+            "strategy semantic: share of the room a chunk holds before a break ends it "
+            f"(default: {DEFAULT_SEMANTIC_MIN_FILL:g})",
+        ),
+    ),
+    Parameter(
+        "binaryScorer",
+        "choice",
+        "what scores a split: `embeddings` (the embedding provider), `crossEncoder` "
+        "(`CROSS_ENCODER_PATH`) or `rerank` (`RERANK_ENDPOINT`)",
+        f"`{BinarySplit().scorer}`",
+        setting="CHUNK_BINARY_SCORER",
+        attribute="binary.scorer",
+        choices=BINARY_SCORER_CHOICES,
+        option="binary.scorer",
+        flag=Flag(
+            "--binary-scorer",
+            "strategy binary: what scores a split (embeddings: the app's embedding provider; "
+            "crossEncoder: CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT) "
+            f"(default: {BinarySplit().scorer})",
+        ),
+    ),
+    Parameter(
+        "binaryCandidates",
+        "integer",
+        "split positions scored per part, at most (1 to 256)",
+        f"`{DEFAULT_BINARY_CANDIDATES}`",
+        setting="CHUNK_BINARY_CANDIDATES",
+        attribute="binary.candidates",
+        minimum=1,
+        option="binary.candidates",
+        flag=Flag(
+            "--binary-candidates",
+            "strategy binary: split positions scored per part, at most "
+            f"(default: {DEFAULT_BINARY_CANDIDATES})",
+        ),
+    ),
+    Parameter(
+        "markdownHeaderDepth",
+        "choice",
+        "the keys of each chunk's `sections` (it changes no cut)",
+        "`h6`",
+        setting="CHUNK_MARKDOWN_HEADER_DEPTH",
+        attribute="markdown_header_depth",
+        choices=MARKDOWN_HEADER_DEPTHS,
+    ),
+    Parameter(
+        "file_data",
+        "file",
+        "instead of `text`: the raw file, as the indexer sends `/document/file_data`",
+        "none",
+    ),
+    Parameter(
+        "titlePrefix",
+        "switch",
+        "put the title and heading path in front of each chunk's embedded `text`",
+        "`true`",
+        record_input=False,
+        setting="CHUNK_TITLE_PREFIX",
+        attribute="title_prefix",
+        option="title_prefix",
+        flag=Flag(
+            "--no-title-prefix",
+            "embed the chunk alone, without the title and heading path in front",
+            switch=True,
+        ),
+    ),
+    Parameter(
+        "sections",
+        "choice",
+        "`apart`: a heading ends a chunk once it is three quarters full; `packed`: small "
+        "sections are packed up to the limit",
+        f"`{Sections.APART.value}`",
+        record_input=False,
+        setting="CHUNK_SECTIONS",
+        attribute="sections",
+        choices=SECTIONS,
+        option="section_fill",
+        flag=Flag(
+            "--sections",
+            "apart: a heading ends a chunk; packed: small sections share chunks",
+            Sections.APART.value,
+        ),
+    ),
+    Parameter(
+        "stripMarkup",
+        "switch",
+        "embed markdown without link targets, image paths, HTML tags, comments, docfx "
+        "include/directive lines, MDX component tag and `import`/`export` lines (`content` "
+        "is unchanged)",
+        "`true`",
+        record_input=False,
+        setting="CHUNK_STRIP_MARKUP",
+        attribute="strip_markup",
+        option="strip_markup",
+        flag=Flag(
+            "--keep-markup",
+            "embed markdown as written (default: without link targets, tags, directives)",
+            switch=True,
+        ),
+    ),
+    Parameter(
+        "maxRequestBytes",
+        "integer",
+        "larger bodies (decompressed, for gzip) get HTTP 413 before parsing",
+        "`67108864` (64 MiB: fits the default 2,048 MB instance, see "
+        "[bounded answers](../design/hardening.md#bounded-answers))",
+        record_input=False,
+        setting="MAX_REQUEST_BYTES",
+        attribute="max_request_bytes",
+        minimum=1,
+    ),
+    Parameter(
+        "maxResponseBytes",
+        "integer",
+        "a record whose answer would take the response past this fails with an error saying "
+        "which input to change (fewer, larger chunks, or a smaller `batchSize`)",
+        "`67108864` (64 MiB)",
+        record_input=False,
+        setting="MAX_RESPONSE_BYTES",
+        attribute="max_response_bytes",
+        minimum=1,
+    ),
+    Parameter(
+        "maxChunksPerRecord",
+        "integer",
+        "a record that would give more chunks fails with an error naming its strategy's inputs",
+        "`20000`",
+        record_input=False,
+        setting="MAX_CHUNKS_PER_RECORD",
+        attribute="max_chunks_per_record",
+        minimum=1,
+        option="max_chunks",
+    ),
+    Parameter(
+        "memoryBudgetBytes",
+        "integer",
+        "bytes every request in flight may reserve together (body, decoded text, answer); "
+        "a request that does not fit waits up to half its deadline, then gets a 503",
+        "`671088640` (640 MiB)",
+        record_input=False,
+        setting="MEMORY_BUDGET_BYTES",
+        attribute="memory_budget_bytes",
+        minimum=1,
+    ),
+    Parameter(
+        "deadlineSeconds",
+        "seconds",
+        "answer by then; unfinished records get an error, a body still arriving a 408 "
+        "(0 < s ≤ 230)",
+        "`200`",
+        record_input=False,
+        setting="SKILL_DEADLINE_SECONDS",
+        attribute="deadline_seconds",
+        maximum=MAX_DEADLINE_SECONDS,
+    ),
+    Parameter(
+        "chunkWorkers",
+        "integer",
+        "worker processes that chunk records; a record still running at the deadline has its "
+        "worker killed and replaced. `0` chunks in the app's own threads, where overrunning "
+        "work cannot be stopped (only for hosts that forbid child processes)",
+        "one per CPU",
+        record_input=False,
+        setting="CHUNK_WORKERS",
+        attribute="chunk_workers",
+        minimum=0,
+        maximum=MAX_CHUNK_WORKERS,
+    ),
+)
+"""Every parameter, in the order the skill lists its record inputs (and the deploy script
+sends its literal inputs: a new order would look like new inputs and re-chunk the index)."""
+
+BY_NAME: Mapping[str, Parameter] = {row.name: row for row in PARAMETERS}
+RECORD_INPUTS: tuple[str, ...] = tuple(row.name for row in PARAMETERS if row.record_input)
+"""The record inputs the skill reads, in the order its warnings list them."""
+SETTING_PARAMETERS: tuple[Parameter, ...] = tuple(row for row in PARAMETERS if row.setting)
+"""The parameters that have an app setting, in the order /api/health lists them."""
+FLAG_PARAMETERS: tuple[Parameter, ...] = tuple(row for row in PARAMETERS if row.flag)
+"""The parameters of the chunk command line."""
+DEPLOYED_PARAMETERS: tuple[Parameter, ...] = tuple(row for row in PARAMETERS if row.deployed)
+"""What the deploy script sends the skill as literal inputs, read from their app settings."""
+
+
+def setting_name(name: str) -> str:
+    """The app setting of parameter `name` (KeyError when it has none)."""
+    setting = BY_NAME[name].setting
+    if setting is None:
+        raise KeyError(f"parameter {name!r} has no app setting")
+    return setting
+
+
+def strategy_rows(strategy: str) -> tuple[Parameter, ...]:
+    """The strategy's own parameters, in table order."""
+    return tuple(row for row in PARAMETERS if row.strategy == strategy)
+
+
+StrategyParameters = TypeVar("StrategyParameters", WordWindows, SemanticBreaks, BinarySplit)
+
+
+def read_strategy_parameters(
+    strategy: str, defaults: StrategyParameters, read: Callable[[Parameter, Any], Any]
+) -> StrategyParameters:
+    """`defaults` with each of `strategy`'s parameters that `read(row, default)` finds, in
+    table order; raises `chunking.OptionError` from the parameters' own validation. When
+    `wordsPerChunk` is given without `wordOverlap`, the overlap defaults to the preferred
+    one if it is under half the size, else to a fifth of it (`default_word_overlap`)."""
+    values: dict[str, Any] = {}
+    for row in strategy_rows(strategy):
+        default = getattr(defaults, row.field_name)
+        if row.name == WORD_OVERLAP:
+            default = default_word_overlap(values["size"], default)
+        values[row.field_name] = read(row, default)
+    return replace(defaults, **values)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingProblem:
+    """Why an app setting's value cannot be used, naming the setting and what it takes."""
+
+    message: str
+
+
+def read_app_setting(row: Parameter, text: str) -> object:
+    """`text`, the value of `row`'s app setting, read as its kind says; a SettingProblem
+    when it is not one (the message names the setting and what it takes)."""
+    name = row.setting
+    value: object = None
+    if row.kind == "choice":
+        value = parse_choice(text, row.choices)
+        wanted = f"one of {', '.join(row.choices)}"
+    elif row.kind == "switch":
+        value = parse_flag(text)
+        wanted = "true or false"
+    elif row.kind == "integer":
+        wanted = f"an integer of at least {row.minimum}"
+        number = parse_integer(text)
+        if number is not None and row.minimum is not None and number < row.minimum:
+            number = None
+        if number is not None and row.maximum is not None and number > row.maximum:
+            return SettingProblem(f"{name} must be at most {row.maximum:g} (got {number})")
+        value = number
+    elif row.kind == "number":
+        value = parse_number(text)
+        wanted = "a number"
+    elif row.kind == "seconds":
+        value = parse_number(text)
+        if value is not None and not 0 < value <= (row.maximum or 0):
+            value = None
+        wanted = f"a number of seconds above 0 and at most {row.maximum or 0:g}"
+    else:
+        value = text
+        wanted = "a string"
+    if value is None:
+        return SettingProblem(f"{name} must be {wanted} (got {text!r})")
+    return value
+
+
+def given_parameters(values: Mapping[str, object]) -> list[str]:
+    """The parameters (record input names) `values` gives, for `strategy_conflicts`: null
+    and "" give nothing, and pageOverlapLength 0 asks for nothing a word window does not do
+    (a skillset moved from the Split skill sends it): only a real overlap is a conflict.
+    One rule for the skill's records and the command line's flags."""
+    return [
+        name
+        for name, value in values.items()
+        if value is not None
+        and value != ""
+        and not (name == PAGE_OVERLAP_LENGTH and parse_integer(value) == 0)
+    ]
+
+
+# --- the settings reference (docs/guide/settings.md) -----------------------------------------
+
+REFERENCE_PAGE = Path(__file__).resolve().parent.parent / "docs" / "guide" / "settings.md"
+REFERENCE_START = "<!-- parameters: generated by `python -m skills.parameters --write` -->"
+REFERENCE_END = "<!-- parameters: end -->"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def reference_rows() -> Iterator[str]:
+    """The settings reference's table, one line per parameter with an app setting or a
+    record input: its names on every surface, its strategy, default and meaning."""
+    yield "| App setting | Record input | `python -m chunking` | Strategy | Default | Meaning |"
+    yield "|---|---|---|---|---|---|"
+    for row in PARAMETERS:
+        names = " \\| ".join(f"`{name}`" for name in row.choices)
+        choices = f" ({names})" if row.choices else ""
+        cells = (
+            f"`{row.setting}`" if row.setting else "",
+            f"`{row.name}`" if row.record_input else "",
+            f"`{row.flag.name}`" if row.flag else "",
+            f"`{row.strategy}`" if row.strategy else "",
+            row.default,
+            _cell(row.meaning) + choices,
+        )
+        yield "| " + " | ".join(cells) + " |"
+
+
+def reference_table() -> str:
+    """The generated part of the settings reference, markers included."""
+    return "\n".join([REFERENCE_START, *reference_rows(), REFERENCE_END])
+
+
+def rendered_reference(page: str) -> str:
+    """`page` with its generated part replaced by today's table."""
+    before, start, rest = page.partition(REFERENCE_START)
+    _, end, after = rest.partition(REFERENCE_END)
+    if not start or not end:
+        raise ValueError(f"the page has no {REFERENCE_START!r} ... {REFERENCE_END!r} part")
+    return before + reference_table() + after
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m skills.parameters [--write]`: check (or rewrite) the settings reference."""
+    arguments = sys.argv[1:] if argv is None else argv
+    page = REFERENCE_PAGE.read_text(encoding="utf-8")
+    fresh = rendered_reference(page)
+    if arguments == ["--write"]:
+        REFERENCE_PAGE.write_text(fresh, encoding="utf-8")
+        return 0
+    if arguments:
+        print("usage: python -m skills.parameters [--write]", file=sys.stderr)
+        return 2
+    if fresh != page:
+        print(
+            f"{REFERENCE_PAGE.name} is out of date: run python -m skills.parameters --write",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
