@@ -19,8 +19,8 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from skills.app import build_app
-from skills.settings import load_settings
+from skills.skill.app import build_app
+from skills.skill.settings import load_settings
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SUFFIXES = frozenset({".md", ".html"})

@@ -27,8 +27,8 @@ from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoun
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
 from chunking.cli import HelpFormatter
-from infra.checks import check_definitions, check_partitions, web_api_skills
-from infra.search_definitions import (
+from skills.search.checks import check_definitions, check_partitions, web_api_skills
+from skills.search.definitions import (
     FUNCTION_KEY_HEADER,
     INDEXER_BATCH_SIZE,
     SKILL_BATCH_SIZE,
@@ -41,14 +41,14 @@ from infra.search_definitions import (
     partition_folders,
     partition_setups,
 )
-from infra.service_errors import describe_service_error
+from skills.search.service_errors import describe_service_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from azure.core.credentials import TokenCredential
 
-    from infra.search_definitions import ChunkSettings
+    from skills.search.definitions import ChunkSettings
 
 # Environment variables. The AZURE_*, SKILL_* and EMBEDDING_* ones are outputs of
 # infra/main.bicep (azd writes them to .azure/<env>/.env); tests check that they match.

@@ -31,7 +31,7 @@ def skill() -> int:
 
 def push() -> int:
     """`chunk-push PATHS --index NAME`: `python -m skills push`."""
-    from skills.push import main  # noqa: PLC0415
+    from skills.search.push import main  # noqa: PLC0415
 
     return main()
 
@@ -45,7 +45,7 @@ def evaluate() -> int:
 
 def replay() -> int:
     """`chunk-replay PATHS`: `python -m infra.replay`."""
-    from infra.replay import main  # noqa: PLC0415
+    from skills.search.indexer import main  # noqa: PLC0415
 
     return main()
 

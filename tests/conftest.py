@@ -14,15 +14,15 @@ import azure.functions as func
 import pytest
 import uvicorn
 
-from skills.app import build_app
+from skills.skill.app import build_app
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from starlette.applications import Starlette
 
-    from skills.embedding import EmbeddingOutcome
-    from skills.settings import Settings, SettingsError
+    from skills.embedding.embedder import EmbeddingOutcome
+    from skills.skill.settings import Settings, SettingsError
 
 SERVER_START_SECONDS = 10.0
 

@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, SplitMode, chunk_document
-from skills.contract import InputRecord, parse_request
-from skills.service import answer_chunk_request
-from skills.settings import Settings
+from skills.skill.contract import InputRecord, parse_request
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
 from tests.helpers import chunk_and_audit
 from tests.leaks import leaks
 from tests.strategies import HTML, MARKDOWN, REQUEST_BODY, limits

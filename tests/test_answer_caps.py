@@ -11,12 +11,12 @@ import pytest
 
 from chunking import ChunkOptions, WordWindows, chunk_document
 from chunking.options import TooManyChunks
-from skills.answer_caps import FLOAT_JSON_BYTES, AnswerCap, cap_answer, vector_bytes
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord, OutputRecord, render_record, render_response
-from skills.service import answer_chunk_request, text_slices
-from skills.settings import Settings
-from skills.workers import ThreadChunker
+from skills.skill.answer_caps import FLOAT_JSON_BYTES, AnswerCap, cap_answer, vector_bytes
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord, OutputRecord, render_record, render_response
+from skills.skill.service import answer_chunk_request, text_slices
+from skills.skill.settings import Settings
+from skills.skill.workers import ThreadChunker
 from tests.conftest import LiveServers, skill_body
 
 TIMEOUT = httpx.Timeout(120.0)

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from skills.embedding import RetryPolicy
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import EmbeddingSettings
-from skills.service import answer_chunk_request
-from skills.settings import Settings
+from skills.embedding.clients import build_embedder
+from skills.embedding.embedder import RetryPolicy
+from skills.embedding.settings import EmbeddingSettings
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
 from tests.conftest import skill_body
 from tests.hardening_report import FIGURES
 from tests.openai_stub import OpenAIStub, Reply, vector_for
@@ -33,7 +33,7 @@ from tests.openai_stub import OpenAIStub, Reply, vector_for
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from skills.embedding import EmbeddingOutcome
+    from skills.embedding.embedder import EmbeddingOutcome
     from tests.conftest import LiveServers
 
 pytestmark = pytest.mark.integration

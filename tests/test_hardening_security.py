@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from skills.app import SERVER_ERROR_MESSAGE, build_app
-from skills.settings import Settings, load_settings
+from skills.skill.app import SERVER_ERROR_MESSAGE, build_app
+from skills.skill.settings import Settings, load_settings
 from tests.conftest import ExplodingEmbedder, function_app_with, skill_body
 from tests.hardening_report import FIGURES
 from tests.openai_stub import OpenAIStub, Reply

@@ -14,9 +14,10 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from infra import replay as replay_module
-from infra.checks import check_definitions
-from infra.replay import (
+from skills.search import indexer as replay_module
+from skills.search.checks import check_definitions
+from skills.search.definitions import build_definitions
+from skills.search.indexer import (
     ReplayReport,
     page_problems,
     read_blob_documents,
@@ -25,10 +26,9 @@ from infra.replay import (
     serve_locally,
     with_file_data,
 )
-from infra.search_definitions import build_definitions
-from skills.library import chunk_records
-from skills.service import answer_chunk_request
-from skills.settings import Settings, load_settings
+from skills.skill.library import chunk_records
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings, load_settings
 from tests.helpers import embedded_content
 from tests.search_stub import SearchStub
 

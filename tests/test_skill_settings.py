@@ -10,7 +10,7 @@ import pytest
 
 from chunking import Sections, SplitMode, Unit, WordScope, WordWindows
 from skills import __version__
-from skills.settings import (
+from skills.skill.settings import (
     ALL_ENV_NAMES,
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,

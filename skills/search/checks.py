@@ -13,8 +13,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from chunking import Limits, OptionError, Unit
-from skills.file_data import INPUT_FILE_DATA as FILE_DATA
-from skills.record_inputs import KNOWN_INPUTS
+from skills.skill.file_data import INPUT_FILE_DATA as FILE_DATA
+from skills.skill.record_inputs import KNOWN_INPUTS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

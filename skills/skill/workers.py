@@ -46,9 +46,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from chunking.scoring import Scoring, ScoringError
-from skills.chunk_records import chunk_record
-from skills.contract import OutputRecord, failed_record
-from skills.scoring import blocking_scoring
+from skills.embedding.scoring import blocking_scoring
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import OutputRecord, failed_record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -56,13 +56,13 @@ if TYPE_CHECKING:
     from multiprocessing.context import ForkServerContext, ForkServerProcess
 
     from chunking.scoring import Vector
-    from skills.contract import InputRecord
-    from skills.scoring import ScoringService
-    from skills.settings import Settings, SettingsError
+    from skills.embedding.scoring import ScoringService
+    from skills.skill.contract import InputRecord
+    from skills.skill.settings import Settings, SettingsError
 
 logger = logging.getLogger(__name__)
 
-PRELOAD = ("skills.worker_warmup",)
+PRELOAD = ("skills.skill.worker_warmup",)
 """Imported once by the forkserver, so every worker starts with chunking loaded and warm."""
 MINIMUM_START_SECONDS = 0.05
 """A record is not handed to a worker with less time than this left: it could only overrun."""

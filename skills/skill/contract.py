@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from skills.values import json_type_name, read_json_integer
+from skills.embedding.values import json_type_name, read_json_integer
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urldefrag
 
-from skills.chunk_records import FRAGMENT_SAFE
+from skills.skill.chunk_records import FRAGMENT_SAFE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
 SEMANTIC_CONFIGURATION = "chunks"
-"""The semantic configuration `infra.search_definitions` gives the chunk index."""
+"""The semantic configuration `skills.search.definitions` gives the chunk index."""
 MIN_SHARED_TEXT = 16
 """Characters two ordinal neighbours must share (end of one = start of the next) to be
 merged without offsets. A shorter match is as likely chance (a word, a newline) as
@@ -39,7 +39,7 @@ INDEX_FIELDS = (
     "anchor",
     "ordinal",
 )
-"""Index fields a search selects to build `RetrievedChunk`s (`infra.search_definitions`)."""
+"""Index fields a search selects to build `RetrievedChunk`s (`skills.search.definitions`)."""
 OFFSET_FIELDS = ("offset", "length")
 """The span fields, selected only from an index that has them."""
 

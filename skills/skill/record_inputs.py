@@ -22,8 +22,15 @@ from chunking.options import (
     default_word_overlap,
     strategy_conflicts,
 )
-from skills.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
-from skills.settings import (
+from skills.embedding.values import (
+    describe,
+    huge_numbers,
+    parse_choice,
+    parse_integer,
+    parse_number,
+)
+from skills.skill.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
+from skills.skill.settings import (
     FORMATS,
     MARKDOWN_HEADER_DEPTHS,
     SPLIT_MODES,
@@ -31,13 +38,12 @@ from skills.settings import (
     UNITS,
     WORD_SCOPES,
 )
-from skills.values import describe, huge_numbers, parse_choice, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from chunking import FormatName
-    from skills.settings import Settings
+    from skills.skill.settings import Settings
 
 T = TypeVar("T")
 

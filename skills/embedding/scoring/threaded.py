@@ -14,14 +14,14 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from skills.embedding_clients import build_embedder
-from skills.scoring import ScoringService, blocking_scoring, build_pair_client
+from skills.embedding.clients import build_embedder
+from skills.embedding.scoring import ScoringService, blocking_scoring, build_pair_client
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from chunking.scoring import Scoring
-    from skills.settings import Settings
+    from skills.skill.settings import Settings
 
 DOCUMENT_SECONDS = 3600.0
 """How long one document's scoring may take on a command line (no skill deadline there)."""

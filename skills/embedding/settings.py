@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
 from urllib.parse import urlsplit
 
-from skills.values import parse_choice, parse_integer, shown_url
+from skills.embedding.values import parse_choice, parse_integer, shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

@@ -11,13 +11,13 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skills.contract import OutputRecord, failed_record
-from skills.embedding import TRANSIENT, Failure, FailureKind
+from skills.embedding.embedder import TRANSIENT, Failure, FailureKind
+from skills.skill.contract import OutputRecord, failed_record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.embedding import EmbeddingOutcome
+    from skills.embedding.embedder import EmbeddingOutcome
 
 EMBEDDING_FIELD = "embedding"
 """The chunk field that carries the vector (agreed with the skillset and index projections)."""

@@ -17,16 +17,16 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord, OutputRecord, failed_record
-from skills.service import Answer, embed_outputs
-from skills.settings import SettingsError, settings_from_environment
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord, OutputRecord, failed_record
+from skills.skill.service import Answer, embed_outputs
+from skills.skill.settings import SettingsError, settings_from_environment
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
-    from skills.embedding import Embedder
-    from skills.settings import Settings
+    from skills.embedding.embedder import Embedder
+    from skills.skill.settings import Settings
 
 EMBED_DEADLINE_SECONDS = 600.0
 """Time one `embed_records` call may take: no indexer waits here, so it is long; the

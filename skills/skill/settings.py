@@ -15,7 +15,7 @@ from chunking.options import (
     default_lengths,
     default_word_overlap,
 )
-from skills.embedding_settings import (
+from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
     LOCAL_MODELS,
@@ -28,13 +28,13 @@ from skills.embedding_settings import (
     load_pair_settings,
     local_provider_installed,
 )
-from skills.values import parse_choice, parse_flag, parse_integer, parse_number
+from skills.embedding.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from chunking import FormatName
-    from skills.embedding_settings import EmbeddingProvider
+    from skills.embedding.settings import EmbeddingProvider
 
 ENV_TEXT_SPLIT_MODE = "CHUNK_TEXT_SPLIT_MODE"
 ENV_UNIT = "CHUNK_UNIT"

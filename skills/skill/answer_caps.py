@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skills.contract import RESPONSE_CLOSE, RESPONSE_OPEN, failed_record, render_record
-from skills.settings import ENV_MAX_RESPONSE_BYTES
+from skills.skill.contract import RESPONSE_CLOSE, RESPONSE_OPEN, failed_record, render_record
+from skills.skill.settings import ENV_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.contract import OutputRecord
+    from skills.skill.contract import OutputRecord
 
 FLOAT_JSON_BYTES = 25
 """The most bytes one vector value takes in the answer: the longest repr of a float

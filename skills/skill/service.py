@@ -12,8 +12,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skills.answer_caps import AnswerCap, chunk_count, vector_bytes
-from skills.contract import (
+from skills.embedding.scoring import ScoringService
+from skills.skill.answer_caps import AnswerCap, chunk_count, vector_bytes
+from skills.skill.contract import (
     OutputRecord,
     RequestError,
     failed_record,
@@ -21,14 +22,13 @@ from skills.contract import (
     render_error,
     render_response,
 )
-from skills.embed_records import (
+from skills.skill.embed_records import (
     attach_embeddings,
     retry_after_header,
     service_unavailable,
     texts_to_embed,
 )
-from skills.scoring import ScoringService
-from skills.settings import (
+from skills.skill.settings import (
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,
     ENV_CHUNK_WORKERS,
@@ -36,15 +36,15 @@ from skills.settings import (
     MAX_DEADLINE_SECONDS,
     SettingsError,
 )
-from skills.workers import Done, NotStarted, Overran, ThreadChunker, WorkerLost, text_length
+from skills.skill.workers import Done, NotStarted, Overran, ThreadChunker, WorkerLost, text_length
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from skills.contract import InputRecord
-    from skills.embedding import Embedder, EmbeddingOutcome
-    from skills.settings import Settings
-    from skills.workers import Outcome, RecordChunker
+    from skills.embedding.embedder import Embedder, EmbeddingOutcome
+    from skills.skill.contract import InputRecord
+    from skills.skill.settings import Settings
+    from skills.skill.workers import Outcome, RecordChunker
 
 logger = logging.getLogger(__name__)
 

@@ -3,10 +3,10 @@
 `chunking.scoring.Scoring` is what a strategy calls: two blocking callables. Here they
 are backed by the app's own clients: sentence embeddings by the configured embedding
 provider (the same `Embedder` that embeds chunks: batching, retries, Retry-After), and
-pair scores by a `PairClient` (a local cross-encoder, `skills.scoring.cross_encoder`, or a
-rerank endpoint, `skills.scoring.rerank`). `ScoringService` is the async side, in the
+pair scores by a `PairClient` (a local cross-encoder, `skills.embedding.scoring.cross_encoder`, or a
+rerank endpoint, `skills.embedding.scoring.rerank`). `ScoringService` is the async side, in the
 app's event loop; `blocking_scoring` turns it into a `Scoring` for code on another thread
-(the CLI, the evaluation, CHUNK_WORKERS=0); `skills.workers` forwards a worker process's
+(the CLI, the evaluation, CHUNK_WORKERS=0); `skills.skill.workers` forwards a worker process's
 calls to it over the worker's pipe. Every failure becomes `ScoringError`, and so that
 record's error, never the batch's.
 """
@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from chunking.scoring import Scoring, ScoringError, Vector
-from skills.embedding import Failure
+from skills.embedding.embedder import Failure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.embedding import Embedder
-    from skills.settings import Settings
+    from skills.embedding.embedder import Embedder
+    from skills.skill.settings import Settings
 
 T = TypeVar("T")
 
@@ -143,11 +143,11 @@ def build_pair_client(settings: Settings) -> PairClient | None:
     first request."""
     pairs = settings.pairs
     if pairs.cross_encoder_path:
-        from skills.scoring.cross_encoder import CrossEncoderClient  # noqa: PLC0415
+        from skills.embedding.scoring.cross_encoder import CrossEncoderClient  # noqa: PLC0415
 
         return CrossEncoderClient(pairs.cross_encoder_path)
     if pairs.rerank_endpoint:
-        from skills.scoring.rerank import RerankClient  # noqa: PLC0415
+        from skills.embedding.scoring.rerank import RerankClient  # noqa: PLC0415
 
         return RerankClient(pairs.rerank_endpoint, pairs.rerank_api_key, pairs.rerank_model)
     return None

@@ -3,13 +3,13 @@
 For data already on a Spark cluster (Synapse, Fabric, Databricks). `chunk_frames` is a
 function for `DataFrame.mapInPandas`: documents in (columns `key`, `text`, and optionally
 `title`, `url`, `format`, `file_name`), rows out with the chunk index's fields
-(`CHUNK_SCHEMA`), made by the same code the skill runs (`skills.library`), so a chunk
+(`CHUNK_SCHEMA`), made by the same code the skill runs (`skills.skill.library`), so a chunk
 has the same text, path, id and vector as through the indexer. `upload_rows` sends the
 rows of one partition to the index with the SDK's buffered sender (for
 `foreachPartition`); SynapseML's AzureSearchWriter takes the same rows where it is
 installed.
 
-    from skills.spark import CHUNK_SCHEMA, chunk_frames, upload_rows
+    from skills.search.spark import CHUNK_SCHEMA, chunk_frames, upload_rows
     chunks = documents.mapInPandas(chunk_frames(embed=True), CHUNK_SCHEMA)
     chunks.foreachPartition(upload_rows(endpoint, "chunks", api_key))
 
@@ -23,14 +23,14 @@ import asyncio
 import base64
 from typing import TYPE_CHECKING, Any
 
-from skills.library import chunk_records, embed_records
+from skills.skill.library import chunk_records, embed_records
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
     import pandas as pd
 
-    from skills.settings import Settings, SettingsError
+    from skills.skill.settings import Settings, SettingsError
 
 CHUNK_SCHEMA = (
     "chunk_id string, parent_id string, chunk string, content string, title string, "
@@ -40,7 +40,7 @@ CHUNK_SCHEMA = (
     + ", ".join(f"header_{level} string" for level in range(1, 7))
     + ", error string"
 )
-"""The rows' Spark schema: the chunk index's fields (as `infra.search_definitions`
+"""The rows' Spark schema: the chunk index's fields (as `skills.search.definitions`
 projects them), and `error`, set on the one row of a document that could not be chunked
 or embedded (its other fields are empty but `parent_id` and `file_name`)."""
 
@@ -73,8 +73,8 @@ def chunk_frames(
     def run(frames: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         import pandas as pd  # noqa: PLC0415  (on the executor)
 
-        from skills.embedding_clients import build_embedder  # noqa: PLC0415
-        from skills.settings import SettingsError, settings_from_environment  # noqa: PLC0415
+        from skills.embedding.clients import build_embedder  # noqa: PLC0415
+        from skills.skill.settings import SettingsError, settings_from_environment  # noqa: PLC0415
 
         chosen = settings_from_environment() if settings is None else settings
         embedder = None
@@ -188,7 +188,7 @@ def upload_rows(
                 values.pop("error", None)
                 batch.append(values)
                 if len(batch) == UPLOAD_BATCH:
-                    # One batch queued at a time (see skills.push).
+                    # One batch queued at a time (see skills.search.push).
                     sender.upload_documents(batch)
                     batch = []
             if batch:

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from chunking.scoring import ScoringError
-from skills.values import shown_url
+from skills.embedding.values import shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

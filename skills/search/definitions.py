@@ -2,7 +2,7 @@
 
 Everything the service needs is built here from one `SearchSetup`, so the deploy script,
 the replay and the tests all read the same definitions. Names of index fields and skill
-outputs are constants, because the cross-checks in `infra.checks` key on them.
+outputs are constants, because the cross-checks in `skills.search.checks` key on them.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ CHUNK_FIELD_SOURCES: dict[str, str] = {
     "chunk_hash": f"{CHUNKS_CONTEXT}/id",
     "file_name": "/document/metadata_storage_name",
     VECTOR_FIELD: f"{CHUNKS_CONTEXT}/embedding",
-    # The span in code points, so query-time merging (skills.retrieval) can join the
+    # The span in code points, so query-time merging (skills.search.retrieval) can join the
     # overlapping neighbours among the top k without the source document.
     OFFSET_FIELD: f"{CHUNKS_CONTEXT}/offset/codePoint",
     LENGTH_FIELD: f"{CHUNKS_CONTEXT}/length/codePoint",

@@ -14,17 +14,17 @@ from chunking import OptionError, chunk_document
 from chunking.formats.decode import blank
 from chunking.options import TooManyChunks
 from chunking.scoring import ScoringError
-from skills.contract import InputRecord, OutputRecord, failed_record
-from skills.record_inputs import InputErrors, read_record_inputs
-from skills.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
+from skills.skill.contract import InputRecord, OutputRecord, failed_record
+from skills.skill.record_inputs import InputErrors, read_record_inputs
+from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from chunking import Chunk, ChunkedDocument
     from chunking.scoring import Scoring
-    from skills.record_inputs import RecordInputs
-    from skills.settings import Settings
+    from skills.skill.record_inputs import RecordInputs
+    from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -22,17 +22,17 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from skills import __version__
-from skills.contract import RequestError, render_error
-from skills.embedding import BatchEmbedder
-from skills.request_body import ERROR_HEADERS, read_body
-from skills.scoring import ScoringService, build_pair_client
-from skills.service import answer_chunk_request, request_deadline, request_limit
-from skills.settings import (
+from skills.embedding.embedder import BatchEmbedder
+from skills.embedding.scoring import ScoringService, build_pair_client
+from skills.skill.contract import RequestError, render_error
+from skills.skill.request_body import ERROR_HEADERS, read_body
+from skills.skill.service import answer_chunk_request, request_deadline, request_limit
+from skills.skill.settings import (
     SettingsError,
     describe_settings,
     settings_from_environment,
 )
-from skills.workers import build_chunker
+from skills.skill.workers import build_chunker
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
@@ -40,11 +40,11 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from skills.embedding import Embedder
-    from skills.embedding_local import ModelLoad
-    from skills.scoring import PairClient
-    from skills.settings import Settings
-    from skills.workers import ChunkerState, RecordChunker
+    from skills.embedding.embedder import Embedder
+    from skills.embedding.local import ModelLoad
+    from skills.embedding.scoring import PairClient
+    from skills.skill.settings import Settings
+    from skills.skill.workers import ChunkerState, RecordChunker
 
 logger = logging.getLogger(__name__)
 
@@ -276,7 +276,7 @@ class _EmbedderSlot:
             return None
         if self.built is None:
             # Imported here: the openai package and the providers load at first use.
-            from skills.embedding_clients import build_embedder  # noqa: PLC0415
+            from skills.embedding.clients import build_embedder  # noqa: PLC0415
 
             self.built = build_embedder(settings.embedding)
         return self.built

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
-from skills.embedding_local import LocalModelRunner
+from skills.embedding.local import LocalModelRunner
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from chunking.sizing import TextSizer
-    from skills.embedding_local import ModelLoad
+    from skills.embedding.local import ModelLoad
 
 Vector = list[float]
 

@@ -23,7 +23,7 @@ import openai
 
 from chunking.encodings import load_encoding
 from chunking.sizing import TokenSizer
-from skills.embedding import (
+from skills.embedding.embedder import (
     RETRYABLE,
     BatchEmbedder,
     ClientReply,
@@ -32,8 +32,8 @@ from skills.embedding import (
     FailureKind,
     RetryPolicy,
 )
-from skills.embedding_local import EncodeDropped, LocalModelRunner, in_steps
-from skills.embedding_settings import (
+from skills.embedding.local import EncodeDropped, LocalModelRunner, in_steps
+from skills.embedding.settings import (
     E5_MODEL,
     ENV_AZURE_OPENAI_API_KEY,
     ENV_AZURE_OPENAI_API_VERSION,
@@ -46,13 +46,13 @@ from skills.embedding_settings import (
     LOCAL_MODELS,
     MINILM_MODEL,
 )
-from skills.values import shown_url
+from skills.embedding.values import shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-    from skills.embedding import Vector
-    from skills.embedding_settings import EmbeddingSettings
+    from skills.embedding.embedder import Vector
+    from skills.embedding.settings import EmbeddingSettings
 
 EncodingFormat = Literal["base64", "float"]
 

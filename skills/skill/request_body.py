@@ -12,8 +12,8 @@ import time
 import zlib
 from typing import TYPE_CHECKING
 
-from skills.contract import RequestError
-from skills.service import too_large
+from skills.skill.contract import RequestError
+from skills.skill.service import too_large
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping

@@ -1,8 +1,8 @@
 """`python -m skills push PATHS --index NAME`: chunk, embed and upload files without an indexer.
 
 The push path for teams that index from their own jobs. Files are read the way the blob
-indexer reads them (`infra.replay.read_blob_documents`: same keys, same metadata), the
-skill's own inputs and index projection (built by `infra.search_definitions`, as
+indexer reads them (`skills.search.indexer.read_blob_documents`: same keys, same metadata), the
+skill's own inputs and index projection (built by `skills.search.definitions`, as
 deployed) turn them into exactly the chunk documents the indexer path would upload, and
 they are checked against the index's live schema before anything is sent.
 
@@ -30,19 +30,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chunking.pipes import run_piped
-from skills.library import chunk_records, embed_records
+from skills.skill.library import chunk_records, embed_records
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from azure.core.credentials import AzureKeyCredential, TokenCredential
 
-    from infra.checks import WireJson
-    from infra.replay import SourceDocument
-    from infra.search_definitions import ChunkSettings
-    from skills.embedding import Embedder
-    from skills.library import RecordChunks
-    from skills.settings import Settings, SettingsError
+    from skills.embedding.embedder import Embedder
+    from skills.search.checks import WireJson
+    from skills.search.definitions import ChunkSettings
+    from skills.search.indexer import SourceDocument
+    from skills.skill.library import RecordChunks
+    from skills.skill.settings import Settings, SettingsError
 
 ENV_SEARCH_ENDPOINT = "AZURE_SEARCH_ENDPOINT"
 ENV_SEARCH_KEY = "AZURE_SEARCH_KEY"
@@ -115,7 +115,7 @@ def push(
     from azure.search.documents import SearchClient, SearchIndexingBufferedSender  # noqa: PLC0415
     from azure.search.documents.indexes import SearchIndexClient  # noqa: PLC0415
 
-    from infra.search_definitions import KEY_FIELD, PARENT_KEY_FIELD  # noqa: PLC0415
+    from skills.search.definitions import KEY_FIELD, PARENT_KEY_FIELD  # noqa: PLC0415
 
     summary = PushSummary(documents=len(documents))
     versions = {"api_version": target.api_version} if target.api_version else {}
@@ -224,7 +224,7 @@ def _sender(
     sender_class: Any,
     versions: dict[str, str],
 ) -> _Sender:
-    from infra.search_definitions import KEY_FIELD  # noqa: PLC0415
+    from skills.search.definitions import KEY_FIELD  # noqa: PLC0415
 
     outcomes.key_field = KEY_FIELD
     average = (
@@ -245,8 +245,8 @@ def _sender(
 
 def _skillset(index_name: str, dimensions: int, chunk: ChunkSettings | None) -> WireJson:
     """The deployed skillset's inputs and projection, aimed at `index_name`."""
-    from infra.replay import replay_setup  # noqa: PLC0415
-    from infra.search_definitions import build_definitions  # noqa: PLC0415
+    from skills.search.definitions import build_definitions  # noqa: PLC0415
+    from skills.search.indexer import replay_setup  # noqa: PLC0415
 
     setup = replay_setup(
         "http://127.0.0.1/api/chunk",
@@ -267,8 +267,8 @@ def _chunk_group(
     settings: Settings | SettingsError | None,
 ) -> list[RecordChunks]:
     """The skill's answers for `group`, with its inputs resolved as the indexer does."""
-    from infra.checks import web_api_skills  # noqa: PLC0415
-    from infra.replay import resolve  # noqa: PLC0415
+    from skills.search.checks import web_api_skills  # noqa: PLC0415
+    from skills.search.indexer import resolve  # noqa: PLC0415
 
     (skill,) = web_api_skills(skillset)
     inputs = [(i["name"], i["source"]) for i in skill.get("inputs", [])]
@@ -313,8 +313,8 @@ def _documents_to_send(
     summary: PushSummary,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The chunk documents to upload (projected and checked), and stale keys to delete."""
-    from infra.replay import ReplayReport, project, validate_documents  # noqa: PLC0415
-    from infra.search_definitions import KEY_FIELD  # noqa: PLC0415
+    from skills.search.definitions import KEY_FIELD  # noqa: PLC0415
+    from skills.search.indexer import ReplayReport, project, validate_documents  # noqa: PLC0415
 
     report = ReplayReport()
     uploads_of: dict[str, int] = {}
@@ -401,10 +401,10 @@ def _run(args: argparse.Namespace) -> int:
     from azure.core.exceptions import AzureError  # noqa: PLC0415
 
     from infra.deploy import DeployError, chunk_settings_from_environment  # noqa: PLC0415
-    from infra.replay import read_blob_documents  # noqa: PLC0415
-    from infra.service_errors import describe_service_error  # noqa: PLC0415
-    from skills.embedding_clients import build_embedder  # noqa: PLC0415
-    from skills.settings import SettingsError, settings_from_environment  # noqa: PLC0415
+    from skills.embedding.clients import build_embedder  # noqa: PLC0415
+    from skills.search.indexer import read_blob_documents  # noqa: PLC0415
+    from skills.search.service_errors import describe_service_error  # noqa: PLC0415
+    from skills.skill.settings import SettingsError, settings_from_environment  # noqa: PLC0415
 
     settings = settings_from_environment()
     if isinstance(settings, SettingsError):
