@@ -45,7 +45,7 @@ def evaluate() -> int:
 
 def replay() -> int:
     """`chunk-replay PATHS`: `python -m infra.replay`."""
-    from skills.search.indexer import main  # noqa: PLC0415
+    from infra.replay import main  # noqa: PLC0415
 
     return main()
 

@@ -14,8 +14,8 @@ from chunking.__main__ import _arguments as chunk_arguments
 from chunking.cli import HelpFormatter
 from chunking.report.__main__ import _arguments as map_arguments
 from infra.deploy import arguments_parser as deploy_arguments
+from infra.replay import arguments_parser as replay_arguments
 from skills.__main__ import arguments_parser as skill_arguments
-from skills.search.indexer import arguments_parser as replay_arguments
 from skills.search.push import arguments_parser as push_arguments
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,8 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from skills.search import indexer as replay_module
+from infra import replay as replay_module
+from infra.replay import serve_locally
 from skills.search.checks import check_definitions
 from skills.search.definitions import build_definitions
 from skills.search.indexer import (
@@ -23,7 +24,6 @@ from skills.search.indexer import (
     read_blob_documents,
     replay,
     replay_setup,
-    serve_locally,
     with_file_data,
 )
 from skills.skill.library import chunk_records

@@ -12,8 +12,9 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from skills.search import indexer as replay_module
-from skills.search.indexer import embeddings_of, read_blob_documents, serve_locally
+from infra import replay as replay_module
+from infra.replay import embeddings_of, serve_locally
+from skills.search.indexer import read_blob_documents
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings
 
