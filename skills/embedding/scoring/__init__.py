@@ -26,9 +26,23 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.embedding.embedder import Embedder
-    from skills.skill.settings import Settings
+    from skills.embedding.settings import EmbeddingSettings, PairScorerSettings
 
 T = TypeVar("T")
+
+
+class ScorerSettings(Protocol):
+    """What the scorers read of the app's settings (`skills.skill.settings.Settings` is one)."""
+
+    @property
+    def embedding(self) -> EmbeddingSettings:
+        """The embedding provider's settings."""
+        ...
+
+    @property
+    def pairs(self) -> PairScorerSettings:
+        """The pair scorer's settings."""
+        ...
 
 
 class PairClient(Protocol):
@@ -136,7 +150,7 @@ def _result(future: concurrent.futures.Future[T], seconds: float, what: str) -> 
         ) from None
 
 
-def build_pair_client(settings: Settings) -> PairClient | None:
+def build_pair_client(settings: ScorerSettings) -> PairClient | None:
     """The pair scorer the app settings configure: a local cross-encoder
     (CROSS_ENCODER_PATH), a rerank endpoint (RERANK_ENDPOINT), or None. Nothing is loaded
     or connected here: the model loads at its first score, the HTTP pool opens at the

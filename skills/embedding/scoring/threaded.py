@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from chunking.scoring import Scoring
-    from skills.skill.settings import Settings
+    from skills.embedding.scoring import ScorerSettings
 
 DOCUMENT_SECONDS = 3600.0
 """How long one document's scoring may take on a command line (no skill deadline there)."""
@@ -31,7 +31,7 @@ CLOSE_SECONDS = 10.0
 
 @contextmanager
 def threaded_scoring(
-    settings: Settings, seconds: float = DOCUMENT_SECONDS
+    settings: ScorerSettings, seconds: float = DOCUMENT_SECONDS
 ) -> Iterator[Callable[[], Scoring]]:
     """Yields a function giving each document a `Scoring` backed by the app's scorers,
     each call within `seconds`; the clients are closed and the loop stopped at the end."""
