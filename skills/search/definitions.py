@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from azure.search.documents.indexes.models import (
     AzureOpenAIVectorizer,
@@ -47,6 +47,9 @@ from azure.search.documents.indexes.models import (
 )
 
 from chunking import Limits, OptionError, SplitMode, Unit
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 SkillAuthMode = Literal["functionKey", "entra"]
 """How the indexer authenticates to the Function: a function key header or an Entra token."""
@@ -582,6 +585,42 @@ def chunk_settings(
         )
     except OptionError as error:
         raise ValueError(str(error)) from error
+
+
+ENV_CHUNK_SETTINGS = {
+    "text_split_mode": "CHUNK_TEXT_SPLIT_MODE",
+    "unit": "CHUNK_UNIT",
+    "maximum_page_length": "CHUNK_MAXIMUM_PAGE_LENGTH",
+    "page_overlap_length": "CHUNK_PAGE_OVERLAP_LENGTH",
+}
+"""The chunk settings, by the Function's app-setting names (they mean the same thing)."""
+
+
+def chunk_settings_from_environment(environ: Mapping[str, str]) -> ChunkSettings:
+    """The skillset's chunk settings from CHUNK_* (the same names as the Function's).
+
+    Raises ValueError naming the bad setting."""
+
+    def integer(name: str) -> int | None:
+        value = environ.get(name, "").strip()
+        if not value:
+            return None
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"{name} must be an integer (got {value!r})") from None
+
+    maximum = integer(ENV_CHUNK_SETTINGS["maximum_page_length"])
+    overlap = integer(ENV_CHUNK_SETTINGS["page_overlap_length"])
+    try:
+        return chunk_settings(
+            text_split_mode=environ.get(ENV_CHUNK_SETTINGS["text_split_mode"]) or None,
+            unit=environ.get(ENV_CHUNK_SETTINGS["unit"]) or None,
+            maximum_page_length=maximum,
+            page_overlap_length=overlap,
+        )
+    except ValueError as error:
+        raise ValueError(f"invalid chunk settings: {error}") from None
 
 
 def _unit_default(unit: Unit) -> tuple[int, int]:

@@ -29,20 +29,43 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from azure.core.credentials import AzureKeyCredential
+from azure.core.exceptions import AzureError
+from azure.search.documents import SearchClient, SearchIndexingBufferedSender
+from azure.search.documents.indexes import SearchIndexClient
+
 from chunking.pipes import run_piped
+from skills.embedding.clients import build_embedder
+from skills.search.checks import web_api_skills
+from skills.search.definitions import (
+    KEY_FIELD,
+    PARENT_KEY_FIELD,
+    build_definitions,
+    chunk_settings_from_environment,
+)
+from skills.search.indexer import (
+    ReplayReport,
+    project,
+    read_blob_documents,
+    replay_setup,
+    resolve,
+    validate_documents,
+)
+from skills.search.service_errors import describe_service_error
 from skills.skill.library import chunk_records, embed_records
+from skills.skill.settings import SettingsError, settings_from_environment
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from azure.core.credentials import AzureKeyCredential, TokenCredential
+    from azure.core.credentials import TokenCredential
 
     from skills.embedding.embedder import Embedder
     from skills.search.checks import WireJson
     from skills.search.definitions import ChunkSettings
     from skills.search.indexer import SourceDocument
     from skills.skill.library import RecordChunks
-    from skills.skill.settings import Settings, SettingsError
+    from skills.skill.settings import Settings
 
 ENV_SEARCH_ENDPOINT = "AZURE_SEARCH_ENDPOINT"
 ENV_SEARCH_KEY = "AZURE_SEARCH_KEY"
@@ -112,10 +135,6 @@ def push(
     `chunk` is the skillset's chunk settings (its literal skill inputs: `CHUNK_*`, as
     `infra.deploy` deploys them); the embedder is closed at the end.
     """
-    from azure.search.documents import SearchClient, SearchIndexingBufferedSender  # noqa: PLC0415
-    from azure.search.documents.indexes import SearchIndexClient  # noqa: PLC0415
-
-    from skills.search.definitions import KEY_FIELD, PARENT_KEY_FIELD  # noqa: PLC0415
 
     summary = PushSummary(documents=len(documents))
     versions = {"api_version": target.api_version} if target.api_version else {}
@@ -224,8 +243,6 @@ def _sender(
     sender_class: Any,
     versions: dict[str, str],
 ) -> _Sender:
-    from skills.search.definitions import KEY_FIELD  # noqa: PLC0415
-
     outcomes.key_field = KEY_FIELD
     average = (
         sum(len(json.dumps(document)) for document in uploads) / len(uploads) if uploads else 1
@@ -245,9 +262,6 @@ def _sender(
 
 def _skillset(index_name: str, dimensions: int, chunk: ChunkSettings | None) -> WireJson:
     """The deployed skillset's inputs and projection, aimed at `index_name`."""
-    from skills.search.definitions import build_definitions  # noqa: PLC0415
-    from skills.search.indexer import replay_setup  # noqa: PLC0415
-
     setup = replay_setup(
         "http://127.0.0.1/api/chunk",
         embedding_dimensions=dimensions,
@@ -267,9 +281,6 @@ def _chunk_group(
     settings: Settings | SettingsError | None,
 ) -> list[RecordChunks]:
     """The skill's answers for `group`, with its inputs resolved as the indexer does."""
-    from skills.search.checks import web_api_skills  # noqa: PLC0415
-    from skills.search.indexer import resolve  # noqa: PLC0415
-
     (skill,) = web_api_skills(skillset)
     inputs = [(i["name"], i["source"]) for i in skill.get("inputs", [])]
     records = [
@@ -313,9 +324,6 @@ def _documents_to_send(
     summary: PushSummary,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The chunk documents to upload (projected and checked), and stale keys to delete."""
-    from skills.search.definitions import KEY_FIELD  # noqa: PLC0415
-    from skills.search.indexer import ReplayReport, project, validate_documents  # noqa: PLC0415
-
     report = ReplayReport()
     uploads_of: dict[str, int] = {}
     for doc, answer in fresh:
@@ -347,8 +355,6 @@ def target_from_environment(
     index_name: str, endpoint: str | None, environ: dict[str, str] | None = None
 ) -> Target:
     """The service from --endpoint or AZURE_SEARCH_ENDPOINT; AZURE_SEARCH_KEY or Entra ID."""
-    from azure.core.credentials import AzureKeyCredential  # noqa: PLC0415
-
     environ = dict(os.environ) if environ is None else environ
     chosen = endpoint or environ.get(ENV_SEARCH_ENDPOINT, "").strip()
     if not chosen:
@@ -359,6 +365,7 @@ def target_from_environment(
     key = environ.get(ENV_SEARCH_KEY, "").strip()
     if key:
         return Target(chosen, index_name, AzureKeyCredential(key))
+    # Only Microsoft Entra sign-in needs azure.identity, which is slow to import.
     from azure.identity import DefaultAzureCredential  # noqa: PLC0415
 
     return Target(chosen, index_name, DefaultAzureCredential())
@@ -398,14 +405,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from azure.core.exceptions import AzureError  # noqa: PLC0415
-
-    from infra.deploy import DeployError, chunk_settings_from_environment  # noqa: PLC0415
-    from skills.embedding.clients import build_embedder  # noqa: PLC0415
-    from skills.search.indexer import read_blob_documents  # noqa: PLC0415
-    from skills.search.service_errors import describe_service_error  # noqa: PLC0415
-    from skills.skill.settings import SettingsError, settings_from_environment  # noqa: PLC0415
-
     settings = settings_from_environment()
     if isinstance(settings, SettingsError):
         print(f"error: {settings}", file=sys.stderr)
@@ -413,7 +412,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         target = target_from_environment(args.index, args.endpoint)
         chunk = chunk_settings_from_environment(os.environ)
-    except (ValueError, DeployError) as error:
+    except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_REFUSED
     embedder = None if settings.embedding.provider == "none" else build_embedder(settings.embedding)
