@@ -471,5 +471,10 @@ def _main_sets(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def console() -> int:
+    """`chunk-evaluate DOCS QUESTIONS`: `python -m evaluation` as a console script."""
+    return run_piped(main)
+
+
 if __name__ == "__main__":
     _exit(run_piped(main))
