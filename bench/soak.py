@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from tests.openai_stub import HEALTHY, OpenAIStub, Reply
+from testing.openai_stub import HEALTHY, OpenAIStub, Reply
 
 if TYPE_CHECKING:
     import subprocess

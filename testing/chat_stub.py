@@ -21,7 +21,7 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from tests.openai_stub import HEALTHY, OpenAIStub, Reply, _error, _retry_headers
+from testing.openai_stub import HEALTHY, OpenAIStub, Reply, _error, _retry_headers
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -30,9 +30,9 @@ from skills.skill.contract import InputRecord
 from skills.skill.service import answer_chunk_request, chunk_within_deadline
 from skills.skill.settings import Settings
 from skills.skill.workers import ThreadChunker
+from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import ExplodingEmbedder, skill_body
 from tests.leaks import exception_names, leaks
-from tests.openai_stub import OpenAIStub, Reply
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence

@@ -12,7 +12,7 @@ import pytest
 from skills.embedding.clients import build_embedder, retry_after_seconds
 from skills.embedding.embedder import BatchEmbedder, Failure, FailureKind, RetryPolicy
 from skills.embedding.settings import EmbeddingSettings
-from tests.openai_stub import OpenAIStub, Reply, vector_for
+from testing.openai_stub import OpenAIStub, Reply, vector_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -23,8 +23,8 @@ from skills.embedding.settings import EmbeddingSettings, local_provider_installe
 from skills.skill.app import build_app
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings, load_settings
+from testing.openai_stub import OpenAIStub, Reply, approximate_tokens, vector_for
 from tests.conftest import BAD_RECORDS, FunctionCaller, function_app_with, skill_body
-from tests.openai_stub import OpenAIStub, Reply, approximate_tokens, vector_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence

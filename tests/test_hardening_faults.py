@@ -26,9 +26,9 @@ from skills.embedding.embedder import RetryPolicy
 from skills.embedding.settings import EmbeddingSettings
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings
+from testing.openai_stub import OpenAIStub, Reply, vector_for
 from tests.conftest import skill_body
 from tests.hardening_report import FIGURES
-from tests.openai_stub import OpenAIStub, Reply, vector_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence

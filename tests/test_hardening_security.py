@@ -25,9 +25,9 @@ import pytest
 
 from skills.skill.app import SERVER_ERROR_MESSAGE, build_app
 from skills.skill.settings import Settings, load_settings
+from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import ExplodingEmbedder, function_app_with, skill_body
 from tests.hardening_report import FIGURES
-from tests.openai_stub import OpenAIStub, Reply
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

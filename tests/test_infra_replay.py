@@ -29,8 +29,8 @@ from skills.search.indexer import (
 from skills.skill.library import chunk_records
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings, load_settings
+from testing.search_stub import SearchStub
 from tests.helpers import embedded_content
-from tests.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -345,7 +345,7 @@ def test_saved_definitions_replay_the_same(
 
 def test_real_vectors_from_the_embedding_stub_validate(live_servers: LiveServers) -> None:
     """The skill embeds through the OpenAI client against a local stub; vectors project."""
-    stub_module = pytest.importorskip("tests.openai_stub")
+    stub_module = pytest.importorskip("testing.openai_stub")
     dimensions = 256
     with stub_module.OpenAIStub(dimensions=dimensions) as stub:
         settings = load_settings(

@@ -21,8 +21,8 @@ from skills.search.definitions import build_definitions
 from skills.search.indexer import read_blob_documents, replay, replay_setup
 from skills.search.push import Target, push
 from skills.skill.settings import Settings, settings_from_environment
-from tests.openai_stub import OpenAIStub
-from tests.search_stub import SearchStub
+from testing.openai_stub import OpenAIStub
+from testing.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -21,7 +21,7 @@ from skills.search.indexer import ReplayReport, project, replay_setup, validate_
 from skills.search.retrieval import INDEX_FIELDS, OFFSET_FIELDS, search_and_merge
 from skills.skill.library import chunk_records
 from skills.skill.settings import Settings
-from tests.search_stub import SearchStub
+from testing.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

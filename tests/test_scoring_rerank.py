@@ -16,7 +16,7 @@ from chunking.scoring import ScoringError
 from skills.embedding.scoring import ScoringService, blocking_scoring, build_pair_client
 from skills.embedding.scoring.rerank import RerankClient, rerank_url
 from skills.skill.settings import SettingsError, load_settings
-from tests.rerank_stub import Fault, RerankStub
+from testing.rerank_stub import Fault, RerankStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -16,7 +16,7 @@ from skills.__main__ import main as skills_main
 from skills.search.definitions import build_definitions
 from skills.search.indexer import replay_setup
 from skills.skill.settings import settings_from_environment
-from tests.search_stub import SearchStub
+from testing.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -27,7 +27,7 @@ from skills.skill.app import build_app
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings, load_settings
 from skills.skill.workers import ProcessChunker, ThreadChunker
-from tests.rerank_stub import RerankStub
+from testing.rerank_stub import RerankStub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -154,8 +154,8 @@ def test_a_bad_document_gets_an_error_row_and_the_rest_chunk(spark: Any) -> None
 
 
 def test_embedded_rows_carry_the_vectors_and_upload_to_the_index(spark: Any) -> None:
-    from tests.openai_stub import OpenAIStub, vector_for
-    from tests.search_stub import SearchStub
+    from testing.openai_stub import OpenAIStub, vector_for
+    from testing.search_stub import SearchStub
     from tests.test_push import DIMENSIONS, SEARCH_KEY, _definitions, _settings
 
     with (

@@ -15,8 +15,8 @@ import pytest
 from skills.embedding.settings import url_problem
 from skills.embedding.values import URL_NOT_SHOWN, shown_url
 from skills.skill.settings import describe_settings, load_settings
+from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import skill_body
-from tests.openai_stub import OpenAIStub, Reply
 from tests.servers import free_port, uvicorn_subprocess
 
 USER = "svc-user"
