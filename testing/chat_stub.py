@@ -96,10 +96,6 @@ class ChatStub(OpenAIStub):
         self.json_mode = json_mode
         self._said: deque[str | Reply] = deque()
 
-    def __enter__(self) -> ChatStub:
-        super().__enter__()
-        return self
-
     def say(self, *answers: str | Reply) -> None:
         """Queue answers for the next chat requests, one each, in arrival order."""
         with self._lock:

@@ -26,13 +26,14 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from http.server import BaseHTTPRequestHandler
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import parse_qs, urlsplit
+
+from testing.http_stub import LocalHTTPStub
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import TracebackType
 
 MANTISSA_SCALE = float(1 << 23)
 """Vector elements are k / 2**23 - 1: exact in float32, so base64 and floats agree."""
@@ -110,7 +111,7 @@ class Exchange:
     at: float = field(default_factory=time.monotonic)
 
 
-class OpenAIStub:
+class OpenAIStub(LocalHTTPStub):
     """The server. Configure it, then use it as a context manager."""
 
     def __init__(
@@ -141,6 +142,7 @@ class OpenAIStub:
         self.tokens_per_minute = tokens_per_minute
         self.requests_per_minute = requests_per_minute
         self.window_seconds = window_seconds
+        super().__init__()
         self.count_tokens = count_tokens
         self.default = Reply()
         """The reply when the script is empty; set it for a fault on every request."""
@@ -151,8 +153,6 @@ class OpenAIStub:
         self._usage: deque[tuple[float, int]] = deque()
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- control -----------------------------------------------------------------------
 
@@ -189,43 +189,24 @@ class OpenAIStub:
             self.faults = 0
 
     @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("the stub is not running; use it in a with block")
-        return int(self._server.server_address[1])
-
-    @property
     def base_url(self) -> str:
         """For OpenAI(base_url=...)."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.url}/v1"
 
     @property
     def azure_endpoint(self) -> str:
         """For AzureOpenAI(azure_endpoint=...)."""
-        return f"http://127.0.0.1:{self.port}"
+        return self.url
 
-    def __enter__(self) -> OpenAIStub:
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
+
+    def start(self) -> Self:
         self._closing.clear()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
+        return super().start()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def stopping(self) -> None:
         self._closing.set()  # wakes slow answers
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
 
     # -- answering ---------------------------------------------------------------------
 

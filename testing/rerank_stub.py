@@ -21,11 +21,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 
-if TYPE_CHECKING:
-    from types import TracebackType
+from testing.http_stub import LocalHTTPStub
 
 _WORD = re.compile(r"\w+")
 
@@ -57,15 +56,15 @@ class Request:
     body: dict[str, Any]
 
 
-class RerankStub:
+class RerankStub(LocalHTTPStub):
     """The server; configure it, then use it as a context manager."""
 
     def __init__(self, api_key: str | None = None) -> None:
+        super().__init__()
         self.api_key = api_key
         self.faults: deque[Fault] = deque()
         self.requests: list[Request] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     def script(self, *faults: Fault) -> None:
         with self._lock:
@@ -74,9 +73,7 @@ class RerankStub:
     @property
     def endpoint(self) -> str:
         """The deployment's target URL (the client adds /v1/rerank)."""
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.url
 
     def answer(self, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, bytes, float]:
         """(status, body, delay) for one request."""
@@ -102,7 +99,7 @@ class RerankStub:
         results = [{"index": index, "relevance_score": score} for score, index in scored]
         return 200, json.dumps({"id": "stub", "results": results}).encode(), fault.delay
 
-    def __enter__(self) -> RerankStub:
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -124,17 +121,4 @@ class RerankStub:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
+        return Handler

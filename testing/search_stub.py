@@ -17,12 +17,11 @@ import re
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
-if TYPE_CHECKING:
-    from types import TracebackType
+from testing.http_stub import LocalHTTPStub
 
 MAX_DOCUMENTS = 1000
 MAX_BYTES = 16 * 1024 * 1024
@@ -41,10 +40,11 @@ class Exchange:
     """Documents in an indexing request."""
 
 
-class SearchStub:
+class SearchStub(LocalHTTPStub):
     """The server; use it as a context manager."""
 
     def __init__(self, index: dict[str, Any], *, api_key: str) -> None:
+        super().__init__()
         self.index = index
         self.api_key = api_key
         self.key_field = next(f["name"] for f in index["fields"] if f.get("key"))
@@ -60,8 +60,6 @@ class SearchStub:
         """The body of each search request, as the SDK sent it."""
         self.log: list[Exchange] = []
         self.lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     def refuse(self, key: str, *statuses: int) -> None:
         """Answer the next attempts to index `key` with these per-document statuses."""
@@ -70,34 +68,14 @@ class SearchStub:
 
     @property
     def endpoint(self) -> str:
-        if self._server is None:
-            raise RuntimeError("the stub is not running; use it in a with block")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.url
 
     def indexing_requests(self) -> list[Exchange]:
         with self.lock:
             return [e for e in self.log if e.path.endswith("search.index")]
 
-    def __enter__(self) -> SearchStub:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
 
     # -- answering ---------------------------------------------------------------------
 
