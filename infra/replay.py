@@ -259,6 +259,7 @@ def main(argv: list[str] | None = None, environ: dict[str, str] | None = None) -
     if args.endpoint:
         report = run(args.endpoint)
     else:
+        # Only the local mode serves the app: start-up time with --endpoint.
         from skills.skill.app import build_app  # noqa: PLC0415
 
         say("starting the skill here (app settings from the environment)")

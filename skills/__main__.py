@@ -178,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["push"]:
+        # Only `push` loads the Azure AI Search side (its SDK): start-up time for the rest.
         from skills.search.push import main as push_main  # noqa: PLC0415
 
         return push_main(arguments[1:])

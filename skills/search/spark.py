@@ -73,6 +73,7 @@ def chunk_frames(
     def run(frames: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         import pandas as pd  # noqa: PLC0415  (on the executor)
 
+        # Imported on the executor, where `run` is unpickled, not on the driver.
         from skills.embedding.clients import build_embedder  # noqa: PLC0415
         from skills.skill.settings import SettingsError, settings_from_environment  # noqa: PLC0415
 

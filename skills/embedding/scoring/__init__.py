@@ -157,10 +157,12 @@ def build_pair_client(settings: ScorerSettings) -> PairClient | None:
     first request."""
     pairs = settings.pairs
     if pairs.cross_encoder_path:
+        # Only the configured scorer's module loads: start-up time of every other app.
         from skills.embedding.scoring.cross_encoder import CrossEncoderClient  # noqa: PLC0415
 
         return CrossEncoderClient(pairs.cross_encoder_path)
     if pairs.rerank_endpoint:
+        # Only the configured scorer's module loads (rerank brings httpx, ~60 ms).
         from skills.embedding.scoring.rerank import RerankClient  # noqa: PLC0415
 
         return RerankClient(pairs.rerank_endpoint, pairs.rerank_api_key, pairs.rerank_model)
