@@ -5,7 +5,7 @@ Every fault ends in one of three answers, always by the deadline:
 - 200 with per-record errors (`data: {}`) where a record's chunks could not all be embedded;
 - 503 with Retry-After when nothing at all could be embedded for a transient reason.
 Never a vector on the wrong chunk: every vector a record carries is the stub's vector of
-that very chunk's text (tests/openai_stub.vector_for).
+that very chunk's text (testing/openai_stub.vector_for).
 """
 
 from __future__ import annotations
