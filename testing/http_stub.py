@@ -45,18 +45,19 @@ class LocalHTTPStub:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the port; safe to call when not running."""
+        """Stop serving and close the port; safe to call when not running. `port` and
+        `url` still name it afterwards, for assertions on what was sent there."""
         self.stopping()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(JOIN_SECONDS)
-        self._server = self._thread = None
+        if self._thread is None or self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(JOIN_SECONDS)
+        self._thread = None
 
     @property
     def port(self) -> int:
-        """The port it listens on; only while it runs."""
+        """The port it listens on (or listened on, once stopped)."""
         if self._server is None:
             raise RuntimeError("the stub is not running; use it in a with block")
         return int(self._server.server_address[1])

@@ -33,8 +33,7 @@ def test_serves_on_a_free_local_port_while_in_the_with_block() -> None:
         assert stub.port != 0
         assert httpx.get(stub.url, timeout=5).text == "hello"
         url = stub.url
-    with pytest.raises(RuntimeError, match="not running"):
-        _ = stub.port
+    assert stub.url == url  # still named after the block, for assertions
     with pytest.raises(httpx.TransportError):
         httpx.get(url, timeout=1)
 
@@ -52,3 +51,8 @@ def test_start_and_stop_without_a_with_block_and_stop_twice() -> None:
 def test_a_stub_must_say_how_it_answers() -> None:
     with pytest.raises(NotImplementedError):
         LocalHTTPStub().start()
+
+
+def test_no_port_before_it_starts() -> None:
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = Hello().port
