@@ -10,7 +10,7 @@ import os
 
 import azure.functions as func
 
-from skills.app import build_app
+from skills.skill.app import build_app
 
 AUTH_LEVEL_SETTING = "FUNCTION_AUTH_LEVEL"
 """App setting: `function` (default) makes the host require a function key; `anonymous`

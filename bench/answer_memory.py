@@ -65,7 +65,7 @@ class StandInEmbedder:
         deadline: float,
         progress: Callable[[int, int], None] | None = None,
     ) -> object:
-        from skills.embedding import EmbeddingOutcome, EmbeddingStats
+        from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
 
         generator = random.Random(0)
         # float32 values as Python floats, as the openai client's base64 reply decodes.
@@ -84,9 +84,9 @@ class StandInEmbedder:
 
 def measure(records: int, dimensions: int) -> dict[str, float]:
     """One request answered in this process: sizes, chunks and peak memory above baseline."""
-    from skills.service import answer_chunk_request
-    from skills.settings import Settings
-    from skills.workers import ThreadChunker
+    from skills.skill.service import answer_chunk_request
+    from skills.skill.settings import Settings
+    from skills.skill.workers import ThreadChunker
 
     settings = Settings(max_request_bytes=2**31, deadline_seconds=230.0, chunk_workers=0)
     # Warm up (imports, tokenizer) before the baseline is read.

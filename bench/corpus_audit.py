@@ -169,8 +169,8 @@ def _scorers(base: ChunkOptions, scores: str) -> Iterator[Callable[[], Scoring] 
         scoring, _ = offline_scoring()
         yield lambda: scoring
     else:
-        from skills.scoring.threaded import threaded_scoring
-        from skills.settings import load_settings
+        from skills.embedding.scoring.threaded import threaded_scoring
+        from skills.skill.settings import load_settings
 
         with threaded_scoring(load_settings(os.environ)) as factory:
             yield factory

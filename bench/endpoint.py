@@ -3,7 +3,7 @@
     python -m bench.endpoint [--seconds 60] [--parallelism 4] [--records 50] ...
     python -m bench.endpoint --soak [--seconds 600] [--clients 10] [--deadline 20]
 
-Starts an OpenAI-compatible stub (tests/openai_stub.py) with a latency and a
+Starts an OpenAI-compatible stub (testing/openai_stub.py) with a latency and a
 tokens-per-window quota (429 + retry-after past it), serves the skill with uvicorn
 in a subprocess (as `func start` or Azure would, with EMBEDDING_PROVIDER=openai
 pointed at the stub), and sends batches of real corpus documents from
@@ -33,7 +33,7 @@ import httpx
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
 from chunking.measure.encodings import load_encoding
-from tests.openai_stub import OpenAIStub
+from testing.openai_stub import OpenAIStub
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_START_SECONDS = 30.0

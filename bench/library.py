@@ -1,4 +1,4 @@
-"""Throughput of the library API (`skills.library.chunk_records`) on one core.
+"""Throughput of the library API (`skills.skill.library.chunk_records`) on one core.
 
     python -m bench.library [--corpus DIR] [--rounds 3] [--limit N]
 
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.documents import DEFAULT_CORPUS, load_corpus, megabytes
-from skills.library import chunk_records
-from skills.settings import Settings
+from skills.skill.library import chunk_records
+from skills.skill.settings import Settings
 
 if TYPE_CHECKING:
     from bench.peers import Kind

@@ -14,21 +14,25 @@ o200k_base (tiktoken-rs, compiled in); its counts agree with ours.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from chunking.measure.encodings import stock_encoding
 from chunking.options import DEFAULT_ENCODER, Limits, Unit
+from evaluation.baseline import (
+    ChunkTexts,
+    langchain_markdown,
+    langchain_recursive,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Kind = Literal["markdown", "html"]
-ChunkTexts = Callable[[str], list[str]]
-"""One document in, the texts of its chunks out."""
 
 SEMANTIC_TEXT_SPLITTER_MODELS = {"cl100k_base": "gpt-4", "o200k_base": "gpt-4o"}
 """semantic-text-splitter names tiktoken encodings by model (another encoding: unavailable)."""
-MARKDOWN_HEADINGS = [("#" * depth, f"h{depth}") for depth in range(1, 7)]
 HTML_HEADINGS = [(f"h{depth}", f"h{depth}") for depth in range(1, 7)]
 NON_TEXT_TAGS = ["script", "style", "noscript", "template"]
 """Dropped before `get_text()`: their contents are code, not page text."""
@@ -54,46 +58,13 @@ class Peer:
     """
 
 
-def _length_function(limits: Limits, encoder: str) -> Callable[[str], int]:
-    """Size in the limit's unit: tokens of `encoder`, or characters."""
-    if limits.unit is Unit.CHARACTERS:
-        return len
-    encode = stock_encoding(encoder).encode_ordinary
-    return lambda text: len(encode(text))
-
-
-def _langchain_recursive(limits: Limits, encoder: str) -> Any:
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-    return RecursiveCharacterTextSplitter(
-        chunk_size=limits.maximum_page_length,
-        chunk_overlap=limits.page_overlap_length,
-        length_function=_length_function(limits, encoder),
-    )
-
-
-def langchain_markdown(
-    limits: Limits, _root: Path | None = None, encoder: str = DEFAULT_ENCODER
-) -> ChunkTexts:
-    """LangChain's header splitter, then its recursive splitter (also the evaluation's baseline)."""
-    from langchain_text_splitters import MarkdownHeaderTextSplitter
-
-    headers = MarkdownHeaderTextSplitter(headers_to_split_on=MARKDOWN_HEADINGS)
-    recursive = _langchain_recursive(limits, encoder)
-
-    def chunk(text: str) -> list[str]:
-        return [doc.page_content for doc in recursive.split_documents(headers.split_text(text))]
-
-    return chunk
-
-
 def _langchain_html_section(
     limits: Limits, _root: Path, encoder: str = DEFAULT_ENCODER
 ) -> ChunkTexts:
     from langchain_text_splitters import HTMLSectionSplitter
 
     sections = HTMLSectionSplitter(headers_to_split_on=HTML_HEADINGS)
-    recursive = _langchain_recursive(limits, encoder)
+    recursive = langchain_recursive(limits, encoder)
 
     def chunk(text: str) -> list[str]:
         return [doc.page_content for doc in recursive.split_documents(sections.split_text(text))]
@@ -107,7 +78,7 @@ def _langchain_html_header(
     from langchain_text_splitters import HTMLHeaderTextSplitter
 
     headers = HTMLHeaderTextSplitter(headers_to_split_on=HTML_HEADINGS)
-    recursive = _langchain_recursive(limits, encoder)
+    recursive = langchain_recursive(limits, encoder)
 
     def chunk(text: str) -> list[str]:
         return [doc.page_content for doc in recursive.split_documents(headers.split_text(text))]

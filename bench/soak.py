@@ -18,7 +18,7 @@ p50/p99 latency of the normal batches (p99 must stay under the deadline) and of 
 prober's tiny requests (p99 under 2 s while hostile records run); the peak resident memory
 of the server's process tree (under 1.5 GB); health lies, including "ok" while every
 worker was stuck on a record that ran long; the scan of every answer and health body
-(tests/leaks.py `scan_answer`: no secret, URL user info or query, library message,
+(testing/leaks.py `scan_answer`: no secret, URL user info or query, library message,
 exception name or traceback) and of every log line (no secret, user info or query). The
 embedding endpoint is given with a user and password and the key is a distinctive one,
 so that a leak of either is found. Exits non-zero if any goal is missed.
@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from tests.leaks import dishonest, log_findings, scan_answer
-from tests.openai_stub import HEALTHY, OpenAIStub, Reply
+from testing.leaks import dishonest, log_findings, scan_answer
+from testing.openai_stub import HEALTHY, OpenAIStub, Reply
 
 if TYPE_CHECKING:
     import subprocess
@@ -59,7 +59,7 @@ RSS_INTERVAL_SECONDS = 0.5
 LOG_SAMPLES = 5
 SOAK_USER_INFO = "soak-user:soak-S3cr3t"
 SOAK_KEY = "soak-key-9f2c"
-"""Both in tests/leaks.py's SECRETS: no answer or log line may show them."""
+"""Both in testing/leaks.py's SECRETS: no answer or log line may show them."""
 KIB = 1024
 
 PATHOLOGICAL: tuple[tuple[str, Callable[[], dict[str, object]]], ...] = (

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
-from skills.service import answer_chunk_request
-from skills.settings import load_settings
-from skills.workers import ProcessChunker, RecordChunker, ThreadChunker
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import load_settings
+from skills.skill.workers import ProcessChunker, RecordChunker, ThreadChunker
 
 OVERHEAD_GOAL_MS = 1.0
 """The worker hop may add at most 1 ms per record (an embedding request takes 100+ ms)."""

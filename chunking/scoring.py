@@ -3,7 +3,7 @@
 Chunking stays pure: a strategy that needs sentence embeddings or similarity scores
 gets them through `Scoring`, two plain callables the caller provides. The skill's
 callables forward to the app's configured embedding provider, cross-encoder or
-rerank endpoint (`skills.scoring`); tests pass functions with known answers. Either
+rerank endpoint (`skills.embedding.scoring`); tests pass functions with known answers. Either
 may raise `ScoringError`, which fails only the document being chunked (the skill
 turns it into that record's error).
 """

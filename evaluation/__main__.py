@@ -20,6 +20,7 @@ from chunking.options import (
     Unit,
 )
 from chunking.pipes import run_piped
+from chunking.plan import STRATEGIES
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
@@ -237,7 +238,6 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
                 "--baselines langchain needs langchain-text-splitters, which is not "
                 "installed (pip install -r requirements-bench.txt)"
             )
-    from chunking.plan import STRATEGIES  # noqa: PLC0415
 
     return Grid(
         maximums=maximums,
@@ -298,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     130 with one line on Ctrl-C (every embedding done is kept in the cache)."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["generate"]:  # `python -m evaluation generate DOCS --questions N`
+        # Only `generate` loads the question generator (~45 ms): start-up time of sweeps.
         from evaluation.generate import main as generate  # noqa: PLC0415
 
         return generate(argv[1:])
@@ -469,6 +470,11 @@ def _main_sets(arguments: argparse.Namespace) -> int:
         f"{arguments.out}/<set>/<model>/)."
     )
     return 0
+
+
+def console() -> int:
+    """`chunk-evaluate DOCS QUESTIONS`: `python -m evaluation` as a console script."""
+    return run_piped(main)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunking.options import SECTIONS_APART_FILL, Sections
-from skills.record_inputs import (
+from skills.skill.record_inputs import (
     INPUT_MAXIMUM_PAGE_LENGTH,
     INPUT_PAGE_OVERLAP_LENGTH,
     INPUT_SEMANTIC_PERCENTILE,
@@ -18,7 +18,7 @@ from skills.record_inputs import (
     INPUT_WORD_OVERLAP,
     INPUT_WORDS_PER_CHUNK,
 )
-from skills.settings import (
+from skills.skill.settings import (
     ENV_MAXIMUM_PAGE_LENGTH,
     ENV_PAGE_OVERLAP_LENGTH,
     ENV_SECTIONS,

@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from skills.embedding_settings import (
+from skills.embedding.settings import (
     DEFAULT_AZURE_API_VERSION,
     ENV_AZURE_OPENAI_API_KEY,
     ENV_AZURE_OPENAI_API_VERSION,

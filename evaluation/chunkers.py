@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bench.peers import langchain_markdown
 from chunking.measure.sizing import make_sizer
 from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
 from chunking.scoring import Scoring
+from evaluation.baseline import langchain_markdown
 from evaluation.split_skill import split_pages, split_sentences
 
 if TYPE_CHECKING:

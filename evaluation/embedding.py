@@ -19,9 +19,9 @@ import numpy as np
 from chunking.scoring import Scoring
 from evaluation.cache import text_digest
 from evaluation.progress import duration
-from skills.embedding import Failure, RetryPolicy
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import (
+from skills.embedding.clients import build_embedder
+from skills.embedding.embedder import Failure, RetryPolicy
+from skills.embedding.settings import (
     E5_MODEL,
     ENV_EMBEDDING_MODEL,
     ENV_EMBEDDING_PROVIDER,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from chunking.scoring import Vector
     from evaluation.cache import EmbeddingCache
-    from skills.embedding import Embedder
+    from skills.embedding.embedder import Embedder
 
 Role = Literal["passage", "query"]
 ProviderName = Literal["e5", "minilm", "azure_openai", "openai", "local"]

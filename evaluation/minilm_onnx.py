@@ -22,7 +22,7 @@ import numpy as np
 
 from chunking.measure.encodings import load_encoding
 from chunking.measure.sizing import TokenSizer
-from skills.embedding import (
+from skills.embedding.embedder import (
     BatchEmbedder,
     ClientReply,
     EmbeddingRequestError,
@@ -34,7 +34,7 @@ from skills.embedding import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.embedding import Vector
+    from skills.embedding.embedder import Vector
 
 MINILM_ONNX_MODEL = "all-MiniLM-L6-v2-onnx-int8"
 """The cache key's model name: int8 vectors are close to, not equal to, torch's."""

@@ -64,7 +64,8 @@ def pair_scorer(
         return None
     from pathlib import Path  # noqa: PLC0415
 
-    from skills.scoring.cross_encoder import load_cross_encoder  # noqa: PLC0415
+    # Only a configured cross-encoder folder loads its module: start-up time otherwise.
+    from skills.embedding.scoring.cross_encoder import load_cross_encoder  # noqa: PLC0415
 
     loaded: list[Callable[[Sequence[tuple[str, str]]], list[float]]] = []
 

@@ -2,7 +2,7 @@
 
 - `vector`: exact cosine over the embedded texts (the index's HNSW approximates it).
 - `keyword`: BM25 (bm25s, Lucene's variant, k1 1.2 and b 0.75 as the service sets them)
-  over the fields the index makes searchable (`infra.search_definitions.FULL_TEXT_FIELDS`:
+  over the fields the index makes searchable (`skills.search.definitions.FULL_TEXT_FIELDS`:
   `chunk`, the embedded text, and `title`), each its own BM25 field, the scores added, as
   a `searchMode=any` query over several fields adds them. Text is lower-cased and cut at
   word boundaries with no stemming and no stop words, as the service's default

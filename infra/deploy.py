@@ -28,8 +28,11 @@ from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoun
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
 from chunking import Unit
-from infra.checks import check_definitions, check_partitions, web_api_skills
-from infra.search_definitions import (
+from skills.commands.cli import HelpFormatter
+from skills.parameters import DEPLOYED_PARAMETERS
+from skills.search.checks import check_definitions, check_partitions, web_api_skills
+from skills.search.definitions import (
+    ENV_CHUNK_SETTINGS,
     FUNCTION_KEY_HEADER,
     INDEXER_BATCH_SIZE,
     SKILL_BATCH_SIZE,
@@ -39,19 +42,17 @@ from infra.search_definitions import (
     SkillAuth,
     build_definitions,
     chunk_settings,
+    chunk_settings_from_environment,
     partition_folders,
     partition_setups,
 )
-from infra.service_errors import describe_service_error
-from skills.commands.cli import HelpFormatter
-from skills.parameters import DEPLOYED_PARAMETERS
+from skills.search.service_errors import describe_service_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from azure.core.credentials import TokenCredential
 
-    from infra.search_definitions import ChunkSettings
 
 # Environment variables. The AZURE_*, SKILL_* and EMBEDDING_* ones are outputs of
 # infra/main.bicep (azd writes them to .azure/<env>/.env); tests check that they match.
@@ -96,11 +97,6 @@ ENV_PARTITIONS = "SEARCH_PARTITIONS"
 """How many data source + indexer pairs share the index (`azd env set SEARCH_PARTITIONS 3`)."""
 ENV_PARTITION_FOLDERS = "SEARCH_PARTITION_FOLDERS"
 """Their blob folders, comma-separated; default part-0, part-1, ..."""
-ENV_CHUNK_SETTINGS = {
-    row.field_name: row.setting for row in DEPLOYED_PARAMETERS if row.setting is not None
-}
-"""The chunk settings the skillset sends as literal inputs (`skills.parameters`' deployed
-rows), by the Function's app-setting names (they mean the same thing)."""
 ENV_SKILL_BATCH_SIZE = "SKILL_BATCH_SIZE"
 ENV_SKILL_PARALLELISM = "SKILL_DEGREE_OF_PARALLELISM"
 ENV_SCHEDULE_MINUTES = "INDEXER_SCHEDULE_MINUTES"
@@ -214,19 +210,6 @@ def _integer(environ: Mapping[str, str], name: str, default: int | None) -> int 
         raise DeployError(f"{name} must be an integer (got {value!r})") from None
 
 
-def chunk_settings_from_environment(environ: Mapping[str, str]) -> ChunkSettings:
-    """The skillset's chunk settings from CHUNK_* (the same names as the Function's)."""
-    try:
-        return chunk_settings(
-            text_split_mode=environ.get(ENV_CHUNK_SETTINGS["text_split_mode"]) or None,
-            unit=environ.get(ENV_CHUNK_SETTINGS["unit"]) or None,
-            maximum_page_length=_integer(environ, ENV_CHUNK_SETTINGS["maximum_page_length"], None),
-            page_overlap_length=_integer(environ, ENV_CHUNK_SETTINGS["page_overlap_length"], None),
-        )
-    except ValueError as error:
-        raise DeployError(f"invalid chunk settings: {error}") from None
-
-
 def setup_from_environment(
     environ: Mapping[str, str], function_key: Callable[[], str] | None = None
 ) -> SearchSetup:
@@ -243,7 +226,10 @@ def setup_from_environment(
         auth = SkillAuth("functionKey", function_key=key)
     else:
         raise DeployError(f"{ENV_SKILL_AUTH} must be functionKey or entra (got {mode!r})")
-    chunk = chunk_settings_from_environment(environ)
+    try:
+        chunk = chunk_settings_from_environment(environ)
+    except ValueError as error:
+        raise DeployError(str(error)) from None
     schedule = _integer(environ, ENV_SCHEDULE_MINUTES, DEFAULT_SCHEDULE_MINUTES)
     return SearchSetup(
         skill_uri=_required(environ, ENV_SKILL_ENDPOINT),

@@ -56,7 +56,7 @@ if ! stamped "$dev_stamp" "$dev_wanted"; then
     "~1.3 GB, several minutes cold)" >&2
   pip_install --upgrade pip
   pip_install -r requirements-dev.txt -r requirements-local.txt
-  # PySpark for skills.spark (tests/test_spark.py); Java comes from the machine.
+  # PySpark for skills.search.spark (tests/test_spark.py); Java comes from the machine.
   pip_install -r requirements-spark.txt
   echo "$dev_wanted" > "$dev_stamp"
 fi

@@ -11,7 +11,7 @@ Exit status: 0 when every record succeeded, 1 when some record has errors, 2 whe
 request itself was refused (4xx, or 503 when the embedding service gave nothing) or a
 file could not be read.
 
-`python -m skills push PATHS --index NAME` uploads chunk documents instead (skills.push).
+`python -m skills push PATHS --index NAME` uploads chunk documents instead (skills.search.push).
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ from chunking.options import Unit
 from chunking.parse.decode import DecodedFile, decode_file
 from chunking.pipes import run_piped
 from skills.commands.cli import Parser
-from skills.embedding_clients import build_embedder
-from skills.file_data import FILE_TYPE, INPUT_FILE_DATA
-from skills.scoring import ScoringService
-from skills.service import HTTP_OK, answer_chunk_request
-from skills.settings import SettingsError, settings_from_environment
-from skills.summary import AnsweredFile, summary_lines
+from skills.embedding.clients import build_embedder
+from skills.embedding.scoring import ScoringService
+from skills.skill.file_data import FILE_TYPE, INPUT_FILE_DATA
+from skills.skill.service import HTTP_OK, answer_chunk_request
+from skills.skill.settings import SettingsError, settings_from_environment
+from skills.skill.summary import AnsweredFile, summary_lines
 
 if TYPE_CHECKING:
-    from skills.embedding import Embedder
-    from skills.service import Answer
-    from skills.settings import Settings
+    from skills.embedding.embedder import Embedder
+    from skills.skill.service import Answer
+    from skills.skill.settings import Settings
 
 EXIT_RECORD_ERRORS = 1
 EXIT_REFUSED = 2
@@ -125,7 +125,7 @@ def _print_json(document: object, indent: int | None) -> None:
 
 
 def arguments_parser() -> argparse.ArgumentParser:
-    """The command line's options (`push` is handed to skills.push before them)."""
+    """The command line's options (`push` is handed to skills.search.push before them)."""
     parser = Parser(
         prog="python -m skills",
         description="Chunk files through the custom skill's request path and print the "
@@ -178,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["push"]:
-        from skills.push import main as push_main  # noqa: PLC0415
+        # Only `push` loads the Azure AI Search side (its SDK): start-up time for the rest.
+        from skills.search.push import main as push_main  # noqa: PLC0415
 
         return push_main(arguments[1:])
     args = arguments_parser().parse_args(arguments)

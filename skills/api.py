@@ -17,17 +17,17 @@ import time
 from typing import TYPE_CHECKING
 
 from chunking.options import ChunkOptions, Limits, Unit
-from skills.embedding import Failure
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import EMBEDDING_ENV_NAMES, load_embedding_settings
-from skills.settings import SettingsError, load_settings
+from skills.embedding.clients import build_embedder
+from skills.embedding.embedder import Failure
+from skills.embedding.settings import EMBEDDING_ENV_NAMES, load_embedding_settings
+from skills.skill.settings import SettingsError, load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from chunking.model import Chunk
-    from skills.embedding import Vector
-    from skills.embedding_settings import EmbeddingSettings
+    from skills.embedding.embedder import Vector
+    from skills.embedding.settings import EmbeddingSettings
 
 EMBED_SECONDS = 600.0
 """How long one call may take; nobody is waiting on an indexer's 230 s here."""

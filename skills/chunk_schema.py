@@ -1,9 +1,9 @@
 """The chunk schema, declared once and versioned: what each chunk the skill answers holds,
 and the index document each becomes.
 
-Derived from it: the members `skills.chunk_records.render_chunks` writes (a test holds
-them equal), `infra.checks.SKILL_CHUNK_FIELDS`, the index fields and the projection's
-mappings of `infra.search_definitions`, and `skills.spark.CHUNK_SCHEMA`. Bump
+Derived from it: the members `skills.skill.chunk_records.render_chunks` writes (a test holds
+them equal), `skills.search.checks.SKILL_CHUNK_FIELDS`, the index fields and the projection's
+mappings of `skills.search.definitions`, and `skills.search.spark.CHUNK_SCHEMA`. Bump
 `SCHEMA_VERSION` when a member or field is removed, renamed or changes type or meaning
 (tests/test_chunk_schema.py fails until the version and its fingerprint move together).
 """
@@ -123,7 +123,7 @@ INDEX_FIELDS: tuple[IndexField, ...] = (
         facetable=True,
     ),
     IndexField(VECTOR_FIELD, VECTOR, "embedding", searchable=True, retrievable=False),
-    # The span in code points, so query-time merging (skills.retrieval) can join the
+    # The span in code points, so query-time merging (skills.search.retrieval) can join the
     # overlapping neighbours among the top k without the source document.
     IndexField("offset", INT32, "offset/codePoint", filterable=True, sortable=True),
     IndexField("length", INT32, "length/codePoint"),

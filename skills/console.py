@@ -1,6 +1,9 @@
-"""The console commands `pip install` puts on PATH; each runs one `python -m` command.
+"""The console commands `pip install` puts on PATH that run `python -m chunking`,
+`python -m chunking.report` and `python -m skills`, each with broken pipes handled.
 
-Imports happen inside each function, so `chunk --help` loads only the chunker.
+The other console scripts point at their command's `main` directly (pyproject.toml):
+`chunk-push` (skills.search.push), `chunk-replay` (infra.replay), `chunk-deploy`
+(infra.deploy) and `chunk-evaluate` (evaluation.__main__:console).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from chunking.pipes import run_piped
 
 def chunk() -> int:
     """`chunk FILE ...`: `python -m chunking`."""
+    # Imported here so each command loads only its own code: start-up time.
     from skills.commands.chunk import main  # noqa: PLC0415
 
     return run_piped(main)
@@ -17,6 +21,7 @@ def chunk() -> int:
 
 def chunk_map() -> int:
     """`chunk-map FILE -o map.html`: `python -m chunking.report`."""
+    # Imported here so each command loads only its own code: start-up time.
     from skills.commands.chunk_map.command import main  # noqa: PLC0415
 
     return run_piped(main)
@@ -24,34 +29,7 @@ def chunk_map() -> int:
 
 def skill() -> int:
     """`chunk-skill FILE ...` (and `chunk-skill push ...`): `python -m skills`."""
+    # Imported here so each command loads only its own code: start-up time.
     from skills.__main__ import main  # noqa: PLC0415
 
     return run_piped(main)
-
-
-def push() -> int:
-    """`chunk-push PATHS --index NAME`: `python -m skills push`."""
-    from skills.push import main  # noqa: PLC0415
-
-    return main()
-
-
-def evaluate() -> int:
-    """`chunk-evaluate DOCS QUESTIONS`: `python -m evaluation`."""
-    from evaluation.__main__ import main  # noqa: PLC0415
-
-    return run_piped(main)
-
-
-def replay() -> int:
-    """`chunk-replay PATHS`: `python -m infra.replay`."""
-    from infra.replay import main  # noqa: PLC0415
-
-    return main()
-
-
-def deploy() -> int:
-    """`chunk-deploy apply|show|run|status`: `python -m infra.deploy`."""
-    from infra.deploy import main  # noqa: PLC0415
-
-    return main()

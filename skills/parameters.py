@@ -4,10 +4,10 @@ A row names a parameter on each surface that has it (the record input, the app s
 the `python -m chunking` flag), how those surfaces read it (`kind`, `choices`, the app
 setting's bounds), the option it sets and, through `chunking.options.STRATEGY_PARAMETERS`
 (where each strategy's parameters live beside it), the strategy it belongs to. From
-`PARAMETERS` come the record inputs the skill knows (`skills.record_inputs`), the app
-settings it reads and `/api/health` lists (`skills.settings`), the chunk command line's
+`PARAMETERS` come the record inputs the skill knows (`skills.skill.record_inputs`), the app
+settings it reads and `/api/health` lists (`skills.skill.settings`), the chunk command line's
 flags (`skills.commands.cli`), the deploy script's literal inputs and their app settings
-(`infra.search_definitions`, `infra.deploy`), the cross-checks (`infra.checks`) and the
+(`skills.search.definitions`, `infra.deploy`), the cross-checks (`skills.search.checks`) and the
 settings reference in docs/guide/settings.md (`python -m skills.parameters --write`).
 
 Adding a parameter is one row here plus its use (the option it sets in the chunking core).
@@ -49,7 +49,7 @@ from chunking.options import (
     default_word_overlap,
 )
 from chunking.pipeline import FormatName
-from skills.values import parse_choice, parse_flag, parse_integer, parse_number
+from skills.embedding.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 Kind = Literal["string", "integer", "number", "choice", "switch", "seconds", "file"]
 """How a surface reads a value: a string; an integer or a number (a JSON number or a
 numeric string); one of `choices`, ignoring case; true or false; seconds (a number above
-0 and at most `maximum`); a file (`file_data`, read by `skills.file_data`)."""
+0 and at most `maximum`); a file (`file_data`, read by `skills.skill.file_data`)."""
 
 SPLIT_MODES: Mapping[str, SplitMode] = {mode.value: mode for mode in SplitMode}
 UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
@@ -113,7 +113,7 @@ class Parameter:
     """The app setting that gives its default for every record (or sets it, when records
     cannot); None: no app setting."""
     attribute: str | None = None
-    """Where `skills.settings.Settings` holds the app setting's value (`words.size`)."""
+    """Where `skills.skill.settings.Settings` holds the app setting's value (`words.size`)."""
     choices: Mapping[str, object] = field(default_factory=lambda: _NO_CHOICES)
     """Kind `choice`: accepted names (matched ignoring case) and the value each stands for."""
     minimum: int | None = None

@@ -3,7 +3,7 @@
 conftest.py's autouse fixture wraps httpx's clients (real HTTP, uvicorn in a thread or a
 subprocess, httpx's ASGI transport) and the Functions adapter's caller; at the end of
 each test every answer from a skill route and every log line of the skill's loggers
-must pass tests/leaks.py's `dishonest` check.
+must pass testing/leaks.py's `dishonest` check.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from tests.leaks import log_findings, scan_answer, sent_text
+from testing.leaks import log_findings, scan_answer, sent_text
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

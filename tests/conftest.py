@@ -14,7 +14,7 @@ import azure.functions as func
 import pytest
 import uvicorn
 
-from skills.app import build_app
+from skills.skill.app import build_app
 from tests.answer_scan import ACTIVE, Recorder, recording
 
 if TYPE_CHECKING:
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
     from starlette.applications import Starlette
 
-    from skills.embedding import EmbeddingOutcome
-    from skills.settings import Settings, SettingsError
+    from skills.embedding.embedder import EmbeddingOutcome
+    from skills.skill.settings import Settings, SettingsError
 
 SERVER_START_SECONDS = 10.0
 
@@ -254,7 +254,7 @@ def live_servers() -> Iterator[LiveServers]:
 @pytest.fixture(autouse=True)
 def answers_in_our_words() -> Iterator[None]:
     """Every answer a test gets from the skill, and every log line of the skill's, passes
-    one scan (tests/leaks.py `dishonest`): no secret, URL user info or query, library
+    one scan (testing/leaks.py `dishonest`): no secret, URL user info or query, library
     message, exception name or traceback."""
     recorder = Recorder()
     yield from recording(recorder)

@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, SplitMode, chunk_document
-from skills.contract import InputRecord, parse_request
-from skills.service import answer_chunk_request
-from skills.settings import Settings
+from skills.skill.contract import InputRecord, parse_request
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
+from testing.leaks import leaks
 from tests.helpers import chunk_and_audit
-from tests.leaks import leaks
 from tests.strategies import HTML, MARKDOWN, REQUEST_BODY, limits
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def check_request(body: bytes) -> None:
     """Any body gets a JSON answer: 400 if unreadable, else one well-formed record per record.
 
     No record may fail with an "internal error": that is the skill catching its own bug.
-    No message may carry Python's words (an exception's name or text, tests/leaks.py).
+    No message may carry Python's words (an exception's name or text, testing/leaks.py).
     """
     answer = asyncio.run(answer_chunk_request(body, Settings()))
     document: Any = json.loads(answer.body)

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from pycep import BicepParser
 
-if TYPE_CHECKING:
-    from types import TracebackType
+from testing.http_stub import LocalHTTPStub
 
 INFRA = Path(__file__).resolve().parent.parent / "infra"
 
@@ -42,7 +40,7 @@ class Call:
 
 
 @dataclass
-class RecordingService:
+class RecordingService(LocalHTTPStub):
     """A plain-http stand-in for Azure AI Search and Resource Manager that records calls.
 
     PUT stores the body and echoes it; GET answers what was stored (or 404); POST to
@@ -52,14 +50,11 @@ class RecordingService:
     function_key: str = "key-from-resource-manager"
     calls: list[Call] = field(default_factory=list)
     stored: dict[str, Any] = field(default_factory=dict)
-    _server: ThreadingHTTPServer | None = None
 
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+    def __post_init__(self) -> None:
+        LocalHTTPStub.__init__(self)
 
-    def __enter__(self) -> RecordingService:
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         service = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -120,19 +115,7 @@ class RecordingService:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
+        return Handler
 
     def sequence(self) -> list[tuple[str, str]]:
         """(method, path) of every call, in order."""

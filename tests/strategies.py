@@ -15,7 +15,7 @@ import string
 from hypothesis import strategies as st
 
 from chunking import Limits, Unit
-from skills.record_inputs import KNOWN_INPUTS
+from skills.skill.record_inputs import KNOWN_INPUTS
 
 ODD_TEXT = st.sampled_from(
     [

@@ -12,7 +12,7 @@ import pytest
 
 from chunking import ChunkOptions, WordWindows, chunk_document
 from chunking.options import TooManyChunks
-from skills.answer_caps import (
+from skills.skill.answer_caps import (
     FLOAT_JSON_BYTES,
     AnswerCap,
     _surely_fits,
@@ -21,8 +21,8 @@ from skills.answer_caps import (
     refused_alone,
     vector_bytes,
 )
-from skills.chunk_records import chunk_record
-from skills.contract import (
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     InputRecord,
@@ -30,9 +30,9 @@ from skills.contract import (
     render_record,
     render_response,
 )
-from skills.service import answer_chunk_request, text_slices
-from skills.settings import Settings
-from skills.workers import Done, ProcessChunker, ThreadChunker
+from skills.skill.service import answer_chunk_request, text_slices
+from skills.skill.settings import Settings
+from skills.skill.workers import Done, ProcessChunker, ThreadChunker
 from tests.conftest import GUIDE, LiveServers, good_record_data, skill_body
 
 TIMEOUT = httpx.Timeout(120.0)

@@ -2,7 +2,7 @@
 
 Hostile request bodies, hostile front matter, every embedding fault the stub can play,
 and bugs (an exception where none is expected): each answer says what happened and what
-to do in the skill's own words; the details go to the logs only (tests/leaks.py).
+to do in the skill's own words; the details go to the logs only (testing/leaks.py).
 """
 
 from __future__ import annotations
@@ -21,24 +21,24 @@ from hypothesis import strategies as st
 from chunking.measure.encodings import load_encoding
 from chunking.measure.sizing import TokenSizer
 from chunking.parse.markdown.outline import parse_markdown
-from skills.app import build_app
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord
-from skills.embedding import BatchEmbedder, RetryPolicy
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import EmbeddingSettings
-from skills.service import answer_chunk_request, chunk_within_deadline
-from skills.settings import Settings
-from skills.workers import ThreadChunker
+from skills.embedding.clients import build_embedder
+from skills.embedding.embedder import BatchEmbedder, RetryPolicy
+from skills.embedding.settings import EmbeddingSettings
+from skills.skill.app import build_app
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord
+from skills.skill.service import answer_chunk_request, chunk_within_deadline
+from skills.skill.settings import Settings
+from skills.skill.workers import ThreadChunker
+from testing.leaks import exception_names, leaks
+from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import ExplodingEmbedder, skill_body
-from tests.leaks import exception_names, leaks
-from tests.openai_stub import OpenAIStub, Reply
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from chunking.parse.markdown.blocks import ParsedMarkdown
-    from skills.embedding import ClientReply, Embedder
+    from skills.embedding.embedder import ClientReply, Embedder
     from tests.conftest import FunctionCaller
 
 DIMENSIONS = 8

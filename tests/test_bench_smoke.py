@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.documents import load_corpus
-from bench.peers import Peer, _length_function
+from bench.peers import Peer
 from bench.scale import shapes
 from bench.speed import LIMITS, OURS, time_peer
+from evaluation.baseline import length_function
 
 if TYPE_CHECKING:
     import pytest
@@ -167,8 +168,8 @@ def test_encoder_option_counts_ours_peers_and_floors_with_that_encoding() -> Non
     assert "tokens of o200k_base" in result.stdout
     assert result.stdout.count(f"| {OURS} |") == 1
     # o200k keeps a word's contraction in one token; cl100k splits it off.
-    assert _length_function(LIMITS["tokens"], "o200k_base")("it's") == 1
-    assert _length_function(LIMITS["tokens"], "cl100k_base")("it's") == 2
+    assert length_function(LIMITS["tokens"], "o200k_base")("it's") == 1
+    assert length_function(LIMITS["tokens"], "cl100k_base")("it's") == 2
 
 
 def test_goals_judge_each_peer_by_issue_19s_ratios() -> None:

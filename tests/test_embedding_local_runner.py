@@ -20,11 +20,11 @@ import httpx
 
 from chunking.measure.encodings import load_encoding
 from chunking.measure.sizing import TokenSizer
-from skills.app import build_app
-from skills.embedding import BatchEmbedder, Failure, FailureKind, RetryPolicy
-from skills.embedding_clients import E5EmbeddingClient
-from skills.embedding_local import LOCAL_STEP_TEXTS, ModelLoad
-from skills.settings import Settings
+from skills.embedding.clients import E5EmbeddingClient
+from skills.embedding.embedder import BatchEmbedder, Failure, FailureKind, RetryPolicy
+from skills.embedding.local import LOCAL_STEP_TEXTS, ModelLoad
+from skills.skill.app import build_app
+from skills.skill.settings import Settings
 from tests.conftest import LiveServers, skill_body
 
 REQUESTS = 6

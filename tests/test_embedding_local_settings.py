@@ -9,22 +9,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from skills.contract import OutputRecord
-from skills.embed_records import ChunkText, attach_embeddings
-from skills.embedding import EmbeddingOutcome, EmbeddingStats, Failure
-from skills.embedding_clients import (
+from skills.embedding.clients import (
     E5EmbeddingClient,
     E5Role,
     MiniLMEmbeddingClient,
     build_embedder,
 )
-from skills.embedding_settings import (
+from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats, Failure
+from skills.embedding.settings import (
     E5_MODEL,
     LOCAL_MODEL,
     MINILM_MODEL,
     EmbeddingSettings,
     load_embedding_settings,
 )
+from skills.skill.contract import OutputRecord
+from skills.skill.embed_records import ChunkText, attach_embeddings
 
 if TYPE_CHECKING:
     import numpy.typing as npt

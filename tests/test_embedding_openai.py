@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from skills.embedding import BatchEmbedder, Failure, FailureKind, RetryPolicy
-from skills.embedding_clients import build_embedder, retry_after_seconds
-from skills.embedding_settings import EmbeddingSettings
-from tests.openai_stub import OpenAIStub, Reply, vector_for
+from skills.embedding.clients import build_embedder, retry_after_seconds
+from skills.embedding.embedder import BatchEmbedder, Failure, FailureKind, RetryPolicy
+from skills.embedding.settings import EmbeddingSettings
+from testing.openai_stub import OpenAIStub, Reply, vector_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from skills.embedding import EmbeddingOutcome
-    from skills.embedding_clients import EncodingFormat
+    from skills.embedding.clients import EncodingFormat
+    from skills.embedding.embedder import EmbeddingOutcome
 
 pytestmark = pytest.mark.integration
 

@@ -17,20 +17,20 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from skills.app import build_app
-from skills.embedding import EmbeddingOutcome, EmbeddingStats
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import EmbeddingSettings, local_provider_installed
-from skills.service import answer_chunk_request
-from skills.settings import Settings, load_settings
+from skills.embedding.clients import build_embedder
+from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
+from skills.embedding.settings import EmbeddingSettings, local_provider_installed
+from skills.skill.app import build_app
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings, load_settings
+from testing.openai_stub import OpenAIStub, Reply, approximate_tokens, vector_for
 from tests.conftest import BAD_RECORDS, FunctionCaller, function_app_with, skill_body
-from tests.openai_stub import OpenAIStub, Reply, approximate_tokens, vector_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from skills.embedding import Vector
-    from skills.service import Answer
+    from skills.embedding.embedder import Vector
+    from skills.skill.service import Answer
     from tests.conftest import LiveServers
 
 pytestmark = pytest.mark.integration
@@ -357,7 +357,7 @@ def test_the_request_is_logged_without_document_text(
     stub: OpenAIStub, caplog: pytest.LogCaptureFixture
 ) -> None:
     stub.script(Reply(status=429, retry_after_ms=1))
-    with caplog.at_level(logging.INFO, logger="skills.service"):
+    with caplog.at_level(logging.INFO, logger="skills.skill.service"):
         answer(skill_body(records(4)), settings_for(stub))
     (record,) = [r for r in caplog.records if r.getMessage().startswith("embedding ")]
     fields = record.embedding  # type: ignore[attr-defined]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from chunking.options import Unit
 from evaluation.apply import configuration
 from evaluation.settings import Setting
-from skills.record_inputs import KNOWN_INPUTS
-from skills.settings import ALL_ENV_NAMES, load_settings
+from skills.skill.record_inputs import KNOWN_INPUTS
+from skills.skill.settings import ALL_ENV_NAMES, load_settings
 
 
 def test_the_app_settings_load_as_the_recommended_setting() -> None:

@@ -32,7 +32,7 @@ from evaluation.generate import (
 )
 from evaluation.questions import load_questions
 from evaluation.quotes import normal_form, normalize, occurrences
-from tests.chat_stub import SECTION
+from testing.chat_stub import SECTION
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

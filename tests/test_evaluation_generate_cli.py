@@ -19,9 +19,9 @@ from evaluation.chat import build_chat_model, load_chat_settings
 from evaluation.documents import load_documents
 from evaluation.generate import Request, generate
 from evaluation.questions import load_questions
-from tests.chat_stub import ChatStub, asked_count, shown_section
-from tests.leaks import leaks
-from tests.openai_stub import OpenAIStub, Reply
+from testing.chat_stub import ChatStub, asked_count, shown_section
+from testing.leaks import leaks
+from testing.openai_stub import OpenAIStub, Reply
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,7 @@ from evaluation.__main__ import INTERRUPTED, USAGE_ERROR
 from evaluation.cache import EmbeddingCache
 from evaluation.embedding import EVALUATION_HOURS, build_embeddings, e5_installed
 from evaluation.progress import Progress, duration
-from tests.openai_stub import OpenAIStub
+from testing.openai_stub import OpenAIStub
 
 if TYPE_CHECKING:
     import io

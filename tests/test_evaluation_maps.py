@@ -14,9 +14,9 @@ from evaluation.maps import question_annotations
 from evaluation.questions import Question
 from evaluation.run import QuestionTrace
 from skills.commands.chunk_map import map_document, render_chunk_map
+from testing.openai_stub import OpenAIStub
 from tests.chunk_map_checks import check_page, parse_page
 from tests.helpers import options
-from tests.openai_stub import OpenAIStub
 from tests.test_evaluation_run import DIMENSIONS, KEY, small_set
 
 if TYPE_CHECKING:

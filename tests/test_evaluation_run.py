@@ -16,7 +16,7 @@ from chunking.options import SECTIONS_APART_FILL, Unit
 from evaluation.__main__ import build_parser, grid_from, main
 from evaluation.run import Cost, SettingResult, recommend
 from evaluation.settings import Grid, Setting, resolve_overlap
-from tests.openai_stub import OpenAIStub, Reply
+from testing.openai_stub import OpenAIStub, Reply
 
 ROOT = Path(__file__).resolve().parent.parent
 RETURN_POLICY = ROOT / "samples" / "eval" / "return-policy"

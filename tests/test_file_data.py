@@ -12,9 +12,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord
-from skills.settings import Settings
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord
+from skills.skill.settings import Settings
 
 PAGE = (
     "<html><head>{meta}<title>Café</title></head><body>"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from chunking import Unit
-from skills.embedding_settings import E5_MODEL, MINILM_MODEL
-from skills.settings import load_settings
+from skills.embedding.settings import E5_MODEL, MINILM_MODEL
+from skills.skill.settings import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ("samples/concepts-network.md", "samples/git-stash.html")

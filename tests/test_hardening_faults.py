@@ -5,7 +5,7 @@ Every fault ends in one of three answers, always by the deadline:
 - 200 with per-record errors (`data: {}`) where a record's chunks could not all be embedded;
 - 503 with Retry-After when nothing at all could be embedded for a transient reason.
 Never a vector on the wrong chunk: every vector a record carries is the stub's vector of
-that very chunk's text (tests/openai_stub.vector_for).
+that very chunk's text (testing/openai_stub.vector_for).
 """
 
 from __future__ import annotations
@@ -21,19 +21,19 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from skills.embedding import RetryPolicy
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import EmbeddingSettings
-from skills.service import answer_chunk_request
-from skills.settings import Settings
+from skills.embedding.clients import build_embedder
+from skills.embedding.embedder import RetryPolicy
+from skills.embedding.settings import EmbeddingSettings
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
+from testing.openai_stub import OpenAIStub, Reply, vector_for
 from tests.conftest import skill_body
 from tests.hardening_report import FIGURES
-from tests.openai_stub import OpenAIStub, Reply, vector_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from skills.embedding import EmbeddingOutcome
+    from skills.embedding.embedder import EmbeddingOutcome
     from tests.conftest import LiveServers
 
 pytestmark = pytest.mark.integration

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from chunking import ChunkOptions, chunk_document
-from skills.record_inputs import InputErrors, read_record_inputs
-from skills.settings import Settings
+from skills.skill.record_inputs import InputErrors, read_record_inputs
+from skills.skill.settings import Settings
 from tests.hardening_report import FIGURES
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
+from testing.openai_stub import OpenAIStub, vector_for
 from tests.conftest import skill_body
 from tests.hardening_report import FIGURES
-from tests.openai_stub import OpenAIStub, vector_for
 from tests.servers import uvicorn_subprocess
 
 if TYPE_CHECKING:

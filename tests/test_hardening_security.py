@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from skills.app import SERVER_ERROR_MESSAGE, build_app
-from skills.settings import Settings, load_settings
+from skills.skill.app import SERVER_ERROR_MESSAGE, build_app
+from skills.skill.settings import Settings, load_settings
+from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import ExplodingEmbedder, function_app_with, skill_body
 from tests.hardening_report import FIGURES
-from tests.openai_stub import OpenAIStub, Reply
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -1,4 +1,4 @@
-"""The one scan of answers and logs (tests/leaks.py `dishonest`) finds what it must.
+"""The one scan of answers and logs (testing/leaks.py `dishonest`) finds what it must.
 
 Each library the skill uses is made to raise, and its message must be caught; messages
 in the skill's own words, and what the caller sent, must pass.
@@ -18,7 +18,7 @@ import pydantic
 import pytest
 from azure.core.exceptions import HttpResponseError
 
-from tests.leaks import dishonest, scan_answer
+from testing.leaks import dishonest, scan_answer
 
 if TYPE_CHECKING:
     from collections.abc import Callable

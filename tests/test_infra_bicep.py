@@ -13,8 +13,8 @@ from pycep import BicepParser
 
 import function_app
 from infra import deploy
-from skills.embedding_settings import EMBEDDING_ENV_NAMES
-from skills.settings import ALL_ENV_NAMES
+from skills.embedding.settings import EMBEDDING_ENV_NAMES
+from skills.skill.settings import ALL_ENV_NAMES
 from tests.infra_helpers import INFRA, parsed_bicep
 
 if TYPE_CHECKING:

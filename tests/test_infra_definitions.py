@@ -17,7 +17,8 @@ from azure.search.documents.indexes.models import (
 )
 
 from infra import deploy
-from infra.checks import (
+from skills.__main__ import build_request
+from skills.search.checks import (
     SKILL_CHUNK_FIELDS,
     check_definitions,
     literal_value,
@@ -25,7 +26,7 @@ from infra.checks import (
     source_type,
     web_api_skills,
 )
-from infra.search_definitions import (
+from skills.search.definitions import (
     CHUNK_FIELD_SOURCES,
     INDEXER_BATCH_SIZE,
     KEY_FIELD,
@@ -35,9 +36,8 @@ from infra.search_definitions import (
     build_definitions,
     chunk_settings,
 )
-from skills.__main__ import build_request
-from skills.service import answer_chunk_request
-from skills.settings import Settings
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
 from tests.infra_helpers import parsed_bicep
 
 if TYPE_CHECKING:

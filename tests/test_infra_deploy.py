@@ -8,8 +8,8 @@ import pytest
 from azure.core.credentials import AccessToken
 
 from infra import deploy
+from testing.search_stub import SearchStub
 from tests.infra_helpers import RecordingService
-from tests.search_stub import SearchStub
 from tests.test_service_errors import closed_port, one_error_line
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from infra import deploy
-from infra.checks import check_definitions, check_partitions
-from infra.replay import read_blob_documents, replay, replay_setup
-from infra.search_definitions import build_definitions, partition_folders, partition_setups
-from skills.settings import Settings
+from skills.search.checks import check_definitions, check_partitions
+from skills.search.definitions import build_definitions, partition_folders, partition_setups
+from skills.search.indexer import read_blob_documents, replay, replay_setup
+from skills.skill.settings import Settings
 from tests.infra_helpers import RecordingService
 from tests.test_infra_deploy import ADMIN_KEY, environment, resource, writes
 

@@ -15,22 +15,22 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from infra import replay as replay_module
-from infra.checks import check_definitions
-from infra.replay import (
+from infra.replay import serve_locally
+from skills.search.checks import check_definitions
+from skills.search.definitions import build_definitions
+from skills.search.indexer import (
     ReplayReport,
     page_problems,
     read_blob_documents,
     replay,
     replay_setup,
-    serve_locally,
     with_file_data,
 )
-from infra.search_definitions import build_definitions
-from skills.library import chunk_records
-from skills.service import answer_chunk_request
-from skills.settings import Settings, load_settings
+from skills.skill.library import chunk_records
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings, load_settings
+from testing.search_stub import SearchStub
 from tests.helpers import embedded_content
-from tests.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -345,7 +345,7 @@ def test_saved_definitions_replay_the_same(
 
 def test_real_vectors_from_the_embedding_stub_validate(live_servers: LiveServers) -> None:
     """The skill embeds through the OpenAI client against a local stub; vectors project."""
-    stub_module = pytest.importorskip("tests.openai_stub")
+    stub_module = pytest.importorskip("testing.openai_stub")
     dimensions = 256
     with stub_module.OpenAIStub(dimensions=dimensions) as stub:
         settings = load_settings(

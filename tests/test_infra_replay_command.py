@@ -13,9 +13,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from infra import replay as replay_module
-from infra.replay import embeddings_of, read_blob_documents, serve_locally
-from skills.service import answer_chunk_request
-from skills.settings import Settings
+from infra.replay import embeddings_of, serve_locally
+from skills.search.indexer import read_blob_documents
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

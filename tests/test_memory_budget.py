@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from skills.app import build_app
-from skills.contract import InputRecord, failed_record
-from skills.memory_budget import (
+from skills.skill.app import build_app
+from skills.skill.contract import InputRecord, failed_record
+from skills.skill.memory_budget import (
     ANSWER_HELD,
     MemoryBudget,
     Reservation,
@@ -29,7 +29,7 @@ from skills.memory_budget import (
     record_cost,
     upper_cost,
 )
-from skills.settings import Settings
+from skills.skill.settings import Settings
 from tests.test_worker_capacity import HOLD, HoldingEmbedder
 
 if TYPE_CHECKING:

@@ -14,11 +14,9 @@ import pytest
 
 from chunking import ChunkOptions
 from chunking.options import STRATEGY_PARAMETERS, OptionError
-from infra.deploy import ENV_CHUNK_SETTINGS, add_chunk_flags
-from infra.search_definitions import ChunkSettings, chunk_settings
-from skills import record_inputs
-from skills.app import build_app
+from infra.deploy import add_chunk_flags
 from skills.commands.cli import OPTION_FLAGS, add_chunk_arguments, chunk_options
+from skills.embedding.scoring import ScoringService
 from skills.parameters import (
     DEPLOYED_PARAMETERS,
     PARAMETERS,
@@ -27,11 +25,13 @@ from skills.parameters import (
     given_parameters,
     rendered_reference,
 )
-from skills.scoring import ScoringService
-from skills.service import answer_chunk_request
-from skills.settings import ALL_ENV_NAMES, SettingsError, describe_settings, load_settings
-from skills.workers import ThreadChunker
-from tests.rerank_stub import RerankStub
+from skills.search.definitions import ENV_CHUNK_SETTINGS, ChunkSettings, chunk_settings
+from skills.skill import record_inputs
+from skills.skill.app import build_app
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import ALL_ENV_NAMES, SettingsError, describe_settings, load_settings
+from skills.skill.workers import ThreadChunker
+from testing.rerank_stub import RerankStub
 from tests.test_infra_definitions import problems_of, wire
 from tests.test_skill_scoring import TopicEmbedder
 

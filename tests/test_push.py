@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from azure.core.credentials import AzureKeyCredential
 
-from infra.replay import read_blob_documents, replay, replay_setup
-from infra.search_definitions import build_definitions
 from skills.__main__ import main
-from skills.embedding_clients import build_embedder
-from skills.embedding_settings import EmbeddingSettings
-from skills.push import Target, push
-from skills.settings import Settings, settings_from_environment
-from tests.openai_stub import OpenAIStub
-from tests.search_stub import SearchStub
+from skills.embedding.clients import build_embedder
+from skills.embedding.settings import EmbeddingSettings
+from skills.search.definitions import build_definitions
+from skills.search.indexer import read_blob_documents, replay, replay_setup
+from skills.search.push import Target, push
+from skills.skill.settings import Settings, settings_from_environment
+from testing.openai_stub import OpenAIStub
+from testing.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

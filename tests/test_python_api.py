@@ -9,7 +9,7 @@ import pytest
 
 from chunking import ChunkOptions, OptionError, Unit, chunk_file, chunk_options, chunk_text
 from skills.api import embed_texts, embedding_settings, options_from_app_settings
-from skills.settings import SettingsError
+from skills.skill.settings import SettingsError
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "concepts-network.md"
 

@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from skills.library import chunk_records
-from skills.retrieval import (
+from skills.search.retrieval import (
     MIN_SHARED_TEXT,
     Passage,
     RetrievedChunk,
@@ -24,7 +23,8 @@ from skills.retrieval import (
     chunk_from_record,
     merge_neighbours,
 )
-from skills.settings import Settings
+from skills.skill.library import chunk_records
+from skills.skill.settings import Settings
 
 if TYPE_CHECKING:
     from chunking import Chunk

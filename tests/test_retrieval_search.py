@@ -16,12 +16,12 @@ from azure.core.credentials import AzureKeyCredential
 from azure.core.exceptions import HttpResponseError
 from azure.search.documents import SearchClient
 
-from infra.replay import ReplayReport, project, replay_setup, validate_documents
-from infra.search_definitions import SEMANTIC_CONFIGURATION, build_definitions
-from skills.library import chunk_records
-from skills.retrieval import INDEX_FIELDS, OFFSET_FIELDS, search_and_merge
-from skills.settings import Settings
-from tests.search_stub import SearchStub
+from skills.search.definitions import SEMANTIC_CONFIGURATION, build_definitions
+from skills.search.indexer import ReplayReport, project, replay_setup, validate_documents
+from skills.search.retrieval import INDEX_FIELDS, OFFSET_FIELDS, search_and_merge
+from skills.skill.library import chunk_records
+from skills.skill.settings import Settings
+from testing.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -21,9 +21,9 @@ from chunking import ChunkOptions, Limits, Unit
 from chunking.options import BinarySplit
 from chunking.pipeline import chunk_document
 from chunking.scoring import ScoringError
-from skills.scoring import ScoringService, blocking_scoring, build_pair_client
-from skills.scoring.cross_encoder import CrossEncoderClient, onnx_files
-from skills.settings import load_settings
+from skills.embedding.scoring import ScoringService, blocking_scoring, build_pair_client
+from skills.embedding.scoring.cross_encoder import CrossEncoderClient, onnx_files
+from skills.skill.settings import load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

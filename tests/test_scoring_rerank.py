@@ -13,10 +13,10 @@ from chunking import ChunkOptions, Limits, Unit
 from chunking.options import BinarySplit
 from chunking.pipeline import chunk_document
 from chunking.scoring import ScoringError
-from skills.scoring import ScoringService, blocking_scoring, build_pair_client
-from skills.scoring.rerank import RerankClient, rerank_url
-from skills.settings import SettingsError, load_settings
-from tests.rerank_stub import Fault, RerankStub
+from skills.embedding.scoring import ScoringService, blocking_scoring, build_pair_client
+from skills.embedding.scoring.rerank import RerankClient, rerank_url
+from skills.skill.settings import SettingsError, load_settings
+from testing.rerank_stub import Fault, RerankStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from infra.replay import replay_setup
-from infra.search_definitions import build_definitions
 from skills.__main__ import main as skills_main
-from skills.settings import settings_from_environment
-from tests.search_stub import SearchStub
+from skills.search.definitions import build_definitions
+from skills.search.indexer import replay_setup
+from skills.skill.settings import settings_from_environment
+from testing.search_stub import SearchStub
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -23,9 +23,9 @@ from chunking.measure.encodings import (
     stock_encoding,
     tiktoken_file,
 )
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord
-from skills.settings import Settings
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord
+from skills.skill.settings import Settings
 from tests.helpers import python_lines_in
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ import azure.functions as func
 import httpx
 import pytest
 
-from skills.app import build_app
-from skills.settings import Settings, SettingsError, load_settings
+from skills.skill.app import build_app
+from skills.skill.settings import Settings, SettingsError, load_settings
 from tests.conftest import ExplodingEmbedder, function_app_with, skill_body
 from tests.servers import uvicorn_subprocess
 
@@ -71,7 +71,7 @@ def test_an_embedder_that_cannot_be_built_is_a_json_500_through_the_adapter(
     call_function: FunctionCaller,
 ) -> None:
     """Settings made in code skip the app-setting checks; the build error stays inside."""
-    from skills.embedding_settings import EmbeddingSettings
+    from skills.embedding.settings import EmbeddingSettings
 
     embedding = EmbeddingSettings(provider="openai", openai_base_url=UNPARSEABLE_URL)
     app = function_app_with(Settings(embedding=embedding))

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunking import Unit
-from skills.chunk_records import chunk_record, measure_positions
-from skills.contract import InputRecord, OutputRecord
-from skills.settings import Settings, SettingsError
+from skills.skill.chunk_records import chunk_record, measure_positions
+from skills.skill.contract import InputRecord, OutputRecord
+from skills.skill.settings import Settings, SettingsError
 
 CHUNK_KEYS = {
     "content",

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from skills.contract import (
+from skills.embedding.values import HugeNumber
+from skills.skill.contract import (
     InputRecord,
     OutputRecord,
     RequestError,
@@ -16,7 +17,6 @@ from skills.contract import (
     render_error,
     render_response,
 )
-from skills.values import HugeNumber
 
 
 def test_reads_records_in_order_with_their_data() -> None:

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from skills.app import build_app
-from skills.contract import InputRecord
-from skills.settings import Settings
-from skills.workers import (
+from skills.skill.app import build_app
+from skills.skill.contract import InputRecord
+from skills.skill.settings import Settings
+from skills.skill.workers import (
     ChunkerState,
     Done,
     NotStarted,
@@ -37,9 +37,9 @@ from tests.servers import uvicorn_subprocess
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from skills.contract import OutputRecord
-    from skills.settings import SettingsError
-    from skills.workers import Outcome
+    from skills.skill.contract import OutputRecord
+    from skills.skill.settings import SettingsError
+    from skills.skill.workers import Outcome
 
 LATE_SECONDS = 1.5
 """Allowance past the deadline for the kill, rendering and the loop's turn (bounds waits;

@@ -11,7 +11,7 @@ import pytest
 
 import function_app
 from chunking import Unit
-from skills.settings import Settings, SettingsError
+from skills.skill.settings import Settings, SettingsError
 from tests.conftest import (
     BAD_RECORDS,
     GUIDE,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from skills.settings import Settings
+from skills.skill.settings import Settings
 from tests.conftest import GUIDE, LiveServers, hundred_with_ten_bad, skill_body
 from tests.servers import uvicorn_subprocess
 

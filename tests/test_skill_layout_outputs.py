@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import Unit
-from skills.chunk_records import chunk_record, layout_sections
-from skills.contract import InputRecord, OutputRecord
-from skills.settings import Settings, SettingsError, load_settings
+from skills.skill.chunk_records import chunk_record, layout_sections
+from skills.skill.contract import InputRecord, OutputRecord
+from skills.skill.settings import Settings, SettingsError, load_settings
 from tests.conftest import function_app_with, skill_body
 
 if TYPE_CHECKING:

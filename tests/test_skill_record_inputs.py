@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from chunking import SplitMode, Unit, WordScope, WordWindows
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord
-from skills.record_inputs import (
+from skills.embedding.values import HugeNumber
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord
+from skills.skill.record_inputs import (
     InputErrors,
     RecordInputs,
     read_record_inputs,
     replace_lone_surrogates,
 )
-from skills.settings import Settings
-from skills.values import HugeNumber
+from skills.skill.settings import Settings
 
 
 def read(data: object, settings: Settings | None = None) -> RecordInputs:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from skills.contract import RequestError
-from skills.request_body import LimitedGunzip, read_body
-from skills.settings import Settings
+from skills.skill.contract import RequestError
+from skills.skill.request_body import LimitedGunzip, read_body
+from skills.skill.settings import Settings
 from tests.conftest import GUIDE, skill_body
 
 if TYPE_CHECKING:

@@ -16,23 +16,23 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from skills.app import build_app
-from skills.embedding import (
+from skills.embedding.embedder import (
     EmbeddingOutcome,
     EmbeddingStats,
     Failure,
     FailureKind,
 )
-from skills.scoring import ScoringService
-from skills.service import answer_chunk_request
-from skills.settings import Settings, load_settings
-from skills.workers import ProcessChunker, ThreadChunker
-from tests.rerank_stub import RerankStub
+from skills.embedding.scoring import ScoringService
+from skills.skill.app import build_app
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings, load_settings
+from skills.skill.workers import ProcessChunker, ThreadChunker
+from testing.rerank_stub import RerankStub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from skills.embedding import Vector
+    from skills.embedding.embedder import Vector
     from tests.conftest import LiveServers
 
 TOPICS = ("apples", "engines")

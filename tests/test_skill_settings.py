@@ -11,7 +11,7 @@ import pytest
 from chunking import Sections, SplitMode, Unit, WordScope, WordWindows
 from chunking.options import BinarySplit, SemanticBreaks
 from skills import __version__
-from skills.settings import (
+from skills.skill.settings import (
     ALL_ENV_NAMES,
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,

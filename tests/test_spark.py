@@ -1,4 +1,4 @@
-"""`skills.spark` for real: PySpark in local mode (local[2]) on the test fixtures.
+"""`skills.search.spark` for real: PySpark in local mode (local[2]) on the test fixtures.
 
 Skipped, with the reason, where PySpark or a Java runtime is missing; scripts/setup.sh
 installs PySpark (requirements-spark.txt) and uses the machine's Java (17 or newer).
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from infra.search_definitions import CHUNK_FIELD_SOURCES
-from skills.library import chunk_records
-from skills.settings import Settings
-from skills.spark import CHUNK_SCHEMA, chunk_frames, chunk_key, upload_rows
+from skills.search.definitions import CHUNK_FIELD_SOURCES
+from skills.search.spark import CHUNK_SCHEMA, chunk_frames, chunk_key, upload_rows
+from skills.skill.library import chunk_records
+from skills.skill.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -154,8 +154,8 @@ def test_a_bad_document_gets_an_error_row_and_the_rest_chunk(spark: Any) -> None
 
 
 def test_embedded_rows_carry_the_vectors_and_upload_to_the_index(spark: Any) -> None:
-    from tests.openai_stub import OpenAIStub, vector_for
-    from tests.search_stub import SearchStub
+    from testing.openai_stub import OpenAIStub, vector_for
+    from testing.search_stub import SearchStub
     from tests.test_push import DIMENSIONS, SEARCH_KEY, _definitions, _settings
 
     with (

@@ -29,11 +29,11 @@ from evaluation.__main__ import build_parser, grid_from
 from evaluation.chunkers import chunk_all
 from evaluation.documents import EvalDocument
 from evaluation.settings import Grid, Setting
-from skills.chunk_records import chunk_record
-from skills.contract import InputRecord
-from skills.embedding_settings import E5_MODEL, local_provider_installed
-from skills.record_inputs import InputErrors, read_record_inputs
-from skills.settings import Settings
+from skills.embedding.settings import E5_MODEL, local_provider_installed
+from skills.skill.chunk_records import chunk_record
+from skills.skill.contract import InputRecord
+from skills.skill.record_inputs import InputErrors, read_record_inputs
+from skills.skill.settings import Settings
 from tests.helpers import chunk_and_audit, edges_inside_lines
 from tests.strategies import MARKDOWN, limits
 

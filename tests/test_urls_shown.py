@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from skills.embedding_settings import url_problem
-from skills.log_urls import HideUrlSecrets
-from skills.settings import SettingsError, describe_settings, load_settings
-from skills.values import URL_NOT_SHOWN, shown_url
+from skills.embedding.log_urls import HideUrlSecrets
+from skills.embedding.settings import url_problem
+from skills.embedding.values import URL_NOT_SHOWN, shown_url
+from skills.skill.settings import SettingsError, describe_settings, load_settings
+from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import skill_body
-from tests.openai_stub import OpenAIStub, Reply
 from tests.servers import free_port, uvicorn_subprocess
 
 if TYPE_CHECKING:

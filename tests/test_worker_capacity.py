@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from skills.app import build_app
-from skills.contract import InputRecord
-from skills.embedding import EmbeddingOutcome, EmbeddingStats
-from skills.settings import Settings
-from skills.workers import LARGE_CHARACTERS, TINY_CHARACTERS, Done, ProcessChunker
+from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
+from skills.skill.app import build_app
+from skills.skill.contract import InputRecord
+from skills.skill.settings import Settings
+from skills.skill.workers import LARGE_CHARACTERS, TINY_CHARACTERS, Done, ProcessChunker
 from tests.conftest import GUIDE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from skills.embedding import Failure, Vector
+    from skills.embedding.embedder import Failure, Vector
     from tests.conftest import LiveServers
 
 WORKERS = 2

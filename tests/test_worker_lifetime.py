@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from skills.workers import NO_ISOLATION_ADVICE
+from skills.skill.workers import NO_ISOLATION_ADVICE
 from tests.conftest import skill_body
 from tests.servers import free_port, uvicorn_subprocess
 from tests.test_skill_deadline import (
@@ -77,7 +77,7 @@ NO_GUARD_SCRIPT = """
 
     import uvicorn
 
-    from skills.app import build_app
+    from skills.skill.app import build_app
 
     # No `if __name__ == "__main__":` guard: every worker process re-runs this file.
     uvicorn.run(build_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

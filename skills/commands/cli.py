@@ -140,8 +140,8 @@ def command_line_scoring(
         yield Scoring
         return
     # A command line is an edge: the skill's clients, imported only for a scored strategy.
-    from skills.scoring.threaded import threaded_scoring  # noqa: PLC0415
-    from skills.settings import SettingsError, load_settings  # noqa: PLC0415
+    from skills.embedding.scoring.threaded import threaded_scoring  # noqa: PLC0415
+    from skills.skill.settings import SettingsError, load_settings  # noqa: PLC0415
 
     try:
         settings = load_settings(os.environ)

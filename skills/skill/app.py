@@ -1,0 +1,379 @@
+"""The skill's HTTP surface as an ASGI app: `POST /api/chunk` and `GET /api/health`.
+
+The same app runs under the Functions host (function_app.py wraps it in
+`func.AsgiFunctionApp`) and under uvicorn locally; routes carry the `/api` prefix
+because the host hands the full path to the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import platform
+import time
+from typing import TYPE_CHECKING
+
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.responses import Response
+from starlette.routing import Route
+
+from skills import __version__
+from skills.embedding.embedder import BatchEmbedder
+from skills.embedding.scoring import ScoringService, build_pair_client
+from skills.skill.contract import RequestError, render_error
+from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas
+from skills.skill.request_body import ERROR_HEADERS, read_body
+from skills.skill.service import answer_chunk_request, request_deadline, request_limit
+from skills.skill.settings import (
+    SettingsError,
+    describe_settings,
+    settings_from_environment,
+)
+from skills.skill.workers import build_chunker
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable, Mapping
+
+    from starlette.requests import Request
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from skills.embedding.embedder import Embedder
+    from skills.embedding.local import ModelLoad
+    from skills.embedding.scoring import PairClient
+    from skills.skill.settings import Settings
+    from skills.skill.workers import ChunkerState, RecordChunker
+
+logger = logging.getLogger(__name__)
+
+JSON = "application/json"
+HTTP_UNAVAILABLE = 503
+HTTP_SERVER_ERROR = 500
+SERVER_ERROR_MESSAGE = (
+    "The skill failed to answer this request because of an error on its side. Retry the "
+    "request; if it fails again, the function app's logs say what went wrong."
+)
+"""The 500's message: the exception's type and text go to the logs only."""
+
+
+def build_app(
+    settings: Settings | SettingsError | None = None,
+    *,
+    embedder: Embedder | None = None,
+    chunker: RecordChunker | None = None,
+    pair_client: PairClient | None = None,
+) -> Starlette:
+    """The ASGI app; without `settings` it reads them from the environment at first use.
+
+    Passing settings (or a SettingsError) is how tests and other hosts configure it.
+    Without `embedder`, the one the settings ask for is built at the first request
+    that has chunks to embed (none for EMBEDDING_PROVIDER=none). Without `chunker`, the
+    settings' worker processes (CHUNK_WORKERS) start at the first request. The `binary`
+    strategy's cross-encoder or rerank client is `pair_client`, or the settings' one.
+    """
+    current: Callable[[], Settings | SettingsError] = (
+        settings_from_environment if settings is None else (lambda: settings)
+    )
+    embedders = _EmbedderSlot(embedder)
+    chunkers = _ChunkerSlot(chunker)
+    pair_clients = _PairClientSlot(pair_client)
+    budgets = BudgetSlot()
+
+    async def chunk(request: Request) -> Response:
+        started = time.monotonic()
+        settings_now = current()
+        # Memory first: a request that does not fit beside those in flight waits here,
+        # before its body is read (docs/design/hardening.md, "Memory in flight").
+        reservation = await budgets.admit(request.headers, settings_now, started)
+        if isinstance(reservation, RequestError):
+            return _error_response(reservation, budgets.turned_away_headers())
+        try:
+            body = await _read_body(request, settings_now, started)
+            if isinstance(body, RequestError):
+                reservation.release()
+                return _error_response(body, ERROR_HEADERS.get(body.status))
+            answer = await answer_chunk_request(
+                body,
+                settings_now,
+                started=started,
+                embedder=embedders.get(settings_now),
+                chunker=chunkers.get(settings_now),
+                scoring=ScoringService(
+                    embedder=embedders.get(settings_now), pairs=pair_clients.get(settings_now)
+                ),
+                reservation=reservation,
+            )
+        except BaseException:
+            reservation.release()
+            raise
+        headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
+        # Held until the answer has been sent: its bytes are in memory until then.
+        return Response(
+            answer.body,
+            status_code=answer.status,
+            media_type=JSON,
+            headers=headers,
+            background=BackgroundTask(reservation.release),
+        )
+
+    async def health(request: Request) -> Response:
+        settings_now = current()
+        report: dict[str, object] = {
+            "status": "ok",
+            "version": __version__,
+            "python": platform.python_version(),
+        }
+        if isinstance(settings_now, SettingsError):
+            report["status"] = "misconfigured"
+            report["error"] = str(settings_now)
+            status = HTTP_UNAVAILABLE
+        else:
+            embedding = settings_now.embedding
+            embeds = embedding.provider != "none"  # no model is used, whatever is configured
+            embedding_report: dict[str, object] = {
+                "provider": embedding.provider,
+                "reason": embedding.provider_reason,
+                "model": embedding.model if embeds else None,
+                "dimensions": embedding.dimensions if embeds else None,
+            }
+            report["embedding"] = embedding_report
+            report["configuration"] = describe_settings(settings_now)
+            status = 200
+            load = embedders.load()
+            if load is not None:
+                embedding_report["local"] = load.as_json()
+                if load.abandoned:
+                    # The model is still on a batch whose request was answered: requests
+                    # that need embeddings wait for it.
+                    report["status"], status = "degraded", HTTP_UNAVAILABLE
+            report["memory"] = budgets.get(settings_now).state().as_json()
+            state = chunkers.state()
+            if state is not None:
+                report["chunking"] = state.as_json()
+                if report["status"] == "ok":
+                    report["status"] = state.status
+                if state.warning is not None:
+                    report["warnings"] = [state.warning]
+                if state.degraded:
+                    # Overrunning work is being stopped, or every worker is stuck on a
+                    # record that ran long: not "ok". Starting workers are not a fault:
+                    # requests wait for them (within their deadline).
+                    status = HTTP_UNAVAILABLE
+        return _json_response(report, status)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        settings_now = current()
+        limit_malloc_arenas()  # before the workers and the threads start
+        if not isinstance(settings_now, SettingsError):
+            chunkers.get(settings_now)  # workers start now, not at the first record
+        try:
+            yield
+        except BaseException:
+            # The host ended the loop (cancelled or closed this task) instead of sending
+            # the shutdown message: stop the workers now, with nothing left to await.
+            chunkers.close_now()
+            raise
+        await chunkers.close()
+        await embedders.close()
+        await pair_clients.close()
+
+    return Starlette(
+        routes=[
+            # The skill definition's httpMethod may be POST or PUT.
+            Route("/api/chunk", chunk, methods=["POST", "PUT"]),
+            Route("/api/health", health, methods=["GET"]),
+        ],
+        # No handler for Exception: Starlette's own re-raises after answering, and the
+        # exception would leave Azure's adapter; _ServerErrors answers it instead.
+        middleware=[Middleware(_ServerErrors), Middleware(_QuietLifespan)],
+        exception_handlers={HTTPException: _http_error},
+        lifespan=lifespan,
+    )
+
+
+class _ServerErrors:
+    """Any exception while answering a request becomes the app's JSON 500, and stays here.
+
+    A pure ASGI middleware inside Starlette's ServerErrorMiddleware: that one re-raises
+    after it has answered (so that a server can log it), and Azure's AsgiMiddleware lets
+    the exception leave the function, so the Functions host answered with its own 500.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:  # a bug outside any record (records catch their own)
+            logger.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if not started:  # else the client already has a status line; nothing to add
+                error = RequestError(HTTP_SERVER_ERROR, SERVER_ERROR_MESSAGE)
+                await _error_response(error)(scope, receive, send)
+
+
+class _QuietLifespan:
+    """A lifespan ended by the host's loop, not by a shutdown message, is still a shutdown.
+
+    Azure's adapter runs the ASGI lifespan in a task of the loop that served the first
+    request; hosts and scripts end that loop at exit (asyncio.run cancels the task, a
+    closed loop closes it), and Starlette reports that as "lifespan.shutdown.failed" with
+    a traceback, which the adapter logs as an error. The lifespan stops the workers
+    synchronously in that case, so the shutdown is complete: say so, quietly.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        interrupted = False
+
+        async def receiving() -> Message:
+            nonlocal interrupted
+            try:
+                return await receive()
+            except (asyncio.CancelledError, GeneratorExit):
+                interrupted = True
+                raise
+
+        async def sending(message: Message) -> None:
+            if interrupted and message["type"] == "lifespan.shutdown.failed":
+                message = {"type": "lifespan.shutdown.complete"}
+            await send(message)
+
+        await self.app(scope, receiving, sending)
+
+
+class _PairClientSlot:
+    """The app's pair scorer for `binary`: the injected one, or the settings' one built at
+    first use (none unless CROSS_ENCODER_PATH or RERANK_ENDPOINT is set)."""
+
+    def __init__(self, given: PairClient | None) -> None:
+        self.given = given
+        self.built: PairClient | None = None
+
+    def get(self, settings: Settings | SettingsError) -> PairClient | None:
+        if self.given is not None or isinstance(settings, SettingsError):
+            return self.given
+        if self.built is None:
+            # Built once; nothing loads or connects until the first score.
+            self.built = build_pair_client(settings)
+        return self.built
+
+    async def close(self) -> None:
+        if self.built is not None:
+            await self.built.aclose()
+
+
+class _EmbedderSlot:
+    """The app's embedder: the injected one, or the settings' one built at first use."""
+
+    def __init__(self, given: Embedder | None) -> None:
+        self.given = given
+        self.built: Embedder | None = None
+
+    def get(self, settings: Settings | SettingsError) -> Embedder | None:
+        """The embedder; a failure to build it propagates (a logged 500), never a silent
+        answer without vectors."""
+        if self.given is not None:
+            return self.given
+        if isinstance(settings, SettingsError) or settings.embedding.provider == "none":
+            return None
+        if self.built is None:
+            # Imported here: the openai package and the providers load at first use.
+            from skills.embedding.clients import build_embedder  # noqa: PLC0415
+
+            self.built = build_embedder(settings.embedding)
+        return self.built
+
+    async def close(self) -> None:
+        if self.built is not None:
+            await self.built.aclose()
+
+    def load(self) -> ModelLoad | None:
+        """The local model's load, when the embedder runs one."""
+        embedder = self.given or self.built
+        return embedder.load() if isinstance(embedder, BatchEmbedder) else None
+
+
+class _ChunkerSlot:
+    """The app's chunker: the injected one, or the settings' worker pool built at first use."""
+
+    def __init__(self, given: RecordChunker | None) -> None:
+        self.chunker = given
+        self.owned = False
+
+    def get(self, settings: Settings | SettingsError) -> RecordChunker:
+        if self.chunker is None:
+            # A misconfigured app still answers every record (with the settings' error).
+            workers = 0 if isinstance(settings, SettingsError) else settings.chunk_workers
+            self.chunker, self.owned = build_chunker(workers), True
+        return self.chunker
+
+    def state(self) -> ChunkerState | None:
+        return None if self.chunker is None else self.chunker.state()
+
+    def close_now(self) -> None:
+        if self.chunker is not None and self.owned:
+            self.chunker.close_now()
+
+    async def close(self) -> None:
+        if self.chunker is not None and self.owned:
+            await self.chunker.aclose()
+            self.chunker = None
+
+
+async def _read_body(
+    request: Request, settings: Settings | SettingsError, started: float
+) -> bytes | RequestError:
+    """The body (gunzipped if it came so), or a 4xx: 413 as soon as it is known to exceed
+    the limit, and 408 if it has not arrived in full by the deadline."""
+    return await read_body(
+        request.stream(),
+        content_length=request.headers.get("content-length"),
+        content_encoding=request.headers.get("content-encoding"),
+        limit=request_limit(settings),
+        deadline=request_deadline(settings),
+        started=started,
+    )
+
+
+def _error_response(error: RequestError, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(render_error(error), status_code=error.status, media_type=JSON, headers=headers)
+
+
+def _json_response(document: dict[str, object], status: int) -> Response:
+    return Response(
+        json.dumps(document, ensure_ascii=False).encode("utf-8"),
+        status_code=status,
+        media_type=JSON,
+    )
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """404, 405 and friends as JSON, so every answer of the skill is JSON."""
+    if not isinstance(exc, HTTPException):  # registered for HTTPException only
+        raise exc
+    message = {
+        404: f"No route {request.url.path}; the skill serves POST /api/chunk and GET /api/health.",
+        405: f"{request.method} is not allowed on {request.url.path}.",
+    }.get(exc.status_code, str(exc.detail))
+    return _error_response(RequestError(exc.status_code, message), headers=exc.headers)

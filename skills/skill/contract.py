@@ -1,0 +1,235 @@
+"""The custom Web API skill wire format: parse a request body, render a response body.
+
+Both directions are pure functions over bytes. A request that cannot be read at all
+becomes a RequestError (HTTP 4xx); anything wrong inside one record is that record's
+business and is answered in its own `errors`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from skills.embedding.values import json_type_name, read_json_integer
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+REQUEST_EXAMPLE = '{"values": [{"recordId": "1", "data": {"text": "# Title\\n\\nSome text."}}]}'
+"""Shown in 400 messages so a person can see what a valid body looks like."""
+
+JSON_WHITESPACE = b" \t\r\n"
+"""The four characters RFC 8259 counts as whitespace between tokens."""
+WIDE_ENCODINGS: Mapping[str, str] = {
+    "utf-16": "UTF-16",
+    "utf-16-le": "UTF-16",
+    "utf-16-be": "UTF-16",
+    "utf-32": "UTF-32",
+    "utf-32-le": "UTF-32",
+    "utf-32-be": "UTF-32",
+}
+"""What `json.detect_encoding` may find besides UTF-8, and how a message names it."""
+
+MAX_LISTED_PROBLEMS = 5
+"""How many offending records a 400 message names before it says "and N more"."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputRecord:
+    """One element of the request's `values`."""
+
+    record_id: str
+    """The record's `recordId`, echoed unchanged in the answer."""
+    data: object
+    """The record's `data` as decoded JSON; checked per record, so a bad one fails only it."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestError:
+    """A request body that cannot be answered record by record."""
+
+    status: int
+    """400 (unreadable), 413 (too large) or 503 (embedding service throttling or down)."""
+    message: str
+    """What is wrong and how to fix it, for a person reading the indexer's error."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputRecord:
+    """One element of the response's `values`."""
+
+    record_id: str
+    data: Mapping[str, object] = field(default_factory=dict)
+    """The outputs; empty when there are errors (the service ignores data next to errors)."""
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.errors and self.data:
+            raise ValueError("a record with errors must have empty data")
+
+
+def failed_record(record_id: str, *messages: str, warnings: Sequence[str] = ()) -> OutputRecord:
+    """A record answered with errors and `data: {}`."""
+    return OutputRecord(record_id=record_id, errors=tuple(messages), warnings=tuple(warnings))
+
+
+def parse_request(body: bytes) -> list[InputRecord] | RequestError:
+    """Read a skill request body into its records, or say why it cannot be read.
+
+    An integer with more digits than Python reads is kept as a HugeNumber: the record
+    holding it deals with it (an input it uses fails that record), the batch goes on.
+    """
+    if not body.strip(JSON_WHITESPACE):
+        what = "is empty" if not body else "holds only whitespace"
+        return RequestError(
+            400, f"The request body {what}; send a JSON object such as {REQUEST_EXAMPLE}"
+        )
+    wide = _wide_encoding(body)
+    if wide is not None:
+        return RequestError(
+            400,
+            f"The request body is {wide} text; send the JSON as UTF-8 (RFC 8259: JSON "
+            "exchanged between systems is UTF-8, as the indexer sends it).",
+        )
+    try:
+        document = json.loads(body, parse_int=read_json_integer)
+    except UnicodeDecodeError as error:
+        return RequestError(
+            400,
+            f"The request body is not UTF-8 text (byte {error.start} cannot be decoded). "
+            "Send the JSON encoded as UTF-8.",
+        )
+    except json.JSONDecodeError as error:
+        return RequestError(
+            400,
+            f"The request body is not valid JSON (line {error.lineno}, column {error.colno}). "
+            f"Send a JSON object such as {REQUEST_EXAMPLE}",
+        )
+    except RecursionError:
+        # json's C decoder recurses once per nesting level; no record nests this deep.
+        return RequestError(
+            400,
+            "The request body nests JSON arrays or objects too deeply to be read. "
+            f"Send a JSON object such as {REQUEST_EXAMPLE}",
+        )
+    if not isinstance(document, dict):
+        return RequestError(
+            400,
+            f"The request body is a JSON {json_type_name(document)}; expected an object "
+            f"with a 'values' array, such as {REQUEST_EXAMPLE}",
+        )
+    if "values" not in document:
+        return RequestError(
+            400,
+            f"The request body has no 'values' array; expected an object such as {REQUEST_EXAMPLE}",
+        )
+    values = document["values"]
+    if not isinstance(values, list):
+        return RequestError(
+            400, f"'values' must be an array of records, got a JSON {json_type_name(values)}."
+        )
+
+    records: list[InputRecord] = []
+    problems: list[str] = []
+    positions: dict[str, list[int]] = defaultdict(list)
+    for index, value in enumerate(values):
+        if not isinstance(value, dict):
+            problems.append(f"values[{index}] is a JSON {json_type_name(value)}, not an object")
+            continue
+        record_id = value.get("recordId")
+        if record_id is None or record_id == "":
+            problems.append(f"values[{index}] has no recordId")
+            continue
+        if not isinstance(record_id, str):
+            problems.append(
+                f"values[{index}].recordId is a JSON {json_type_name(record_id)}, not a string"
+            )
+            continue
+        positions[record_id].append(index)
+        records.append(InputRecord(record_id=record_id, data=value.get("data")))
+
+    for record_id, indexes in positions.items():
+        if len(indexes) > 1:
+            where = ", ".join(f"values[{index}]" for index in indexes)
+            problems.append(f"recordId {record_id!r} is used {len(indexes)} times ({where})")
+    if problems:
+        listed = "; ".join(problems[:MAX_LISTED_PROBLEMS])
+        more = len(problems) - MAX_LISTED_PROBLEMS
+        if more > 0:
+            listed += f"; and {more} more"
+        return RequestError(
+            400,
+            "Every record needs a unique string recordId and must be a JSON object: "
+            f"{listed}. No record was processed.",
+        )
+    return records
+
+
+def _wide_encoding(body: bytes) -> str | None:
+    """ "UTF-16" or "UTF-32" when the body is JSON in one of those (RFC 8259's detection by
+    the zero bytes of the first characters), else None. Bytes that only look so (a run
+    of NUL bytes) are left to the JSON reader, which says they are not JSON."""
+    codec = json.detect_encoding(body)
+    family = WIDE_ENCODINGS.get(codec)
+    if family is None:
+        return None
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    return family if text.lstrip(" \t\r\n\ufeff")[:1] in ("{", "[") else None
+
+
+def render_response(records: Sequence[OutputRecord]) -> bytes:
+    """The response body: one `{recordId, data, errors, warnings}` per record, in order.
+
+    `errors` and `warnings` are always arrays of `{"message": ...}`, never absent. Each
+    record is rendered on its own (`render_record`): json.dumps builds a list of every
+    piece of its document before joining them (a str per float of every vector, ~7x the
+    answer's bytes at once), so one record's pieces at a time is what it holds.
+    """
+    return b"".join(
+        [RESPONSE_OPEN, b",".join([render_record(record) for record in records]), RESPONSE_CLOSE]
+    )
+
+
+RESPONSE_OPEN = b'{"values":['
+RESPONSE_CLOSE = b"]}"
+"""What `render_response` puts around the records (its output is what json.dumps of the
+whole document gives, compact)."""
+
+
+def render_record(record: OutputRecord) -> bytes:
+    """One record of the response body, as compact UTF-8 JSON."""
+    return _dump_json(
+        {
+            "recordId": record.record_id,
+            "data": dict(record.data),
+            "errors": [{"message": message} for message in record.errors],
+            "warnings": [{"message": message} for message in record.warnings],
+        }
+    )
+
+
+def render_error(error: RequestError) -> bytes:
+    """The body of a 4xx/5xx answer: `{"error": {"status": ..., "message": ...}}`."""
+    return _dump_json({"error": {"status": error.status, "message": error.message}})
+
+
+def _dump_json(document: object) -> bytes:
+    """Compact UTF-8 JSON that cannot fail on lone surrogates.
+
+    Record data is cleaned of lone surrogates before chunking, but a recordId is echoed
+    unchanged, so a surrogate could still reach here; escaping everything as \\uXXXX is
+    valid JSON, and only costs size in that rare case.
+    """
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(
+            document, ensure_ascii=True, separators=(",", ":"), allow_nan=False
+        ).encode("ascii")

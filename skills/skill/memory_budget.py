@@ -1,0 +1,427 @@
+"""Bound the memory of every request in flight together: an admission budget of bytes.
+
+Each request is capped on its own (MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES,
+MAX_CHUNKS_PER_RECORD), but several big requests at once add up, and the instance has
+one amount of memory for all of them. So a request reserves what it may cost before its
+body is read: its body, the records decoded from it, and the answer it may build
+(`upper_cost`). A request that does not fit beside the requests in flight waits, in
+arrival order among those that fit, until enough is released or until half its deadline
+has gone; then it gets a 503 with Retry-After, as when every worker was busy. Once its
+records are parsed the reservation shrinks to their exact cost (`records_cost`), and a
+record that could never fit (only when the budget is set below what the per-request caps
+allow) is refused on its own, with an error that says which input or setting to change.
+
+The cost model and its figures are in docs/design/hardening.md ("Memory in flight").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from skills.skill.contract import RequestError, failed_record
+from skills.skill.settings import (
+    DEFAULT_DEADLINE_SECONDS,
+    DEFAULT_MAX_REQUEST_BYTES,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_MEMORY_BUDGET_BYTES,
+    ENV_MAX_REQUEST_BYTES,
+    ENV_MEMORY_BUDGET_BYTES,
+    SettingsError,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from skills.skill.contract import InputRecord, OutputRecord
+    from skills.skill.settings import Settings
+
+DECODED_BYTES_PER_BODY_BYTE = 4
+"""At most how many bytes of Python strings one byte of JSON body decodes to: a string
+with one astral character stores every character in 4 bytes (PEP 393), so even ASCII
+text may take 4x its bytes once decoded (the soak's corpus text does)."""
+ANSWER_BYTES_PER_CHARACTER = 32
+"""The answer a character of text may make, before MAX_RESPONSE_BYTES caps it: a chunk's
+`content`, its prefixed `text` and `textItems` (~3x the text as JSON) plus its vector
+(a 2,000-character chunk with 1,536 dimensions adds ~19 bytes per character). The
+soak's 4-million-character record made 26 bytes of answer per character at 256
+dimensions."""
+ANSWER_HELD = 5
+"""How many times its bytes the app holds an answer at its peak: the records' output
+objects (~1.5x, dicts and strings), the vectors as Python floats, and rendering (each
+record rendered, the list of them, the joined body: up to 3x). bench.answer_memory
+measured 5-7x with chunking in the app's thread; workers take chunking out."""
+ADMISSION_WAIT_FRACTION = 0.5
+"""A request waits for memory at most this share of its deadline, so that one admitted
+at the last moment still has half its deadline to be answered."""
+BUSY_RETRY_SECONDS = 30
+"""Retry-After when a request could not get memory in time: requests in flight by then
+have been answered (their deadline is over)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetState:
+    """What /api/health reports about memory in flight."""
+
+    budget: int
+    """Bytes all requests in flight may reserve together (MEMORY_BUDGET_BYTES)."""
+    in_flight: int
+    """Bytes reserved now."""
+    requests: int
+    """Requests holding a reservation now."""
+    waiting: int
+    """Requests waiting for memory now."""
+    waited: int
+    """Requests since start that had to wait before they were admitted."""
+    turned_away: int
+    """Requests since start that got a 503 because memory did not free up in time."""
+    peak: int
+    """The most bytes reserved at once since start."""
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "budget": self.budget,
+            "in_flight": self.in_flight,
+            "requests": self.requests,
+            "waiting": self.waiting,
+            "waited": self.waited,
+            "turned_away": self.turned_away,
+            "peak": self.peak,
+        }
+
+
+class MemoryBudget:
+    """Bytes reserved by the requests in flight, never more than `budget` together.
+
+    Thread-safe, and usable from several event loops (a waiter is woken on its own loop).
+    A waiter is admitted as soon as its cost fits, earlier waiters first; a smaller
+    request may go ahead of a larger one that does not fit yet, so a one-record request
+    never waits behind a huge batch."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._lock = threading.Lock()
+        self._used = 0
+        self._requests = 0
+        self._waiters: list[_Waiter] = []
+        self._waited = 0
+        self._turned_away = 0
+        self._peak = 0
+
+    async def reserve(self, cost: int, until: float) -> Reservation | None:
+        """A reservation of `cost` bytes (at most the whole budget), or None when it did not
+        fit before `until` (time.monotonic())."""
+        cost = max(min(cost, self.budget), 0)
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._used + cost <= self.budget:  # even with others waiting: first fit
+                self._take(cost)
+                return Reservation(self, cost)
+            waiter = _Waiter(cost, loop, loop.create_future())
+            self._waiters.append(waiter)
+            self._waited += 1
+        try:
+            await asyncio.wait_for(
+                asyncio.shield(waiter.admitted), max(until - time.monotonic(), 0)
+            )
+        except BaseException as error:  # timed out, or the request was cancelled
+            with self._lock:
+                # Granted under the lock, maybe just before its wake-up call ran.
+                granted = waiter.granted
+                if not granted:
+                    self._waiters.remove(waiter)
+                    self._turned_away += isinstance(error, TimeoutError)
+            if not isinstance(error, TimeoutError):
+                if granted:
+                    self.give_back(cost, ended=True)
+                raise
+            if not granted:
+                return None
+        return Reservation(self, cost)
+
+    def state(self) -> BudgetState:
+        with self._lock:
+            return BudgetState(
+                self.budget,
+                self._used,
+                self._requests,
+                len(self._waiters),
+                self._waited,
+                self._turned_away,
+                self._peak,
+            )
+
+    def _take(self, cost: int) -> None:
+        self._used += cost
+        self._requests += 1
+        self._peak = max(self._peak, self._used)
+
+    def give_back(self, cost: int, *, ended: bool) -> None:
+        with self._lock:
+            self._used -= cost
+            self._requests -= 1 if ended else 0
+            for waiter in list(self._waiters):
+                if self._used + waiter.cost <= self.budget:
+                    self._waiters.remove(waiter)
+                    self._take(waiter.cost)
+                    waiter.granted = True
+                    waiter.loop.call_soon_threadsafe(_admit, waiter.admitted)
+
+
+def _admit(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+@dataclass(slots=True)
+class _Waiter:
+    cost: int
+    loop: asyncio.AbstractEventLoop
+    admitted: asyncio.Future[None]
+    granted: bool = False
+    """Set under the budget's lock when its cost was taken for it."""
+
+
+class Reservation:
+    """Bytes a request holds in the budget until its answer has been sent."""
+
+    __slots__ = ("_budget", "_released", "cost")
+
+    def __init__(self, budget: MemoryBudget, cost: int) -> None:
+        self._budget = budget
+        self.cost = cost
+        self._released = False
+
+    def shrink(self, cost: int) -> None:
+        """Hold `cost` bytes from now on, when that is less than what is held."""
+        if self._released or cost >= self.cost:
+            return
+        self._budget.give_back(self.cost - cost, ended=False)
+        self.cost = cost
+
+    @property
+    def budget(self) -> int:
+        """The whole budget this reservation is part of."""
+        return self._budget.budget
+
+    def admit(
+        self, records: Sequence[InputRecord], body_bytes: int, settings: Settings | SettingsError
+    ) -> Admitted:
+        """The records that fit in this reservation (`admit_records`); it shrinks to them."""
+        admitted = admit_records(records, body_bytes, self.cost, self.budget, settings)
+        self.shrink(admitted.cost)
+        return admitted
+
+    def release(self) -> None:
+        """Give everything back (once; later calls do nothing)."""
+        if not self._released:
+            self._released = True
+            self._budget.give_back(self.cost, ended=True)
+
+    def __del__(self) -> None:
+        # A backstop: a response whose background task never ran (the client went away
+        # first) must not keep its bytes reserved for ever.
+        self.release()
+
+
+def answer_allowance(characters: int, max_response_bytes: int) -> int:
+    """What building an answer for `characters` of text may hold in the app."""
+    return min(characters * ANSWER_BYTES_PER_CHARACTER, max_response_bytes) * ANSWER_HELD
+
+
+def upper_cost(body_bytes: int, settings: Settings | SettingsError) -> int:
+    """The most a request whose body has `body_bytes` bytes may cost, before it is read."""
+    cap = _response_cap(settings)
+    # A character of text takes at least one byte of body.
+    return body_bytes * (1 + DECODED_BYTES_PER_BODY_BYTE) + answer_allowance(body_bytes, cap)
+
+
+def record_cost(record: InputRecord, cap: int) -> int:
+    """What one record costs on its own: its text as sent and decoded, and its answer."""
+    text = record.data.get("text") if isinstance(record.data, dict) else None
+    if not isinstance(text, str):
+        return 0
+    # Its share of the body is at least a byte per character.
+    return len(text) + sys.getsizeof(text) + answer_allowance(len(text), cap)
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """Which records of a request are chunked, and the answers of those refused."""
+
+    records: list[InputRecord]
+    """The records to chunk, in order."""
+    refused: dict[int, OutputRecord]
+    """Index in the request -> the refused record's answer."""
+    cost: int
+    """What the request costs with only the admitted records."""
+
+    def merge(self, answered: Sequence[OutputRecord]) -> list[OutputRecord]:
+        """The whole request's answers, in order: `answered` (one per admitted record) with
+        the refused ones in their places."""
+        given = iter(answered)
+        total = len(self.records) + len(self.refused)
+        return [self.refused[i] if i in self.refused else next(given) for i in range(total)]
+
+
+def admit_records(
+    records: Sequence[InputRecord],
+    body_bytes: int,
+    reserved: int,
+    budget: int,
+    settings: Settings | SettingsError,
+) -> Admitted:
+    """The records that fit in `reserved` bytes, in order, beside the body's `body_bytes`;
+    each one that does not is refused: on its own over `budget`, say what to change in
+    it, else say to lower the batch size."""
+    cap = _response_cap(settings)
+    kept: list[InputRecord] = []
+    refused: dict[int, OutputRecord] = {}
+    characters = 0
+    decoded = 0
+    for index, record in enumerate(records):
+        cost = record_cost(record, cap)
+        text = record.data.get("text") if isinstance(record.data, dict) else None
+        length = len(text) if isinstance(text, str) else 0
+        size = sys.getsizeof(text) if isinstance(text, str) else 0
+        total = body_bytes + decoded + size + answer_allowance(characters + length, cap)
+        if cost and total > reserved:
+            alone = cost > budget  # its own share of the body is in its cost
+            refused[index] = failed_record(
+                record.record_id,
+                _too_big(length, cost, budget) if alone else _no_room(length, reserved),
+            )
+            continue
+        kept.append(record)
+        characters += length
+        decoded += size
+    return Admitted(kept, refused, body_bytes + decoded + answer_allowance(characters, cap))
+
+
+def _too_big(characters: int, cost: int, budget: int) -> str:
+    return (
+        f"not chunked: this record's text ({characters:,} characters) would take about "
+        f"{cost:,} bytes of the skill's memory while it is answered, more than the "
+        f"{budget:,} bytes all requests in flight may take together (app setting "
+        f"{ENV_MEMORY_BUDGET_BYTES}); split the document into smaller ones, or raise "
+        f"{ENV_MEMORY_BUDGET_BYTES} on an instance with more memory"
+    )
+
+
+def _no_room(characters: int, reserved: int) -> str:
+    return (
+        f"not chunked: this record's text ({characters:,} characters) did not fit in the "
+        f"{reserved:,} bytes of memory the records before it in the batch left (app "
+        f"setting {ENV_MEMORY_BUDGET_BYTES}); lower the skill's batchSize, or "
+        f"{ENV_MAX_REQUEST_BYTES} so that a batch fits"
+    )
+
+
+def turned_away_message(budget: int, waited: float) -> str:
+    """The 503's message when a request did not get memory within its wait."""
+    return (
+        f"The skill's memory for requests in flight ({budget:,} bytes, app setting "
+        f"{ENV_MEMORY_BUDGET_BYTES}) was taken by other requests for {waited:.0f} s; this "
+        f"request was not read. Retry the batch after {BUSY_RETRY_SECONDS} s, or lower the "
+        "indexer's degreeOfParallelism or batchSize."
+    )
+
+
+class BudgetSlot:
+    """The app's memory budget, built from the settings at first use."""
+
+    def __init__(self) -> None:
+        self.budget: MemoryBudget | None = None
+
+    def get(self, settings: Settings | SettingsError) -> MemoryBudget:
+        if self.budget is None:
+            size = (
+                DEFAULT_MEMORY_BUDGET_BYTES
+                if isinstance(settings, SettingsError)
+                else settings.memory_budget_bytes
+            )
+            self.budget = MemoryBudget(size)
+        return self.budget
+
+    async def admit(
+        self, headers: Mapping[str, str], settings: Settings | SettingsError, started: float
+    ) -> Reservation | RequestError:
+        """A reservation for a request with these headers, received at `started`
+        (time.monotonic()), or the 503 when it did not get one within its wait."""
+        budget = self.get(settings)
+        limit, deadline = _request_limits(settings)
+        declared = (headers.get("content-length") or "").strip()
+        # A gzip body's length says nothing about what it inflates to (up to the limit).
+        gzip = bool((headers.get("content-encoding") or "").strip(" ,").replace("identity", ""))
+        size = int(declared) if declared.isdigit() and not gzip else limit
+        # A body over the limit is refused (413) as soon as that is known: it costs nothing.
+        cost = upper_cost(size, settings) if size <= limit else 0
+        wait = deadline * ADMISSION_WAIT_FRACTION
+        reservation = await budget.reserve(cost, started + wait)
+        if reservation is None:
+            return RequestError(503, turned_away_message(budget.budget, wait))
+        return reservation
+
+    @staticmethod
+    def turned_away_headers() -> dict[str, str]:
+        """The body was not read, so the connection still holds it: close it."""
+        return {"Retry-After": str(BUSY_RETRY_SECONDS), "Connection": "close"}
+
+
+def _request_limits(settings: Settings | SettingsError) -> tuple[int, float]:
+    if isinstance(settings, SettingsError):
+        return DEFAULT_MAX_REQUEST_BYTES, DEFAULT_DEADLINE_SECONDS
+    return settings.max_request_bytes, settings.deadline_seconds
+
+
+def _response_cap(settings: Settings | SettingsError) -> int:
+    if isinstance(settings, SettingsError):
+        return DEFAULT_MAX_RESPONSE_BYTES
+    return settings.max_response_bytes
+
+
+__all__ = [
+    "Admitted",
+    "BudgetSlot",
+    "BudgetState",
+    "MemoryBudget",
+    "Reservation",
+    "admit_records",
+    "answer_allowance",
+    "limit_malloc_arenas",
+    "record_cost",
+    "turned_away_message",
+    "upper_cost",
+]
+
+
+MALLOC_ARENA_MAX = "MALLOC_ARENA_MAX"
+"""glibc's setting (environment) for how many malloc arenas a process may have."""
+ARENAS = 2
+"""glibc gives each thread that allocates its own arena, up to 8 per core, and an arena
+keeps what it freed: the app's threads (the workers' feeders, the executor that parses
+and renders) each kept a big request's pages. Two arenas held the soak's app at 254 MB
+instead of 417-505 MB (bench.soak, 120 s); the threads allocate little at once, so
+they hardly contend for them."""
+M_ARENA_MAX = -8
+"""mallopt's parameter number for the arena limit (glibc malloc.h)."""
+
+
+def limit_malloc_arenas() -> None:
+    """Use at most ARENAS malloc arenas in this process and in the processes it starts
+    (the forkserver and its workers inherit the environment), unless MALLOC_ARENA_MAX
+    is set already (an app setting). Linux with glibc only; elsewhere nothing changes.
+
+    Called when the app starts, before its threads and workers do."""
+    if MALLOC_ARENA_MAX in os.environ or not sys.platform.startswith("linux"):
+        return
+    os.environ[MALLOC_ARENA_MAX] = str(ARENAS)
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, ARENAS)
