@@ -306,6 +306,9 @@ def strategy_conflicts(strategy: str, given: Collection[str], names: ParameterNa
     return problems
 
 
+PREFIX_PATHS = ("path", "leaf", "title")
+"""What `ChunkOptions.prefix_path` may name."""
+
 SCORED_STRATEGIES = ("semantic", "binary")
 """The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
 
@@ -339,11 +342,25 @@ class ChunkOptions:
     """The `semantic` strategy's parameters (in `identity` for that strategy only)."""
     binary: BinarySplit = field(default=BinarySplit(), repr=False)
     """The `binary` strategy's parameters (in `identity` for that strategy only)."""
+    prefix_path: str = field(default="path", repr=False)
+    """What the prefix names: the title and the whole heading path (`path`), the title
+    and the innermost heading (`leaf`), or the title alone (`title`). `path` is what the
+    skill does; the others exist so the evaluation can measure the rule."""
+    repeat_lead: bool = field(default=True, repr=False)
+    """A continuation inside a table or code block starts with the table's header row or
+    the reopened fence (the skill always does; off to measure the rule)."""
+    carry_sections: bool = field(default=False, repr=False)
+    """With an overlap, a chunk that ends in whole sections after other content hands the
+    last of them that fit the overlap to the next chunk, which starts at their heading."""
     max_chunks: int = field(default=0, repr=False, compare=False)
     """A strategy that can make many chunks per word (`words`) stops planning past this
     many and raises TooManyChunks; 0: no cap. Not in the repr: it changes no chunk."""
 
     def __post_init__(self) -> None:
+        if self.prefix_path not in PREFIX_PATHS:
+            raise OptionError(
+                f"prefix path must be one of {', '.join(PREFIX_PATHS)} (got {self.prefix_path!r})"
+            )
         if self.strategy != "structure" and self.mode is SplitMode.SENTENCES:
             raise OptionError(
                 f"textSplitMode sentences does not apply to strategy {self.strategy!r} "
@@ -353,9 +370,19 @@ class ChunkOptions:
     def identity(self) -> str:
         """Everything that decides the chunks, as text: what chunk ids are derived from."""
         own = {"words": self.words, "semantic": self.semantic, "binary": self.binary}
+        # Rules at their defaults add nothing: ids stay as they were before the switches.
+        switches = "".join(
+            f" {name}={value!r}"
+            for name, value, default in (
+                ("prefix_path", self.prefix_path, "path"),
+                ("repeat_lead", self.repeat_lead, True),
+                ("carry_sections", self.carry_sections, False),
+            )
+            if value != default
+        )
         if self.strategy in own:
-            return f"{self!r}{own[self.strategy]!r}"
-        return repr(self)
+            return f"{self!r}{own[self.strategy]!r}{switches}"
+        return f"{self!r}{switches}"
 
 
 def default_lengths(unit: Unit) -> tuple[int, int]:

@@ -410,7 +410,7 @@ class StructureSplitter:
         """The chunk [start, end) trimmed of whitespace, measured exactly as this
         splitter's own chunks are (None: only whitespace); its lead is the one a chunk
         starting at `start` repeats."""
-        return self._make_span(start, end, self.doc.lead_at(start))
+        return self._make_span(start, end, self._lead_at(start))
 
     def room(self, start: int) -> int:
         """Room for content in a chunk starting at `start`: the limit less prefix and lead."""
@@ -699,6 +699,27 @@ class StructureSplitter:
                     return candidate
         return None
 
+    def _carried_sections_start(self, chunk_start: int, cut: int) -> int | None:
+        """The heading of the last whole sections of this chunk that fit the overlap, if
+        the chunk holds more than them: the next chunk starts there and repeats them."""
+        overlap = self.options.limits.page_overlap_length
+        if overlap <= 0 or self.options.mode is SplitMode.SENTENCES:
+            return None
+        doc = self.doc
+        coarse, levels = doc.coarse_positions, doc.coarse_levels
+        first = bisect.bisect_right(coarse, chunk_start)
+        measure = self.spans_of_source
+        found: int | None = None
+        for index in range(bisect.bisect_left(coarse, cut) - 1, first - 1, -1):
+            position = coarse[index]
+            if levels[index] > Level.H6 or not doc.can_cut(position):
+                continue
+            begin, end = _trim(self.source, position, cut)
+            if measure.span(begin, end) > overlap:
+                break
+            found = position
+        return found
+
     def _touches_region(self, low: int, high: int) -> bool:
         """Whether a code or table region holds a position in [low, high)."""
         starts = self.doc.region_starts
@@ -750,6 +771,8 @@ class StructureSplitter:
             overlap = None
             if next_start < self.end and self._is_continuation(next_start):
                 overlap = self._overlap_start(span.start, span.end)
+            elif next_start < self.end and self.options.carry_sections:
+                overlap = self._carried_sections_start(span.start, span.end)
             previous_end = span.end
             position = overlap if overlap is not None else next_start
         return result
@@ -767,13 +790,16 @@ class StructureSplitter:
     def _room(self, start: int) -> tuple[int, str]:
         """Room for content at `start`: the limit less prefix and lead, and the lead."""
         _, _, prefix_size = self._prefix_of(tuple(self.tree.chain_at(self._content_start(start))))
-        lead = self.doc.lead_at(start)
+        lead = self._lead_at(start)
         lead_size = self._lead_size(lead)
         if lead and prefix_size + lead_size > self.maximum // 2:
             # A header too long to repeat is left out whole, never truncated; said in a warning.
             self.context.leads_left_out += 1
             lead, lead_size = "", 0
         return self.maximum - prefix_size - lead_size, lead
+
+    def _lead_at(self, start: int) -> str:
+        return self.doc.lead_at(start) if self.options.repeat_lead else ""
 
     def _content_start(self, start: int) -> int:
         """`tree.content_start(source, start, end)` up to the end of the document."""
