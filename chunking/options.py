@@ -349,9 +349,6 @@ class ChunkOptions:
     repeat_lead: bool = field(default=True, repr=False)
     """A continuation inside a table or code block starts with the table's header row or
     the reopened fence (the skill always does; off to measure the rule)."""
-    carry_sections: bool = field(default=False, repr=False)
-    """With an overlap, a chunk that ends in whole sections after other content hands the
-    last of them that fit the overlap to the next chunk, which starts at their heading."""
     max_chunks: int = field(default=0, repr=False, compare=False)
     """A strategy that can make many chunks per word (`words`) stops planning past this
     many and raises TooManyChunks; 0: no cap. Not in the repr: it changes no chunk."""
@@ -376,7 +373,6 @@ class ChunkOptions:
             for name, value, default in (
                 ("prefix_path", self.prefix_path, "path"),
                 ("repeat_lead", self.repeat_lead, True),
-                ("carry_sections", self.carry_sections, False),
             )
             if value != default
         )

@@ -165,8 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
         help="ours with one rule changed, to measure it: default,leaf-prefix,title-prefix "
         "(prefix names the innermost heading, or the title alone),no-lead (no repeated table "
-        "header or fence in continuations),carry,no-carry (whole small sections at a chunk's "
-        "end repeated in the next chunk, within the overlap),no-file-title",
+        "header or fence in continuations),no-file-title (no file name as the title of a "
+        "document without one)",
     )
     parser.add_argument(
         "--strategy",

@@ -31,8 +31,6 @@ RULE_VARIANTS: dict[str, dict[str, object]] = {
     "leaf-prefix": {"prefix_path": "leaf"},
     "title-prefix": {"prefix_path": "title"},
     "no-lead": {"repeat_lead": False},
-    "carry": {"carry_sections": True},
-    "no-carry": {"carry_sections": False},
     "no-file-title": {},
 }
 """`--rules`: our chunker with one rule changed from the defaults, by name (the

@@ -52,26 +52,6 @@ def test_without_the_lead_a_table_continuation_does_not_repeat_the_header() -> N
     assert all(header not in c.text for c in continuations)
 
 
-def test_carried_sections_start_the_next_chunk_at_their_heading_within_the_overlap() -> None:
-    small = "### Small\n\nShort note."
-    text = f"## Big\n\n{SENTENCE * 4}\n\n{small}\n\n## Next\n\n{SENTENCE * 4}"
-    plain, _ = chunk_and_audit(text, options(400, 60), title="Guide")
-    carried, audit = chunk_and_audit(
-        text, _with(options(400, 60), carry_sections=True), title="Guide"
-    )
-    assert not audit.violations
-    first = plain.chunks[0]
-    assert first.content.startswith("## Big")
-    assert small in first.content
-    assert not any(c.content.startswith("### Small") for c in plain.chunks)
-    # The small section is repeated at the start of the next chunk, which still holds Next.
-    follower = next(c for c in carried.chunks if c.content.startswith("### Small"))
-    assert "## Next" in follower.content
-    # Nothing is carried without an overlap.
-    alone, _ = chunk_and_audit(text, _with(options(400, 0), carry_sections=True), title="Guide")
-    assert not any(c.content.startswith("### Small") for c in alone.chunks)
-
-
 def test_switches_at_their_defaults_leave_the_identity_as_it_was() -> None:
     default = ChunkOptions()
     assert default.identity() == repr(default)

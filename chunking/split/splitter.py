@@ -699,27 +699,6 @@ class StructureSplitter:
                     return candidate
         return None
 
-    def _carried_sections_start(self, chunk_start: int, cut: int) -> int | None:
-        """The heading of the last whole sections of this chunk that fit the overlap, if
-        the chunk holds more than them: the next chunk starts there and repeats them."""
-        overlap = self.options.limits.page_overlap_length
-        if overlap <= 0 or self.options.mode is SplitMode.SENTENCES:
-            return None
-        doc = self.doc
-        coarse, levels = doc.coarse_positions, doc.coarse_levels
-        first = bisect.bisect_right(coarse, chunk_start)
-        measure = self.spans_of_source
-        found: int | None = None
-        for index in range(bisect.bisect_left(coarse, cut) - 1, first - 1, -1):
-            position = coarse[index]
-            if levels[index] > Level.H6 or not doc.can_cut(position):
-                continue
-            begin, end = _trim(self.source, position, cut)
-            if measure.span(begin, end) > overlap:
-                break
-            found = position
-        return found
-
     def _touches_region(self, low: int, high: int) -> bool:
         """Whether a code or table region holds a position in [low, high)."""
         starts = self.doc.region_starts
@@ -771,8 +750,6 @@ class StructureSplitter:
             overlap = None
             if next_start < self.end and self._is_continuation(next_start):
                 overlap = self._overlap_start(span.start, span.end)
-            elif next_start < self.end and self.options.carry_sections:
-                overlap = self._carried_sections_start(span.start, span.end)
             previous_end = span.end
             position = overlap if overlap is not None else next_start
         return result
