@@ -43,6 +43,9 @@ STRATEGY_FIELDS: Mapping[str, tuple[str, str, tuple[str, ...]]] = {
 }
 """By strategy: the `ChunkOptions` field of its own parameters, the name the form gives
 them, and their fields in order. They decide cuts of that strategy only."""
+SWITCH_FIELDS: Mapping[str, object] = {"prefix_path": "path", "repeat_lead": True}
+"""Rules the evaluation switches off to measure them, with the skill's setting: they join
+the form only when they differ from it, so ids are what they were before the switches."""
 NOT_CUTTING: Mapping[str, str] = {
     "max_chunks": "a cap that refuses a text past it; it changes no chunk",
 }
@@ -68,6 +71,10 @@ def cut_identity(options: ChunkOptions) -> str:
     if own is not None:
         field, label, names = own
         text += _record(label, getattr(options, field), names)
+    for name, default in SWITCH_FIELDS.items():
+        value = getattr(options, name)
+        if value != default:
+            text += f" {name}={value!r}"
     return text
 
 

@@ -25,6 +25,8 @@ class Contextualizer:
     enabled: bool
     heading_separator: str
     prefix_separator: str
+    path: str = "path"
+    """`ChunkOptions.prefix_path`: the whole heading path, the innermost heading, or none."""
     shortened: set[tuple[str, ...]] = field(default_factory=set)
     """Heading paths whose prefix had to be shortened (reported as warnings)."""
     _cache: dict[tuple[str, ...], tuple[str, int]] = field(default_factory=dict)
@@ -39,6 +41,7 @@ class Contextualizer:
             enabled=options.title_prefix,
             heading_separator=options.heading_separator,
             prefix_separator=options.prefix_separator,
+            path=options.prefix_path,
         )
 
     def prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:
@@ -69,7 +72,8 @@ class Contextualizer:
     def _build_prefix(self, headings: tuple[str, ...]) -> tuple[str, int]:
         if not self.enabled:
             return "", 0
-        parts = [p for p in (self.title, *headings) if p]
+        named = {"leaf": headings[-1:], "title": ()}.get(self.path, headings)
+        parts = [p for p in (self.title, *named) if p]
         if not parts:
             return "", 0
         allowed = self.prefix_limit

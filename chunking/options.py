@@ -306,6 +306,9 @@ def strategy_conflicts(strategy: str, given: Collection[str], names: ParameterNa
     return problems
 
 
+PREFIX_PATHS = ("path", "leaf", "title")
+"""What `ChunkOptions.prefix_path` may name."""
+
 SCORED_STRATEGIES = ("semantic", "binary")
 """The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
 
@@ -339,11 +342,22 @@ class ChunkOptions:
     """The `semantic` strategy's parameters (in chunk ids for that strategy only)."""
     binary: BinarySplit = BinarySplit()
     """The `binary` strategy's parameters (in chunk ids for that strategy only)."""
+    prefix_path: str = "path"
+    """What the prefix names: the title and the whole heading path (`path`), the title
+    and the innermost heading (`leaf`), or the title alone (`title`). `path` is what the
+    skill does; the others exist so the evaluation can measure the rule."""
+    repeat_lead: bool = True
+    """A continuation inside a table or code block starts with the table's header row or
+    the reopened fence (the skill always does; off to measure the rule)."""
     max_chunks: int = field(default=0, compare=False)
     """A strategy that can make many chunks per word (`words`) stops planning past this
     many and raises TooManyChunks; 0: no cap. Not in chunk ids: it changes no chunk."""
 
     def __post_init__(self) -> None:
+        if self.prefix_path not in PREFIX_PATHS:
+            raise OptionError(
+                f"prefix path must be one of {', '.join(PREFIX_PATHS)} (got {self.prefix_path!r})"
+            )
         if self.strategy != "structure" and self.mode is SplitMode.SENTENCES:
             raise OptionError(
                 f"textSplitMode sentences does not apply to strategy {self.strategy!r} "

@@ -39,7 +39,14 @@ from evaluation.report import format_table, write_outputs
 from evaluation.report_sets import format_runs
 from evaluation.run import run_sweep
 from evaluation.sets import load_set, set_paths, unique_names
-from evaluation.settings import BASELINES, ChunkerName, Grid, Setting, parse_overlap
+from evaluation.settings import (
+    BASELINES,
+    RULE_VARIANTS,
+    ChunkerName,
+    Grid,
+    Setting,
+    parse_overlap,
+)
 
 Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
@@ -155,6 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead of --sections: pack, or shares 0..1 at which a heading ends a chunk",
     )
     parser.add_argument(
+        "--rules",
+        default="default",
+        help="ours with one rule changed, to measure it: default,leaf-prefix,title-prefix "
+        "(prefix names the innermost heading, or the title alone),no-lead (no repeated table "
+        "header or fence in continuations),no-file-title (no file name as the title of a "
+        "document without one)",
+    )
+    parser.add_argument(
         "--strategy",
         default="structure",
         help="our splitting strategies: structure,words,semantic,binary (semantic and binary "
@@ -246,6 +261,9 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
         modes=tuple(_choices(arguments.mode, modes, "--mode")),
         title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
         strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
+        rules=tuple(
+            str(r) for r in _choices(arguments.rules, {r: r for r in RULE_VARIANTS}, "--rules")
+        ),
         section_fills=(
             tuple(_fill(item) for item in _items(arguments.section_fill))
             if arguments.section_fill is not None

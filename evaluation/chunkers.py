@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chunking.measure.sizing import make_sizer
 from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
 from chunking.scoring import Scoring
 from evaluation.baseline import langchain_markdown
+from evaluation.settings import RULE_VARIANTS
 from evaluation.split_skill import split_pages, split_sentences
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ def chunk_all(
 
 def chunk_options(setting: Setting) -> ChunkOptions:
     """Our chunker's options at `setting` (the chunk map of a question uses them too)."""
+    switches: dict[str, Any] = dict(RULE_VARIANTS[setting.rules])
     return ChunkOptions(
         limits=setting.limits,
         mode=setting.mode,
@@ -95,6 +97,7 @@ def chunk_options(setting: Setting) -> ChunkOptions:
         semantic=setting.semantic,
         strip_markup=setting.strip_markup,
         section_fill=setting.section_fill,
+        **switches,
     )
 
 
@@ -107,7 +110,7 @@ def _ours(
         document.text,
         options=options,
         format=document.format,
-        file_name=document.name,
+        file_name=None if setting.rules == "no-file-title" else document.name,
         scoring=scoring,
     )
     chunks = [

@@ -26,6 +26,17 @@ CHUNKERS: tuple[ChunkerName, ...] = ("ours", "split-skill", "langchain")
 BASELINES: tuple[ChunkerName, ...] = ("split-skill", "langchain")
 PERCENT = 100
 
+RULE_VARIANTS: dict[str, dict[str, object]] = {
+    "default": {},
+    "leaf-prefix": {"prefix_path": "leaf"},
+    "title-prefix": {"prefix_path": "title"},
+    "no-lead": {"repeat_lead": False},
+    "no-file-title": {},
+}
+"""`--rules`: our chunker with one rule changed from the defaults, by name (the
+`ChunkOptions` fields each sets). `no-file-title` gives the chunker no file name, so a
+document without a title of its own gets none (the evaluation's own switch)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -56,6 +67,8 @@ class Setting:
     """Ours with strategy `semantic` only: breaks above this percentile of the distances."""
     semantic_window: int = DEFAULT_SEMANTIC_WINDOW
     """Ours with strategy `semantic` only: sentences embedded either side of a boundary."""
+    rules: str = "default"
+    """Ours only: a `RULE_VARIANTS` name, one rule changed from the defaults."""
 
     @property
     def limits(self) -> Limits:
@@ -94,6 +107,8 @@ class Setting:
                 parts.append("packed")
             elif self.section_fill != SECTIONS_APART_FILL:
                 parts.append(f"apart@{self.section_fill:g}")
+            if self.rules != "default":
+                parts.append(self.rules)
         return " ".join(parts)
 
 
@@ -119,6 +134,8 @@ class Grid:
     semantic_breaks: tuple[tuple[float, int], ...] = _DEFAULT_BREAKS
     """(semanticPercentile, semanticWindow) pairs for the `semantic` strategy only."""
     chunkers: tuple[ChunkerName, ...] = ("ours", "split-skill")
+    rules: tuple[str, ...] = ("default",)
+    """`RULE_VARIANTS` names (ours only)."""
 
     def settings(self) -> tuple[list[Setting], list[str]]:
         """Every valid setting, and why each rejected combination was skipped."""
@@ -132,11 +149,12 @@ class Grid:
             if chunker == "langchain" and mode is not SplitMode.PAGES:
                 continue
             length = resolve_overlap(overlap, maximum)
-            for prefix, strategy, plain, fill in itertools.product(
+            for prefix, strategy, plain, fill, rules in itertools.product(
                 self.title_prefixes if ours else (True,),
                 self.strategies if ours else ("structure",),
                 self.strip_markup if ours else (True,),
                 self.section_fills if ours else (SECTIONS_APART_FILL,),
+                self.rules if ours else ("default",),
             ):
                 windows = self.word_windows if strategy == "words" else self.word_windows[:1]
                 breaks = self.semantic_breaks if strategy == "semantic" else _DEFAULT_BREAKS
@@ -145,7 +163,7 @@ class Grid:
                 ):
                     setting = Setting(
                         chunker, unit, maximum, length, overlap, mode, prefix, strategy, plain,
-                        fill, size, word_overlap, percentile, window,
+                        fill, size, word_overlap, percentile, window, rules,
                     )  # fmt: skip
                     try:
                         setting.limits  # noqa: B018 (validates)

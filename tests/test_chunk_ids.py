@@ -13,6 +13,7 @@ from chunking.chunk_ids import (
     LIMITS_FIELDS,
     NOT_CUTTING,
     STRATEGY_FIELDS,
+    SWITCH_FIELDS,
     cut_identity,
 )
 from chunking.options import BinarySplit, SemanticBreaks, WordScope, WordWindows
@@ -63,9 +64,11 @@ def test_the_form_of_the_scored_strategies_is_the_one_repr_made() -> None:
 
 def test_every_option_is_declared_as_deciding_cuts_or_not() -> None:
     own = {field for field, _, _ in STRATEGY_FIELDS.values()}
-    declared = [*CUT_FIELDS, *own, *NOT_CUTTING]
+    declared = [*CUT_FIELDS, *own, *SWITCH_FIELDS, *NOT_CUTTING]
     assert len(declared) == len(set(declared))
     assert {f.name for f in dataclasses.fields(ChunkOptions)} == set(declared)
+    defaults = ChunkOptions()
+    assert {name: getattr(defaults, name) for name in SWITCH_FIELDS} == SWITCH_FIELDS
     assert tuple(f.name for f in dataclasses.fields(Limits)) == LIMITS_FIELDS
     for field, _, names in STRATEGY_FIELDS.values():
         parameters = getattr(ChunkOptions(), field)

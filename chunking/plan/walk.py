@@ -363,7 +363,7 @@ class StructureWalk:
         """The chunk [start, end) trimmed of whitespace, measured exactly as this
         walk's own chunks are (None: only whitespace); its lead is the one a chunk
         starting at `start` repeats."""
-        return self.make_span(start, end, self.doc.lead_at(start))
+        return self.make_span(start, end, self._lead_at(start))
 
     def room(self, start: int) -> int:
         """Room for content in a chunk starting at `start`: the limit less prefix and lead."""
@@ -724,13 +724,16 @@ class StructureWalk:
 
         A lead left out is counted each time it is asked: ask once per chunk start."""
         _, _, prefix_size = self._prefix_of(tuple(self.tree.chain_at(self._content_start(start))))
-        lead = self.doc.lead_at(start)
+        lead = self._lead_at(start)
         lead_size = self._lead_size(lead)
         if lead and prefix_size + lead_size > self.maximum // 2:
             # A header too long to repeat is left out whole, never truncated; said in a warning.
             self.leads_left_out += 1
             lead, lead_size = "", 0
         return self.maximum - prefix_size - lead_size, lead
+
+    def _lead_at(self, start: int) -> str:
+        return self.doc.lead_at(start) if self.options.repeat_lead else ""
 
     def _content_start(self, start: int) -> int:
         """`tree.content_start(source, start, end)` up to the end of the document."""
