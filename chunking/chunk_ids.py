@@ -2,7 +2,7 @@
 
 The canonical form names its fields: an option joins it only when it is listed here,
 so a new option that decides no cut (a cap, a display setting) changes no id, and one
-that does is added on purpose (`tests/test_chunk_ids.py` holds every option of
+that does is added on purpose (`tests/chunking/test_chunk_ids.py` holds every option of
 `ChunkOptions` to being listed either way). The form is written as the dataclass repr
 of those fields used to read, so ids are what they were.
 """

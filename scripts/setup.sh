@@ -56,11 +56,11 @@ if ! stamped "$dev_stamp" "$dev_wanted"; then
     "~1.3 GB, several minutes cold)" >&2
   pip_install --upgrade pip
   pip_install -r requirements-dev.txt -r requirements-local.txt
-  # PySpark for skills.search.spark (tests/test_spark.py); Java comes from the machine.
+  # PySpark for skills.search.spark (tests/search/test_spark.py); Java comes from the machine.
   pip_install -r requirements-spark.txt
   echo "$dev_wanted" > "$dev_stamp"
 fi
-# checkov (tests/test_infra_bicep.py) gets its own virtualenv: it pins packaging<24,
+# checkov (tests/infra/test_infra_bicep.py) gets its own virtualenv: it pins packaging<24,
 # which pytest 9 in .venv cannot share.
 tools_stamp=.venv-tools/.requirements-stamp
 tools_wanted=$(digest requirements-checkov.txt)

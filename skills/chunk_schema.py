@@ -5,7 +5,7 @@ Derived from it: the members `skills.skill.chunk_records.render_chunks` writes (
 them equal), `skills.search.checks.SKILL_CHUNK_FIELDS`, the index fields and the projection's
 mappings of `skills.search.definitions`, and `skills.search.spark.CHUNK_SCHEMA`. Bump
 `SCHEMA_VERSION` when a member or field is removed, renamed or changes type or meaning
-(tests/test_chunk_schema.py fails until the version and its fingerprint move together).
+(tests/search/test_chunk_schema.py fails until the version and its fingerprint move together).
 """
 
 from __future__ import annotations

@@ -168,7 +168,7 @@ LIBRARY_PHRASES = (
     "aka.ms/azsdk",
 )
 """Words of the messages zlib, gzip, json, codecs, pydantic, httpx, aiohttp, openai and
-the Azure SDK raise (tests/test_honest_scan.py makes each library raise and checks that
+the Azure SDK raise (tests/hardening/test_honest_scan.py makes each library raise and checks that
 its message is caught)."""
 OUR_EXCEPTION_WORDS = frozenset[str]()
 """Words of ours that end in Error or Exception (none: messages say "error" in lowercase)."""

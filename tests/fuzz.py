@@ -4,7 +4,7 @@
     .venv/bin/python -m tests.fuzz --minutes 2 --target html
 
 Each target is a property (tests/strategies.py generates its inputs) that the default test
-run also checks with a small budget (tests/test_hardening_fuzz.py). A failure prints
+run also checks with a small budget (tests/hardening/test_hardening_fuzz.py). A failure prints
 hypothesis's shrunk example and exits with status 1; pin it as a named regression test.
 """
 

@@ -1,6 +1,6 @@
 """Hypothesis strategies for hostile documents and skill requests.
 
-Shared by tests/test_hardening_fuzz.py (a small budget in every test run) and
+Shared by tests/hardening/test_hardening_fuzz.py (a small budget in every test run) and
 tests/fuzz.py (the long run). The markdown and HTML strategies build *structured*
 documents, nested containers included, out of pieces chosen to hit parser edge cases:
 unclosed fences, header-less and ragged tables, raw HTML, entities, CR/CRLF line

@@ -33,7 +33,7 @@ whole text mostly reports no sentence end where windows do.  That needs a
 paragraph longer than `WHOLE_TEXT_CHARACTERS`, and none of the corpora has one
 (the longest block segmented is 8,766 characters), so nothing changes there.
 With windows of 512 and 1,024 characters, on generated prose whose quotes close
-within the margin, the ends are the same (tests/test_sentence_windows.py); on the
+within the margin, the ends are the same (tests/chunking/plan/test_sentence_windows.py); on the
 338 corpus blocks longer than 2,048 characters, cut into 2,048-character windows
 with 512 of margin, 1 of 5,937 whole-text ends is missed and 145 more are found.
 """

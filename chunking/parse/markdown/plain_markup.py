@@ -8,7 +8,7 @@ image, a reference, a docfx include or image, an HTML comment), and `MarkupScan`
 finds its closer with a search that remembers where it found the last one: every
 opener before that closer is answered from memory, every opener after a search that
 found nothing is answered at once.  What it finds is what the one regex of all the
-alternatives found (`tests/test_markup_scan.py` holds it to that regex).
+alternatives found (`tests/chunking/parse/test_markup_scan.py` holds it to that regex).
 """
 
 from __future__ import annotations

