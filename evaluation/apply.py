@@ -7,32 +7,31 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunking.options import SECTIONS_APART_FILL, Sections
-from skills.skill.record_inputs import (
-    INPUT_MAXIMUM_PAGE_LENGTH,
-    INPUT_PAGE_OVERLAP_LENGTH,
-    INPUT_SEMANTIC_PERCENTILE,
-    INPUT_SEMANTIC_WINDOW,
-    INPUT_STRATEGY,
-    INPUT_TEXT_SPLIT_MODE,
-    INPUT_UNIT,
-    INPUT_WORD_OVERLAP,
-    INPUT_WORDS_PER_CHUNK,
-)
-from skills.skill.settings import (
-    ENV_MAXIMUM_PAGE_LENGTH,
-    ENV_PAGE_OVERLAP_LENGTH,
-    ENV_SECTIONS,
-    ENV_STRATEGY,
-    ENV_STRIP_MARKUP,
-    ENV_TEXT_SPLIT_MODE,
-    ENV_TITLE_PREFIX,
-    ENV_UNIT,
-    ENV_WORD_OVERLAP,
-    ENV_WORDS_PER_CHUNK,
-)
+from skills.parameters import record_input, setting_name
 
 if TYPE_CHECKING:
     from evaluation.settings import Setting
+
+INPUT_MAXIMUM_PAGE_LENGTH = record_input("maximumPageLength")
+INPUT_PAGE_OVERLAP_LENGTH = record_input("pageOverlapLength")
+INPUT_SEMANTIC_PERCENTILE = record_input("semanticPercentile")
+INPUT_SEMANTIC_WINDOW = record_input("semanticWindow")
+INPUT_STRATEGY = record_input("strategy")
+INPUT_TEXT_SPLIT_MODE = record_input("textSplitMode")
+INPUT_UNIT = record_input("unit")
+INPUT_WORD_OVERLAP = record_input("wordOverlap")
+INPUT_WORDS_PER_CHUNK = record_input("wordsPerChunk")
+ENV_MAXIMUM_PAGE_LENGTH = setting_name("maximumPageLength")
+ENV_PAGE_OVERLAP_LENGTH = setting_name("pageOverlapLength")
+ENV_SECTIONS = setting_name("sections")
+ENV_STRATEGY = setting_name("strategy")
+ENV_STRIP_MARKUP = setting_name("stripMarkup")
+ENV_TEXT_SPLIT_MODE = setting_name("textSplitMode")
+ENV_TITLE_PREFIX = setting_name("titlePrefix")
+ENV_UNIT = setting_name("unit")
+ENV_WORD_OVERLAP = setting_name("wordOverlap")
+ENV_WORDS_PER_CHUNK = setting_name("wordsPerChunk")
+# The names the skill reads a setting by, from its table of parameters.
 
 
 @dataclass(frozen=True, slots=True)

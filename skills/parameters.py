@@ -577,6 +577,13 @@ DEPLOYED_PARAMETERS: tuple[Parameter, ...] = tuple(row for row in PARAMETERS if 
 """What the deploy script sends the skill as literal inputs, read from their app settings."""
 
 
+def record_input(name: str) -> str:
+    """`name`, checked to be a record input of the table (KeyError when it is not)."""
+    if not BY_NAME[name].record_input:
+        raise KeyError(f"parameter {name!r} is not a record input")
+    return name
+
+
 def setting_name(name: str) -> str:
     """The app setting of parameter `name` (KeyError when it has none)."""
     setting = BY_NAME[name].setting
