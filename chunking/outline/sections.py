@@ -99,6 +99,9 @@ class SectionTree:
             if after >= end:
                 break
             position = after
+            # An empty heading (a docfx zone's label) sits in the space just skipped.
+            while index < len(self.starts) and self.starts[index] < position:
+                index += 1
         return position
 
     def content_starts(self, source: str, end: int) -> list[int]:
@@ -115,10 +118,15 @@ class SectionTree:
             after = skip_space(source, after, end)
             if after >= end:
                 found[index] = starts[index]
-            elif index + 1 < len(starts) and starts[index + 1] == after:
-                found[index] = found[index + 1]
             else:
-                found[index] = after
+                # Past the empty headings (a docfx zone's label) in the space after it.
+                following = index + 1
+                while following < len(starts) and starts[following] < after:
+                    following += 1
+                if following < len(starts) and starts[following] == after:
+                    found[index] = found[following]
+                else:
+                    found[index] = after
         return found
 
     def chain_of_chunk(self, source: str, start: int, end: int) -> list[int]:

@@ -121,6 +121,19 @@ def test_the_closing_rule_is_not_content() -> None:
     assert not [c for c in document.chunks if c.content.startswith("---")]
 
 
+def test_a_zone_end_after_empty_sections_does_not_shorten_the_path() -> None:
+    """Found by hypothesis (test_chunk_paths_match_a_reference_parse) in a CI run: a
+    chunk of headings only (`## A`, a zone, `### B`, `#### C`) that ends with the zone's
+    end marker had the path A › C# › B, as if the marker were content outside C's
+    section. A marker is no content: the path is C's, as without the zone end."""
+    text = (
+        "# Title\n\nIntro words.\n\n## 0 n1\n\n"
+        ':::zone pivot="programming-language-csharp"\n\n### 0 n3\n\n#### 0 n4\n\n:::zone-end\n'
+    )
+    chunked = chunk_document(text, options=ChunkOptions(limits=Limits(Unit.CHARACTERS, 300, 0)))
+    assert chunked.chunks[-1].headings == ("0 n1", "C#", "0 n3", "0 n4")
+
+
 def test_a_rule_outside_a_tab_group_stays_a_rule_and_stays_in_the_text() -> None:
     text = "## A\n\nOne.\n\n---\n\nTwo.\n"
     outline = parse_markdown(text)
