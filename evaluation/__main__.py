@@ -65,6 +65,11 @@ EXAMPLES = """examples:
 No questions yet? python -m evaluation generate DOCS --questions N (--help)."""
 
 
+DEFAULT_MAX = "256,512,1024"
+DEFAULT_OVERLAP = "0,12%"
+DEFAULT_UNIT = "azureOpenAITokens"
+
+
 def _items(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
@@ -143,9 +148,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FOLDER",
         help="ONNX cross-encoder folder for --retrieval semantic (default: CROSS_ENCODER_PATH)",
     )
-    parser.add_argument("--max", default="256,512,1024", help="maximumPageLength values")
-    parser.add_argument("--overlap", default="0,12%", help="pageOverlapLength values or N%%")
-    parser.add_argument("--unit", default="azureOpenAITokens", help="characters,azureOpenAITokens")
+    parser.add_argument(
+        "--max", default=None, help=f"maximumPageLength values (default: {DEFAULT_MAX})"
+    )
+    parser.add_argument(
+        "--overlap",
+        default=None,
+        help=f"pageOverlapLength values or N%% (default: {DEFAULT_OVERLAP.replace('%', '%%')})",
+    )
+    parser.add_argument(
+        "--unit", default=None, help=f"characters,azureOpenAITokens (default: {DEFAULT_UNIT})"
+    )
+    parser.add_argument(
+        "--limits",
+        default=None,
+        help="instead of --max, --overlap and --unit: MAX/OVERLAP/UNIT triples, e.g. "
+        "512/51/azureOpenAITokens,2000/500/characters",
+    )
     parser.add_argument("--mode", default="pages", help="textSplitMode values: pages,sentences")
     parser.add_argument("--title-prefix", default="on", help="on,off: title and path in the text")
     parser.add_argument(
@@ -229,15 +248,36 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
         return super()._get_help_string(action)
 
 
+def _limits(text: str, units: dict[str, Unit]) -> tuple[tuple[Unit, int, str], ...]:
+    """`--limits` triples: MAX/OVERLAP/UNIT, comma-separated."""
+    triples: list[tuple[Unit, int, str]] = []
+    for item in _items(text):
+        parts = item.split("/")
+        if len(parts) != 3 or not parts[0].strip().isdigit():
+            raise OptionError(
+                f"--limits items are MAX/OVERLAP/UNIT, e.g. 2000/500/characters (got {item!r})"
+            )
+        unit = _choices(parts[2], units, "--limits unit")[0]
+        triples.append((unit, int(parts[0]), parse_overlap(parts[1])))
+    return tuple(triples)
+
+
 def grid_from(arguments: argparse.Namespace) -> Grid:
     """The grid the options ask for; OptionError names a bad one."""
+    units = {unit.value: unit for unit in Unit} | {"tokens": Unit.TOKENS}
+    limits: tuple[tuple[Unit, int, str], ...] = ()
+    if arguments.limits is not None:
+        given = [f"--{name}" for name in ("max", "overlap", "unit") if getattr(arguments, name)]
+        if given:
+            raise OptionError(f"--limits replaces {', '.join(given)}: give one or the other")
+        limits = _limits(arguments.limits, units)
+    max_text = arguments.max or DEFAULT_MAX
     try:
-        maximums = tuple(int(item) for item in _items(arguments.max))
+        maximums = tuple(int(item) for item in _items(max_text))
     except ValueError:
         raise OptionError(
-            f"--max must be integers separated by commas (got {arguments.max!r})"
+            f"--max must be integers separated by commas (got {max_text!r})"
         ) from None
-    units = {unit.value: unit for unit in Unit} | {"tokens": Unit.TOKENS}
     modes = {mode.value: mode for mode in SplitMode}
     baselines: list[ChunkerName]
     if arguments.baselines is None:
@@ -256,8 +296,11 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
 
     return Grid(
         maximums=maximums,
-        overlaps=tuple(parse_overlap(item) for item in _items(arguments.overlap)),
-        units=tuple(_choices(arguments.unit, units, "--unit")),
+        overlaps=tuple(
+            parse_overlap(item) for item in _items(arguments.overlap or DEFAULT_OVERLAP)
+        ),
+        units=tuple(_choices(arguments.unit or DEFAULT_UNIT, units, "--unit")),
+        limits=limits,
         modes=tuple(_choices(arguments.mode, modes, "--mode")),
         title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
         strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
@@ -323,7 +366,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     if "--quick" in argv:
         # Grid options given on the command line still win over the quick grid.
-        parser.set_defaults(**QUICK_GRID)
+        quick = dict(QUICK_GRID)
+        if any(item.split("=")[0] == "--limits" for item in argv):
+            quick = {k: v for k, v in quick.items() if k not in {"max", "overlap", "unit"}}
+        parser.set_defaults(**quick)
     arguments = parser.parse_args(argv)
     if arguments.set or arguments.sets or "," in (arguments.embedding or ""):
         return _main_sets(arguments)
