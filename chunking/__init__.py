@@ -18,10 +18,9 @@ from chunking.options import (
     Sections,
     SplitMode,
     Unit,
-    WordScope,
-    WordWindows,
 )
 from chunking.pipeline import FormatName, chunk_document
+from chunking.plan.words_params import WordScope, WordWindows
 
 __all__ = [
     "Chunk",

@@ -9,18 +9,11 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
-from chunking.options import (
-    DEFAULT_SEMANTIC_PERCENTILE,
-    DEFAULT_SEMANTIC_WINDOW,
-    DEFAULT_WORD_OVERLAP,
-    DEFAULT_WORDS_PER_CHUNK,
-    OptionError,
-    Sections,
-    SplitMode,
-    Unit,
-)
+from chunking.options import OptionError, Sections, SplitMode, Unit
 from chunking.pipes import run_piped
-from chunking.plan import STRATEGIES
+from chunking.plan.semantic_params import DEFAULT_SEMANTIC_PERCENTILE, DEFAULT_SEMANTIC_WINDOW
+from chunking.plan.strategies import STRATEGIES
+from chunking.plan.words_params import DEFAULT_WORD_OVERLAP, DEFAULT_WORDS_PER_CHUNK
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents

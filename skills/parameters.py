@@ -22,33 +22,35 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from chunking.options import (
-    BINARY_SCORERS,
-    DEFAULT_BINARY_CANDIDATES,
     DEFAULT_CHARACTERS_OVERLAP_LENGTH,
     DEFAULT_CHARACTERS_PAGE_LENGTH,
     DEFAULT_ENCODER,
     DEFAULT_LANGUAGE,
     DEFAULT_MAXIMUM_PAGE_LENGTH,
     DEFAULT_PAGE_OVERLAP_LENGTH,
-    DEFAULT_SEMANTIC_MIN_FILL,
-    DEFAULT_SEMANTIC_PERCENTILE,
-    DEFAULT_SEMANTIC_WINDOW,
-    DEFAULT_WORD_OVERLAP,
-    DEFAULT_WORDS_PER_CHUNK,
     PAGE_OVERLAP_LENGTH,
     STRATEGY_NAMES,
     STRATEGY_PARAMETERS,
     WORD_OVERLAP,
-    BinarySplit,
     Sections,
-    SemanticBreaks,
     SplitMode,
     Unit,
+)
+from chunking.pipeline import FormatName
+from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
+from chunking.plan.semantic_params import (
+    DEFAULT_SEMANTIC_MIN_FILL,
+    DEFAULT_SEMANTIC_PERCENTILE,
+    DEFAULT_SEMANTIC_WINDOW,
+    SemanticBreaks,
+)
+from chunking.plan.words_params import (
+    DEFAULT_WORD_OVERLAP,
+    DEFAULT_WORDS_PER_CHUNK,
     WordScope,
     WordWindows,
     default_word_overlap,
 )
-from chunking.pipeline import FormatName
 from skills.embedding.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:

@@ -13,23 +13,21 @@ from typing import TYPE_CHECKING
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
     SCORED_STRATEGIES,
-    BinarySplit,
     ChunkOptions,
     Limits,
     OptionError,
     ParameterNames,
     Sections,
-    SemanticBreaks,
     SplitMode,
     Unit,
-    WordScope,
-    WordWindows,
     default_lengths,
-    default_word_overlap,
     strategy_conflicts,
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.words_params import WordScope, WordWindows, default_word_overlap
 from chunking.scoring import Scoring
 from skills.parameters import FLAG_PARAMETERS, given_parameters
 

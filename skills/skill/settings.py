@@ -9,14 +9,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from chunking import Limits, OptionError, Sections, SplitMode, Unit, WordWindows
-from chunking.options import (
-    DEFAULT_ENCODER,
-    DEFAULT_LANGUAGE,
-    STRATEGY_PARAMETERS,
-    BinarySplit,
-    SemanticBreaks,
-    default_lengths,
-)
+from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, STRATEGY_PARAMETERS, default_lengths
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
 from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from chunking import Sections, SplitMode, Unit, WordScope, WordWindows
-from chunking.options import BinarySplit, SemanticBreaks
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
 from skills import __version__
 from skills.skill.settings import (
     ALL_ENV_NAMES,
