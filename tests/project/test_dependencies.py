@@ -250,10 +250,7 @@ def _runtime_imports(path: Path) -> set[str]:
     the cycle still)."""
     skipped: set[int] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
-        test = node.test if isinstance(node, ast.If) else None
-        if isinstance(test, ast.Name | ast.Attribute) and ast.unparse(test).endswith(
-            "TYPE_CHECKING"
-        ):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
             skipped.update(line for child in node.body for line in _lines(child))
     return {one.module for one in _imports(path) if one.line not in skipped}
 
