@@ -67,8 +67,9 @@ pages of many small sections, in keyword and hybrid search above all; packing wi
 fill cuts sections across chunks. docs/results has the per-set tables."""
 
 
-class Sections(Enum):
-    """Whether small neighbouring sections share a chunk."""
+class SectionPacking(Enum):
+    """Whether small neighbouring sections share a chunk: the `sections` parameter
+    (`CHUNK_SECTIONS`, `--sections`), which keeps its name on those surfaces."""
 
     APART = "apart"
     """A heading ends a chunk once it is `SECTIONS_APART_FILL` full (the default)."""
@@ -78,7 +79,7 @@ class Sections(Enum):
     @property
     def fill(self) -> float | None:
         """The `ChunkOptions.section_fill` this stands for."""
-        return SECTIONS_APART_FILL if self is Sections.APART else None
+        return SECTIONS_APART_FILL if self is SectionPacking.APART else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
-from chunking.options import OptionError, Sections, SplitMode, Unit
+from chunking.options import OptionError, SectionPacking, SplitMode, Unit
 from chunking.pipes import run_piped
 from chunking.plan.semantic_params import DEFAULT_SEMANTIC_PERCENTILE, DEFAULT_SEMANTIC_WINDOW
 from chunking.plan.strategies import STRATEGIES
@@ -263,7 +263,7 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
             else tuple(
                 section.fill
                 for section in _choices(
-                    arguments.sections, {s.value: s for s in Sections}, "--sections"
+                    arguments.sections, {s.value: s for s in SectionPacking}, "--sections"
                 )
             )
         ),

@@ -32,7 +32,7 @@ from chunking.options import (
     STRATEGY_NAMES,
     STRATEGY_PARAMETERS,
     WORD_OVERLAP,
-    Sections,
+    SectionPacking,
     SplitMode,
     Unit,
 )
@@ -66,7 +66,7 @@ UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
 FORMATS: tuple[FormatName, ...] = get_args(FormatName)
 STRATEGIES: Mapping[str, str] = {name: name for name in STRATEGY_NAMES}
 WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
-SECTIONS: Mapping[str, Sections] = {sections.value: sections for sections in Sections}
+SECTION_PACKINGS: Mapping[str, SectionPacking] = {p.value: p for p in SectionPacking}
 MARKDOWN_HEADER_DEPTHS: Mapping[str, int] = {f"h{level}": level for level in range(1, 7)}
 """The Layout skill's `markdownHeaderDepth` values: the keys `sections` has (h1 to the depth)."""
 BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
@@ -467,16 +467,16 @@ PARAMETERS: tuple[Parameter, ...] = (
         "choice",
         "`apart`: a heading ends a chunk once it is three quarters full; `packed`: small "
         "sections are packed up to the limit",
-        f"`{Sections.APART.value}`",
+        f"`{SectionPacking.APART.value}`",
         record_input=False,
         setting="CHUNK_SECTIONS",
-        attribute="sections",
-        choices=SECTIONS,
+        attribute="section_packing",
+        choices=SECTION_PACKINGS,
         option="section_fill",
         flag=Flag(
             "--sections",
             "apart: a heading ends a chunk; packed: small sections share chunks",
-            Sections.APART.value,
+            SectionPacking.APART.value,
         ),
     ),
     Parameter(

@@ -210,7 +210,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 encoder_model_name=encoder,
                 language=language,
                 title_prefix=settings.title_prefix,
-                section_fill=settings.sections.fill,
+                section_fill=settings.section_packing.fill,
                 strip_markup=settings.strip_markup,
                 strategy=strategy,
                 words=words,
