@@ -9,11 +9,8 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
-from chunking.options import OptionError, SectionPacking, SplitMode, Unit
+from chunking.options import OptionError, SplitMode, Unit
 from chunking.pipes import run_piped
-from chunking.plan.semantic_params import DEFAULT_SEMANTIC_PERCENTILE, DEFAULT_SEMANTIC_WINDOW
-from chunking.plan.strategies import STRATEGIES
-from chunking.plan.words_params import DEFAULT_WORD_OVERLAP, DEFAULT_WORDS_PER_CHUNK
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
@@ -38,8 +35,8 @@ from evaluation.settings import (
     ChunkerName,
     Grid,
     Setting,
-    parse_overlap,
 )
+from evaluation.sweeps import BY_FLAG, SWEEPS, items
 
 Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
@@ -58,36 +55,9 @@ EXAMPLES = """examples:
 No questions yet? python -m evaluation generate DOCS --questions N (--help)."""
 
 
-def _items(text: str) -> list[str]:
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
-def _switch(text: str) -> bool:
-    value = text.strip().lower()
-    if value in {"on", "true", "yes", "1"}:
-        return True
-    if value in {"off", "false", "no", "0"}:
-        return False
-    raise OptionError(f"on/off options take on or off (got {text!r})")
-
-
-def _fill(text: str) -> float | None:
-    if text == "pack":
-        return None
-    try:
-        share = float(text)
-    except ValueError:
-        share = -1.0
-    if not 0 <= share <= 1:
-        raise OptionError(
-            f"--section-fill items must be pack or a share from 0 to 1 (got {text!r})"
-        )
-    return share
-
-
 def _choices(text: str, allowed: dict[str, Choice], option: str) -> list[Choice]:
     chosen: list[Choice] = []
-    for item in _items(text):
+    for item in items(text):
         if item not in allowed:
             raise OptionError(f"{option} must be among {', '.join(allowed)} (got {item!r})")
         chosen.append(allowed[item])
@@ -136,24 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FOLDER",
         help="ONNX cross-encoder folder for --retrieval semantic (default: CROSS_ENCODER_PATH)",
     )
-    parser.add_argument("--max", default="256,512,1024", help="maximumPageLength values")
-    parser.add_argument("--overlap", default="0,12%", help="pageOverlapLength values or N%%")
-    parser.add_argument("--unit", default="azureOpenAITokens", help="characters,azureOpenAITokens")
-    parser.add_argument("--mode", default="pages", help="textSplitMode values: pages,sentences")
-    parser.add_argument("--title-prefix", default="on", help="on,off: title and path in the text")
-    parser.add_argument(
-        "--strip-markup",
-        default="on",
-        help="on,off: embed markdown without link targets, tags, directives",
-    )
-    parser.add_argument(
-        "--sections", default="apart", help="apart,packed: whether a heading ends a chunk"
-    )
-    parser.add_argument(
-        "--section-fill",
-        default=None,
-        help="instead of --sections: pack, or shares 0..1 at which a heading ends a chunk",
-    )
+    for sweep in SWEEPS:
+        parser.add_argument(sweep.flag, default=sweep.default, help=sweep.help)
     parser.add_argument(
         "--rules",
         default="default",
@@ -161,22 +115,6 @@ def build_parser() -> argparse.ArgumentParser:
         "(prefix names the innermost heading, or the title alone),no-lead (no repeated table "
         "header or fence in continuations),no-file-title (no file name as the title of a "
         "document without one)",
-    )
-    parser.add_argument(
-        "--strategy",
-        default="structure",
-        help="our splitting strategies: structure,words,semantic,binary (semantic and binary "
-        "embed sentences with the evaluation's embedding model, cached like the chunks)",
-    )
-    parser.add_argument(
-        "--words",
-        default=f"{DEFAULT_WORDS_PER_CHUNK}/{DEFAULT_WORD_OVERLAP}",
-        help="strategy words: wordsPerChunk/wordOverlap pairs, e.g. 200/40,100/20",
-    )
-    parser.add_argument(
-        "--semantic",
-        default=f"{DEFAULT_SEMANTIC_PERCENTILE:g}/{DEFAULT_SEMANTIC_WINDOW}",
-        help="strategy semantic: semanticPercentile/semanticWindow pairs, e.g. 95/1,90/2",
     )
     parser.add_argument(
         "--baselines",
@@ -224,14 +162,6 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
 
 def grid_from(arguments: argparse.Namespace) -> Grid:
     """The grid the options ask for; OptionError names a bad one."""
-    try:
-        maximums = tuple(int(item) for item in _items(arguments.max))
-    except ValueError:
-        raise OptionError(
-            f"--max must be integers separated by commas (got {arguments.max!r})"
-        ) from None
-    units = {unit.value: unit for unit in Unit} | {"tokens": Unit.TOKENS}
-    modes = {mode.value: mode for mode in SplitMode}
     baselines: list[ChunkerName]
     if arguments.baselines is None:
         baselines = ["split-skill"]
@@ -247,31 +177,25 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
                 "installed (pip install -r requirements-bench.txt)"
             )
 
+    def swept(flag: str, kind: type[Choice] | tuple[type, ...]) -> tuple[Choice, ...]:
+        sweep = BY_FLAG[flag]
+        return sweep.read_as(getattr(arguments, sweep.dest), kind)
+
+    fill = "--section-fill" if arguments.section_fill is not None else "--sections"
     return Grid(
-        maximums=maximums,
-        overlaps=tuple(parse_overlap(item) for item in _items(arguments.overlap)),
-        units=tuple(_choices(arguments.unit, units, "--unit")),
-        modes=tuple(_choices(arguments.mode, modes, "--mode")),
-        title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
-        strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
+        maximums=swept("--max", int),
+        overlaps=swept("--overlap", str),
+        units=swept("--unit", Unit),
+        modes=swept("--mode", SplitMode),
+        title_prefixes=swept("--title-prefix", bool),
+        strip_markup=swept("--strip-markup", bool),
         rules=tuple(
             str(r) for r in _choices(arguments.rules, {r: r for r in RULE_VARIANTS}, "--rules")
         ),
-        section_fills=(
-            tuple(_fill(item) for item in _items(arguments.section_fill))
-            if arguments.section_fill is not None
-            else tuple(
-                section.fill
-                for section in _choices(
-                    arguments.sections, {s.value: s for s in SectionPacking}, "--sections"
-                )
-            )
-        ),
-        strategies=tuple(
-            str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
-        ),
-        word_windows=tuple(_word_window(item) for item in _items(arguments.words)),
-        semantic_breaks=tuple(_semantic_break(item) for item in _items(arguments.semantic)),
+        section_fills=swept(fill, (float, type(None))),
+        strategies=swept("--strategy", str),
+        word_windows=swept("--words", tuple),
+        semantic_breaks=swept("--semantic", tuple),
         chunkers=("ours", *baselines),
     )
 
@@ -279,29 +203,6 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
 def langchain_installed() -> bool:
     """Whether the `langchain` baseline can run."""
     return importlib.util.find_spec("langchain_text_splitters") is not None
-
-
-def _word_window(text: str) -> tuple[int, int]:
-    """One `--words` item: `SIZE/OVERLAP` in words."""
-    size, _, overlap = text.partition("/")
-    try:
-        return int(size), int(overlap or "0")
-    except ValueError:
-        raise OptionError(
-            f"--words items must be wordsPerChunk/wordOverlap such as 200/40 (got {text!r})"
-        ) from None
-
-
-def _semantic_break(text: str) -> tuple[float, int]:
-    """One `--semantic` item: `PERCENTILE/WINDOW`."""
-    percentile, _, window = text.partition("/")
-    try:
-        return float(percentile), int(window or str(DEFAULT_SEMANTIC_WINDOW))
-    except ValueError:
-        raise OptionError(
-            "--semantic items must be semanticPercentile/semanticWindow such as 95/1 "
-            f"(got {text!r})"
-        ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
