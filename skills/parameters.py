@@ -35,6 +35,7 @@ from chunking.options import (
     SectionPacking,
     SplitMode,
     Unit,
+    default_lengths,
 )
 from chunking.pipeline import FormatName
 from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
@@ -568,6 +569,25 @@ PARAMETERS: tuple[Parameter, ...] = (
 """Every parameter, in the order the skill lists its record inputs (and the deploy script
 sends its literal inputs: a new order would look like new inputs and re-chunk the index)."""
 
+DEPLOY_CHARACTERS_LENGTHS = (2000, 500)
+"""(maximumPageLength, pageOverlapLength) the deploy script sends for unit `characters`
+when CHUNK_MAXIMUM_PAGE_LENGTH / CHUNK_PAGE_OVERLAP_LENGTH are not set. The script has
+sent them since it was written (0e08f2c), which called them "Microsoft's 2000/500
+characters": the Split skill settings of Microsoft's integrated-vectorization examples
+(the commit cites no page). The skill's own default for a record that gives no lengths
+is the Split skill's documented 5000/0 (`chunking.options.DEFAULT_CHARACTERS_*`, since
+0e1f550), so the skill drops in where a skillset sent the Split skill nothing. The
+evaluation has measured 2000/500 characters (docs/results/2026-12-03-rule-audit.md), not
+5000/0 against it: neither changes without that measurement."""
+
+
+def deploy_lengths(unit: Unit) -> tuple[int, int]:
+    """(maximumPageLength, pageOverlapLength) `python -m infra.deploy` sends when the
+    deployment's CHUNK_* settings do not give them: the skill's for tokens (512/64),
+    `DEPLOY_CHARACTERS_LENGTHS` for characters."""
+    return DEPLOY_CHARACTERS_LENGTHS if unit is Unit.CHARACTERS else default_lengths(unit)
+
+
 BY_NAME: Mapping[str, Parameter] = {row.name: row for row in PARAMETERS}
 RECORD_INPUTS: tuple[str, ...] = tuple(row.name for row in PARAMETERS if row.record_input)
 """The record inputs the skill reads, in the order its warnings list them."""
@@ -704,9 +724,28 @@ def reference_rows() -> Iterator[str]:
         yield "| " + " | ".join(cells) + " |"
 
 
+def deploy_note() -> Iterator[str]:
+    """The settings reference's paragraph on what the deploy script sends: its literal
+    inputs and, where they differ from the skill's, its defaults."""
+    tokens, characters = deploy_lengths(Unit.TOKENS), deploy_lengths(Unit.CHARACTERS)
+    skill = default_lengths(Unit.CHARACTERS)
+    names = ", ".join(f"`{row.name}`" for row in DEPLOYED_PARAMETERS)
+    yield ""
+    yield (
+        f"`python -m infra.deploy` sends the skill {names} as literal inputs, from the same "
+        "app settings in the deployment's environment (`azd env set`). Where those are not "
+        f"set it sends {tokens[0]}/{tokens[1]} tokens, as the skill's default, and for unit "
+        f"`characters` {characters[0]}/{characters[1]} (the Split skill settings of "
+        "Microsoft's integrated-vectorization examples), not the skill's "
+        f"{skill[0]}/{skill[1]} (the Split skill's own defaults, for a record that gives no "
+        "lengths). "
+        "[Deploy](deploy.md#chunk-settings-the-deploy-sends) says why."
+    )
+
+
 def reference_table() -> str:
     """The generated part of the settings reference, markers included."""
-    return "\n".join([REFERENCE_START, *reference_rows(), REFERENCE_END])
+    return "\n".join([REFERENCE_START, *reference_rows(), *deploy_note(), REFERENCE_END])
 
 
 def rendered_reference(page: str) -> str:
