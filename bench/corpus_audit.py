@@ -31,16 +31,10 @@ from bench.documents import NOT_DOCUMENTS
 from bench.offline_scoring import offline_scoring
 from chunking.audit import Audit, audit_document, flag_path_debris
 from chunking.measure.sizing import make_sizer
-from chunking.options import (
-    BINARY_SCORERS,
-    STRATEGY_NAMES,
-    ChunkOptions,
-    Limits,
-    OptionError,
-    Unit,
-    WordScope,
-)
+from chunking.options import STRATEGY_NAMES, ChunkOptions, Limits, OptionError, Unit
 from chunking.pipeline import chunk_document, parse
+from chunking.plan.binary_params import BINARY_SCORERS
+from chunking.plan.words_params import WordScope
 from skills.commands.cli import (
     binary_split,
     check_strategy,

@@ -44,8 +44,9 @@ from typing import TYPE_CHECKING
 from bench.documents import DEFAULT_CORPUS, load_corpus
 from bench.offline import offline
 from bench.speed import LIMITS
-from chunking.options import ChunkOptions, SplitMode, WordWindows
+from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
+from chunking.plan.words_params import WordWindows
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from bench.documents import load_corpus, megabytes
 from bench.offline_scoring import offline_scoring
-from chunking.options import BinarySplit, ChunkOptions, Limits, Unit
+from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
+from chunking.plan.binary_params import BinarySplit
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 LIMITS = Limits(Unit.TOKENS, 512, 64)

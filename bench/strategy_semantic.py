@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from bench.documents import DEFAULT_CORPUS, load_corpus, megabytes
 from bench.offline_scoring import offline_scoring
-from chunking.options import ChunkOptions, Limits, SemanticBreaks, Unit
+from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
+from chunking.plan.semantic_params import SemanticBreaks
 from chunking.scoring import Scoring
 
 if TYPE_CHECKING:

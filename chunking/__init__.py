@@ -15,13 +15,16 @@ from chunking.options import (
     ChunkOptions,
     Limits,
     OptionError,
-    Sections,
+    SectionPacking,
     SplitMode,
     Unit,
-    WordScope,
-    WordWindows,
 )
 from chunking.pipeline import FormatName, chunk_document
+from chunking.plan.words_params import WordScope, WordWindows
+
+Sections = SectionPacking
+"""`SectionPacking`'s name before "sections" came to mean only a heading's extent; kept so
+code written against it still imports."""
 
 __all__ = [
     "Chunk",
@@ -30,6 +33,7 @@ __all__ = [
     "FormatName",
     "Limits",
     "OptionError",
+    "SectionPacking",
     "Sections",
     "SplitMode",
     "Unit",

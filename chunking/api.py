@@ -19,7 +19,7 @@ from chunking.options import (
     ChunkOptions,
     Limits,
     OptionError,
-    Sections,
+    SectionPacking,
     SplitMode,
     Unit,
     default_lengths,
@@ -72,7 +72,7 @@ def chunk_options(
         encoder_model_name=encoder or base.encoder_model_name,
         language=language or base.language,
         title_prefix=title_prefix,
-        section_fill=Sections(sections).fill,
+        section_fill=SectionPacking(sections).fill,
         strategy=strategy,
     )
 

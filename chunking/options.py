@@ -6,6 +6,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
+# Re-exported (the alias says so to mypy): the skill and the command lines import them here.
+from chunking.option_errors import OptionError as OptionError  # noqa: PLC0414
+from chunking.option_errors import TooManyChunks as TooManyChunks  # noqa: PLC0414
+from chunking.option_errors import clipped_repr as clipped_repr  # noqa: PLC0414
+from chunking.option_errors import shown_integer
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.words_params import WordWindows
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping
 
@@ -58,8 +67,9 @@ pages of many small sections, in keyword and hybrid search above all; packing wi
 fill cuts sections across chunks. docs/results has the per-set tables."""
 
 
-class Sections(Enum):
-    """Whether small neighbouring sections share a chunk."""
+class SectionPacking(Enum):
+    """Whether small neighbouring sections share a chunk: the `sections` parameter
+    (`CHUNK_SECTIONS`, `--sections`), which keeps its name on those surfaces."""
 
     APART = "apart"
     """A heading ends a chunk once it is `SECTIONS_APART_FILL` full (the default)."""
@@ -69,44 +79,7 @@ class Sections(Enum):
     @property
     def fill(self) -> float | None:
         """The `ChunkOptions.section_fill` this stands for."""
-        return SECTIONS_APART_FILL if self is Sections.APART else None
-
-
-SHOWN_DIGITS = 20
-"""Integers in messages are shown whole up to this many digits, beyond in scientific
-notation: a record may send 1e308, and its 309 digits would help nobody."""
-SHOWN_CHARACTERS = 40
-"""Other values in messages are shown as a repr of at most this many characters."""
-
-
-def shown_integer(number: int) -> str:
-    """`number` for a message a person reads: whole, or as `1.23e+45` when it is long."""
-    if abs(number) < 10**SHOWN_DIGITS:
-        return str(number)
-    try:
-        return f"{float(number):.3g}"
-    except OverflowError:  # beyond the largest float
-        return "under -1e+308" if number < 0 else "over 1e+308"
-
-
-def clipped_repr(value: object) -> str:
-    """`repr(value)`, clipped to SHOWN_CHARACTERS with "..." when longer."""
-    text = repr(value)
-    if len(text) > SHOWN_CHARACTERS:
-        text = text[: SHOWN_CHARACTERS - 3] + "..."
-    return text
-
-
-class OptionError(ValueError):
-    """A parameter is out of range; the message names it and the allowed range."""
-
-
-class TooManyChunks(OptionError):
-    """The text makes more chunks than `ChunkOptions.max_chunks`; planning stopped there."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"the text makes more than {limit} chunks")
-        self.limit = limit
+        return SECTIONS_APART_FILL if self is SectionPacking.APART else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,126 +118,8 @@ class Limits:
             )
 
 
-class WordScope(Enum):
-    """Where the `words` strategy's windows may reach."""
-
-    SECTION = "section"
-    """Windows stay inside a section: no window spans a heading (the default)."""
-    DOCUMENT = "document"
-    """Windows run over the whole document, headings included, as the lesson cuts."""
-
-
-DEFAULT_WORDS_PER_CHUNK = 200
-"""Words per window: about 260 cl100k tokens of English, so a window and its prefix
-fit the default 512 tokens with room to spare."""
-DEFAULT_WORD_OVERLAP = 40
-"""Words each window repeats from the previous one: a fifth, the usual advice."""
-
-
-def default_word_overlap(size: int, preferred: int = DEFAULT_WORD_OVERLAP) -> int:
-    """`wordOverlap` when only `wordsPerChunk` is given: `preferred` (the app setting's
-    or the default) if it is under half of `size`, else a fifth of `size`."""
-    return preferred if 2 * preferred < size else size // 5
-
-
-@dataclass(frozen=True, slots=True)
-class WordWindows:
-    """The `words` strategy's own parameters, in words (whitespace-separated tokens)."""
-
-    size: int = DEFAULT_WORDS_PER_CHUNK
-    """`wordsPerChunk`: words in each window."""
-    overlap: int = DEFAULT_WORD_OVERLAP
-    """`wordOverlap`: each window starts `size - overlap` words after the previous one;
-    less than half of `size`."""
-    scope: WordScope = WordScope.SECTION
-    """`wordScope`: whether windows stay inside a section or run over the document."""
-
-    def __post_init__(self) -> None:
-        if self.size < 1:
-            raise OptionError(f"wordsPerChunk must be at least 1 (got {shown_integer(self.size)})")
-        # Below half, as the Split skill bounds pageOverlapLength: each window then moves
-        # on by more than half its words, so the windows repeat each word twice at most.
-        # Up to size - 1 there was a window per word, a request ~9,000 times its size.
-        if self.overlap < 0 or 2 * self.overlap >= self.size:
-            raise OptionError(
-                "wordOverlap must be at least 0 and less than half of wordsPerChunk "
-                f"(< {(self.size + 1) // 2}; got {shown_integer(self.overlap)})"
-            )
-
-
-DEFAULT_SEMANTIC_PERCENTILE = 95.0
-"""A breakpoint where the distance between neighbouring sentence groups is above this
-percentile of the document's distances (LangChain's and LlamaIndex's default)."""
-DEFAULT_SEMANTIC_WINDOW = 2
-"""Sentences either side of a boundary embedded with it, each side on its own (the
-"buffer" of the literature): at least 1, a side holds one sentence or more. On
-samples/eval (180 questions, e5-small, 12% overlap) a window of 2 against 1 held the
-whole answer in the top 5 as often or more at every limit: 0.911 / 0.939 / 0.928 against
-0.894 / 0.917 / 0.917 at 256 / 512 / 1024 tokens (each within the paired interval), for
-11% more sentence embeddings (3,839 against 3,450)."""
-DEFAULT_SEMANTIC_MIN_FILL = 0.25
-"""A chunk ends at a breakpoint only once it holds this share of the room: no one-line
-chunks, the known failure of peers' semantic splitters."""
-
-
-@dataclass(frozen=True, slots=True)
-class SemanticBreaks:
-    """The `semantic` strategy's own parameters."""
-
-    percentile: float = DEFAULT_SEMANTIC_PERCENTILE
-    """`semanticPercentile`: distances above this percentile of the document's are breaks."""
-    window: int = DEFAULT_SEMANTIC_WINDOW
-    """`semanticWindow`: sentences either side of a boundary that are embedded with it."""
-    min_fill: float = DEFAULT_SEMANTIC_MIN_FILL
-    """`semanticMinFill`: share of the room (0..1) a chunk holds before a break may end it."""
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.percentile <= 100:  # also refuses NaN
-            raise OptionError(f"semanticPercentile must be from 0 to 100 (got {self.percentile!r})")
-        if not 1 <= self.window <= MAX_SEMANTIC_WINDOW:
-            raise OptionError(
-                f"semanticWindow must be from 1 to {MAX_SEMANTIC_WINDOW} "
-                f"(got {shown_integer(self.window)})"
-            )
-        if not 0 <= self.min_fill <= 1:
-            raise OptionError(f"semanticMinFill must be from 0 to 1 (got {self.min_fill!r})")
-
-
-MAX_SEMANTIC_WINDOW = 5
-"""Sentences either side; more blurs every boundary into its neighbours."""
-
-BINARY_SCORERS = ("embeddings", "crossEncoder", "rerank")
-"""What scores a split of the `binary` strategy: cosine between the two halves'
-embeddings (the default), a local cross-encoder, or a rerank endpoint."""
-DEFAULT_BINARY_CANDIDATES = 16
-"""Split positions scored per level of the recursion, at most."""
-MAX_BINARY_CANDIDATES = 256
-
-
-@dataclass(frozen=True, slots=True)
-class BinarySplit:
-    """The `binary` strategy's own parameters."""
-
-    scorer: str = "embeddings"
-    """`binaryScorer`: one of `BINARY_SCORERS`."""
-    candidates: int = DEFAULT_BINARY_CANDIDATES
-    """`binaryCandidates`: split positions scored per part, evenly spread over its sentence
-    boundaries, so a part of n sentences costs min(n - 1, candidates) scores."""
-
-    def __post_init__(self) -> None:
-        if self.scorer not in BINARY_SCORERS:
-            raise OptionError(
-                f"binaryScorer must be one of {', '.join(BINARY_SCORERS)} (got {self.scorer!r})"
-            )
-        if not 1 <= self.candidates <= MAX_BINARY_CANDIDATES:
-            raise OptionError(
-                f"binaryCandidates must be from 1 to {MAX_BINARY_CANDIDATES} "
-                f"(got {shown_integer(self.candidates)})"
-            )
-
-
 STRATEGY_NAMES = ("structure", "words", "semantic", "binary")
-"""The strategies `strategy` may name (`chunking.plan.STRATEGIES` implements them)."""
+"""The strategies `strategy` may name (`chunking.plan.strategies.STRATEGIES` implements them)."""
 PAGE_OVERLAP_LENGTH = "pageOverlapLength"
 WORD_OVERLAP = "wordOverlap"
 STRATEGY_PARAMETERS: Mapping[str, tuple[str, ...]] = {
@@ -334,13 +189,13 @@ class ChunkOptions:
     heading_separator: str = DEFAULT_HEADING_SEPARATOR
     prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
     strategy: str = "structure"
-    """Name of the splitting strategy (see `chunking.plan.STRATEGIES`)."""
-    words: WordWindows = WordWindows()
+    """Name of the splitting strategy (see `chunking.plan.strategies.STRATEGIES`)."""
+    words: WordWindows = field(default_factory=WordWindows)
     """The `words` strategy's windows (in chunk ids for that strategy only,
     `chunking.chunk_ids`)."""
-    semantic: SemanticBreaks = SemanticBreaks()
+    semantic: SemanticBreaks = field(default_factory=SemanticBreaks)
     """The `semantic` strategy's parameters (in chunk ids for that strategy only)."""
-    binary: BinarySplit = BinarySplit()
+    binary: BinarySplit = field(default_factory=BinarySplit)
     """The `binary` strategy's parameters (in chunk ids for that strategy only)."""
     prefix_path: str = "path"
     """What the prefix names: the title and the whole heading path (`path`), the title

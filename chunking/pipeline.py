@@ -15,8 +15,8 @@ from chunking.outline.plain_outline import plain_outline
 from chunking.outline.sections import SectionTree
 from chunking.parse.detect import detect_format
 from chunking.parse.titles import resolve_title
-from chunking.plan import STRATEGIES
 from chunking.plan.core import PlanInputs
+from chunking.plan.strategies import STRATEGIES
 from chunking.scoring import Scoring
 
 if TYPE_CHECKING:

@@ -9,18 +9,8 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
-from chunking.options import (
-    DEFAULT_SEMANTIC_PERCENTILE,
-    DEFAULT_SEMANTIC_WINDOW,
-    DEFAULT_WORD_OVERLAP,
-    DEFAULT_WORDS_PER_CHUNK,
-    OptionError,
-    Sections,
-    SplitMode,
-    Unit,
-)
+from chunking.options import OptionError, SplitMode, Unit
 from chunking.pipes import run_piped
-from chunking.plan import STRATEGIES
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
@@ -45,8 +35,8 @@ from evaluation.settings import (
     ChunkerName,
     Grid,
     Setting,
-    parse_overlap,
 )
+from evaluation.sweeps import BY_FLAG, SWEEPS, items
 
 Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
@@ -65,41 +55,9 @@ EXAMPLES = """examples:
 No questions yet? python -m evaluation generate DOCS --questions N (--help)."""
 
 
-DEFAULT_MAX = "256,512,1024"
-DEFAULT_OVERLAP = "0,12%"
-DEFAULT_UNIT = "azureOpenAITokens"
-
-
-def _items(text: str) -> list[str]:
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
-def _switch(text: str) -> bool:
-    value = text.strip().lower()
-    if value in {"on", "true", "yes", "1"}:
-        return True
-    if value in {"off", "false", "no", "0"}:
-        return False
-    raise OptionError(f"on/off options take on or off (got {text!r})")
-
-
-def _fill(text: str) -> float | None:
-    if text == "pack":
-        return None
-    try:
-        share = float(text)
-    except ValueError:
-        share = -1.0
-    if not 0 <= share <= 1:
-        raise OptionError(
-            f"--section-fill items must be pack or a share from 0 to 1 (got {text!r})"
-        )
-    return share
-
-
 def _choices(text: str, allowed: dict[str, Choice], option: str) -> list[Choice]:
     chosen: list[Choice] = []
-    for item in _items(text):
+    for item in items(text):
         if item not in allowed:
             raise OptionError(f"{option} must be among {', '.join(allowed)} (got {item!r})")
         chosen.append(allowed[item])
@@ -148,37 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FOLDER",
         help="ONNX cross-encoder folder for --retrieval semantic (default: CROSS_ENCODER_PATH)",
     )
-    parser.add_argument(
-        "--max", default=None, help=f"maximumPageLength values (default: {DEFAULT_MAX})"
-    )
-    parser.add_argument(
-        "--overlap",
-        default=None,
-        help=f"pageOverlapLength values or N%% (default: {DEFAULT_OVERLAP.replace('%', '%%')})",
-    )
-    parser.add_argument(
-        "--unit", default=None, help=f"characters,azureOpenAITokens (default: {DEFAULT_UNIT})"
-    )
+    for sweep in SWEEPS:
+        parser.add_argument(sweep.flag, default=sweep.default, help=sweep.help)
     parser.add_argument(
         "--limits",
         default=None,
         help="instead of --max, --overlap and --unit: MAX/OVERLAP/UNIT triples, e.g. "
         "512/51/azureOpenAITokens,2000/500/characters",
-    )
-    parser.add_argument("--mode", default="pages", help="textSplitMode values: pages,sentences")
-    parser.add_argument("--title-prefix", default="on", help="on,off: title and path in the text")
-    parser.add_argument(
-        "--strip-markup",
-        default="on",
-        help="on,off: embed markdown without link targets, tags, directives",
-    )
-    parser.add_argument(
-        "--sections", default="apart", help="apart,packed: whether a heading ends a chunk"
-    )
-    parser.add_argument(
-        "--section-fill",
-        default=None,
-        help="instead of --sections: pack, or shares 0..1 at which a heading ends a chunk",
     )
     parser.add_argument(
         "--rules",
@@ -187,22 +121,6 @@ def build_parser() -> argparse.ArgumentParser:
         "(prefix names the innermost heading, or the title alone),no-lead (no repeated table "
         "header or fence in continuations),no-file-title (no file name as the title of a "
         "document without one)",
-    )
-    parser.add_argument(
-        "--strategy",
-        default="structure",
-        help="our splitting strategies: structure,words,semantic,binary (semantic and binary "
-        "embed sentences with the evaluation's embedding model, cached like the chunks)",
-    )
-    parser.add_argument(
-        "--words",
-        default=f"{DEFAULT_WORDS_PER_CHUNK}/{DEFAULT_WORD_OVERLAP}",
-        help="strategy words: wordsPerChunk/wordOverlap pairs, e.g. 200/40,100/20",
-    )
-    parser.add_argument(
-        "--semantic",
-        default=f"{DEFAULT_SEMANTIC_PERCENTILE:g}/{DEFAULT_SEMANTIC_WINDOW}",
-        help="strategy semantic: semanticPercentile/semanticWindow pairs, e.g. 95/1,90/2",
     )
     parser.add_argument(
         "--baselines",
@@ -248,37 +166,39 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
         return super()._get_help_string(action)
 
 
-def _limits(text: str, units: dict[str, Unit]) -> tuple[tuple[Unit, int, str], ...]:
-    """`--limits` triples: MAX/OVERLAP/UNIT, comma-separated."""
+LIMIT_FLAGS = ("--max", "--overlap", "--unit")
+"""The sweep flags `--limits` replaces."""
+
+
+def _limits(arguments: argparse.Namespace) -> tuple[tuple[Unit, int, str], ...]:
+    """`--limits` triples (MAX/OVERLAP/UNIT, comma-separated); none without `--limits`."""
+    if arguments.limits is None:
+        return ()
+    given = [
+        flag
+        for flag in LIMIT_FLAGS
+        if getattr(arguments, BY_FLAG[flag].dest) != BY_FLAG[flag].default
+    ]
+    if given:
+        raise OptionError(f"--limits replaces {', '.join(given)}: give one or the other")
     triples: list[tuple[Unit, int, str]] = []
-    for item in _items(text):
+    for item in items(arguments.limits):
         parts = item.split("/")
-        if len(parts) != 3 or not parts[0].strip().isdigit():
+        if len(parts) != len(LIMIT_FLAGS) or not parts[0].strip().isdigit():
             raise OptionError(
                 f"--limits items are MAX/OVERLAP/UNIT, e.g. 2000/500/characters (got {item!r})"
             )
-        unit = _choices(parts[2], units, "--limits unit")[0]
-        triples.append((unit, int(parts[0]), parse_overlap(parts[1])))
+        try:
+            (unit,) = BY_FLAG["--unit"].read_as(parts[2], Unit)
+            (overlap,) = BY_FLAG["--overlap"].read_as(parts[1], str)
+        except OptionError as error:
+            raise OptionError(f"--limits item {item!r}: {error}") from None
+        triples.append((unit, int(parts[0]), overlap))
     return tuple(triples)
 
 
 def grid_from(arguments: argparse.Namespace) -> Grid:
     """The grid the options ask for; OptionError names a bad one."""
-    units = {unit.value: unit for unit in Unit} | {"tokens": Unit.TOKENS}
-    limits: tuple[tuple[Unit, int, str], ...] = ()
-    if arguments.limits is not None:
-        given = [f"--{name}" for name in ("max", "overlap", "unit") if getattr(arguments, name)]
-        if given:
-            raise OptionError(f"--limits replaces {', '.join(given)}: give one or the other")
-        limits = _limits(arguments.limits, units)
-    max_text = arguments.max or DEFAULT_MAX
-    try:
-        maximums = tuple(int(item) for item in _items(max_text))
-    except ValueError:
-        raise OptionError(
-            f"--max must be integers separated by commas (got {max_text!r})"
-        ) from None
-    modes = {mode.value: mode for mode in SplitMode}
     baselines: list[ChunkerName]
     if arguments.baselines is None:
         baselines = ["split-skill"]
@@ -294,34 +214,26 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
                 "installed (pip install -r requirements-bench.txt)"
             )
 
+    def swept(flag: str, kind: type[Choice] | tuple[type, ...]) -> tuple[Choice, ...]:
+        sweep = BY_FLAG[flag]
+        return sweep.read_as(getattr(arguments, sweep.dest), kind)
+
+    fill = "--section-fill" if arguments.section_fill is not None else "--sections"
     return Grid(
-        maximums=maximums,
-        overlaps=tuple(
-            parse_overlap(item) for item in _items(arguments.overlap or DEFAULT_OVERLAP)
-        ),
-        units=tuple(_choices(arguments.unit or DEFAULT_UNIT, units, "--unit")),
-        limits=limits,
-        modes=tuple(_choices(arguments.mode, modes, "--mode")),
-        title_prefixes=tuple(_switch(item) for item in _items(arguments.title_prefix)),
-        strip_markup=tuple(_switch(item) for item in _items(arguments.strip_markup)),
+        limits=_limits(arguments),
+        maximums=swept("--max", int),
+        overlaps=swept("--overlap", str),
+        units=swept("--unit", Unit),
+        modes=swept("--mode", SplitMode),
+        title_prefixes=swept("--title-prefix", bool),
+        strip_markup=swept("--strip-markup", bool),
         rules=tuple(
             str(r) for r in _choices(arguments.rules, {r: r for r in RULE_VARIANTS}, "--rules")
         ),
-        section_fills=(
-            tuple(_fill(item) for item in _items(arguments.section_fill))
-            if arguments.section_fill is not None
-            else tuple(
-                section.fill
-                for section in _choices(
-                    arguments.sections, {s.value: s for s in Sections}, "--sections"
-                )
-            )
-        ),
-        strategies=tuple(
-            str(s) for s in _choices(arguments.strategy, {s: s for s in STRATEGIES}, "--strategy")
-        ),
-        word_windows=tuple(_word_window(item) for item in _items(arguments.words)),
-        semantic_breaks=tuple(_semantic_break(item) for item in _items(arguments.semantic)),
+        section_fills=swept(fill, (float, type(None))),
+        strategies=swept("--strategy", str),
+        word_windows=swept("--words", tuple),
+        semantic_breaks=swept("--semantic", tuple),
         chunkers=("ours", *baselines),
     )
 
@@ -329,29 +241,6 @@ def grid_from(arguments: argparse.Namespace) -> Grid:
 def langchain_installed() -> bool:
     """Whether the `langchain` baseline can run."""
     return importlib.util.find_spec("langchain_text_splitters") is not None
-
-
-def _word_window(text: str) -> tuple[int, int]:
-    """One `--words` item: `SIZE/OVERLAP` in words."""
-    size, _, overlap = text.partition("/")
-    try:
-        return int(size), int(overlap or "0")
-    except ValueError:
-        raise OptionError(
-            f"--words items must be wordsPerChunk/wordOverlap such as 200/40 (got {text!r})"
-        ) from None
-
-
-def _semantic_break(text: str) -> tuple[float, int]:
-    """One `--semantic` item: `PERCENTILE/WINDOW`."""
-    percentile, _, window = text.partition("/")
-    try:
-        return float(percentile), int(window or str(DEFAULT_SEMANTIC_WINDOW))
-    except ValueError:
-        raise OptionError(
-            "--semantic items must be semanticPercentile/semanticWindow such as 95/1 "
-            f"(got {text!r})"
-        ) from None
 
 
 def main(argv: list[str] | None = None) -> int:

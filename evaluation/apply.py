@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.options import SECTIONS_APART_FILL, Sections
+from chunking.options import SECTIONS_APART_FILL, SectionPacking
 from skills.parameters import record_input, setting_name
 
 if TYPE_CHECKING:
@@ -82,9 +82,9 @@ def configuration(setting: Setting) -> Configuration:
     ]
     notes: list[str] = []
     if setting.section_fill is None:
-        app.append((ENV_SECTIONS, Sections.PACKED.value))
+        app.append((ENV_SECTIONS, SectionPacking.PACKED.value))
     elif setting.section_fill == SECTIONS_APART_FILL:
-        app.append((ENV_SECTIONS, Sections.APART.value))
+        app.append((ENV_SECTIONS, SectionPacking.APART.value))
     else:
         notes.append(
             f"A heading ends a chunk at {setting.section_fill:g} full here; the skill's "

@@ -6,19 +6,13 @@ import itertools
 from dataclasses import dataclass
 from typing import Literal
 
-from chunking.options import (
+from chunking.options import SECTIONS_APART_FILL, Limits, OptionError, SplitMode, Unit
+from chunking.plan.semantic_params import (
     DEFAULT_SEMANTIC_PERCENTILE,
     DEFAULT_SEMANTIC_WINDOW,
-    DEFAULT_WORD_OVERLAP,
-    DEFAULT_WORDS_PER_CHUNK,
-    SECTIONS_APART_FILL,
-    Limits,
-    OptionError,
     SemanticBreaks,
-    SplitMode,
-    Unit,
-    WordWindows,
 )
+from chunking.plan.words_params import DEFAULT_WORD_OVERLAP, DEFAULT_WORDS_PER_CHUNK, WordWindows
 
 ChunkerName = Literal["ours", "split-skill", "langchain"]
 """Our chunker, or a baseline row."""

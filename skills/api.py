@@ -108,7 +108,7 @@ def options_from_app_settings(
         encoder_model_name=settings.encoder_model_name,
         language=settings.default_language_code,
         title_prefix=settings.title_prefix,
-        section_fill=settings.sections.fill,
+        section_fill=settings.section_packing.fill,
         strip_markup=settings.strip_markup,
         strategy=settings.strategy,
         words=settings.words,

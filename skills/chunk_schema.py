@@ -141,6 +141,15 @@ INDEX_FIELDS: tuple[IndexField, ...] = (
 """The chunk index's fields, in the index's order."""
 
 
+def index_field_for(source: str) -> IndexField:
+    """The index field chunk member `source` fills (`offset/codePoint` -> `offset`);
+    KeyError when no field reads it."""
+    for field in INDEX_FIELDS:
+        if field.source == source:
+            return field
+    raise KeyError(f"no index field reads chunk member {source!r}")
+
+
 def chunk_member_types() -> dict[str, str]:
     """Chunk member -> the index type it fits."""
     return {member.name: member.edm for member in CHUNK_MEMBERS}

@@ -22,33 +22,36 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from chunking.options import (
-    BINARY_SCORERS,
-    DEFAULT_BINARY_CANDIDATES,
     DEFAULT_CHARACTERS_OVERLAP_LENGTH,
     DEFAULT_CHARACTERS_PAGE_LENGTH,
     DEFAULT_ENCODER,
     DEFAULT_LANGUAGE,
     DEFAULT_MAXIMUM_PAGE_LENGTH,
     DEFAULT_PAGE_OVERLAP_LENGTH,
-    DEFAULT_SEMANTIC_MIN_FILL,
-    DEFAULT_SEMANTIC_PERCENTILE,
-    DEFAULT_SEMANTIC_WINDOW,
-    DEFAULT_WORD_OVERLAP,
-    DEFAULT_WORDS_PER_CHUNK,
     PAGE_OVERLAP_LENGTH,
     STRATEGY_NAMES,
     STRATEGY_PARAMETERS,
     WORD_OVERLAP,
-    BinarySplit,
-    Sections,
-    SemanticBreaks,
+    SectionPacking,
     SplitMode,
     Unit,
+    default_lengths,
+)
+from chunking.pipeline import FormatName
+from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
+from chunking.plan.semantic_params import (
+    DEFAULT_SEMANTIC_MIN_FILL,
+    DEFAULT_SEMANTIC_PERCENTILE,
+    DEFAULT_SEMANTIC_WINDOW,
+    SemanticBreaks,
+)
+from chunking.plan.words_params import (
+    DEFAULT_WORD_OVERLAP,
+    DEFAULT_WORDS_PER_CHUNK,
     WordScope,
     WordWindows,
     default_word_overlap,
 )
-from chunking.pipeline import FormatName
 from skills.embedding.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:
@@ -64,7 +67,7 @@ UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
 FORMATS: tuple[FormatName, ...] = get_args(FormatName)
 STRATEGIES: Mapping[str, str] = {name: name for name in STRATEGY_NAMES}
 WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
-SECTIONS: Mapping[str, Sections] = {sections.value: sections for sections in Sections}
+SECTION_PACKINGS: Mapping[str, SectionPacking] = {p.value: p for p in SectionPacking}
 MARKDOWN_HEADER_DEPTHS: Mapping[str, int] = {f"h{level}": level for level in range(1, 7)}
 """The Layout skill's `markdownHeaderDepth` values: the keys `sections` has (h1 to the depth)."""
 BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
@@ -465,16 +468,16 @@ PARAMETERS: tuple[Parameter, ...] = (
         "choice",
         "`apart`: a heading ends a chunk once it is three quarters full; `packed`: small "
         "sections are packed up to the limit",
-        f"`{Sections.APART.value}`",
+        f"`{SectionPacking.APART.value}`",
         record_input=False,
         setting="CHUNK_SECTIONS",
-        attribute="sections",
-        choices=SECTIONS,
+        attribute="section_packing",
+        choices=SECTION_PACKINGS,
         option="section_fill",
         flag=Flag(
             "--sections",
             "apart: a heading ends a chunk; packed: small sections share chunks",
-            Sections.APART.value,
+            SectionPacking.APART.value,
         ),
     ),
     Parameter(
@@ -565,6 +568,25 @@ PARAMETERS: tuple[Parameter, ...] = (
 )
 """Every parameter, in the order the skill lists its record inputs (and the deploy script
 sends its literal inputs: a new order would look like new inputs and re-chunk the index)."""
+
+DEPLOY_CHARACTERS_LENGTHS = (2000, 500)
+"""(maximumPageLength, pageOverlapLength) the deploy script sends for unit `characters`
+when CHUNK_MAXIMUM_PAGE_LENGTH / CHUNK_PAGE_OVERLAP_LENGTH are not set. The script has
+sent them since it was written (0e08f2c), which called them "Microsoft's 2000/500
+characters": the Split skill settings of Microsoft's integrated-vectorization examples
+(the commit cites no page). The skill's own default for a record that gives no lengths
+is the Split skill's documented 5000/0 (`chunking.options.DEFAULT_CHARACTERS_*`, since
+0e1f550), so the skill drops in where a skillset sent the Split skill nothing. The
+evaluation has measured 2000/500 characters (docs/results/2026-12-03-rule-audit.md), not
+5000/0 against it: neither changes without that measurement."""
+
+
+def deploy_lengths(unit: Unit) -> tuple[int, int]:
+    """(maximumPageLength, pageOverlapLength) `python -m infra.deploy` sends when the
+    deployment's CHUNK_* settings do not give them: the skill's for tokens (512/64),
+    `DEPLOY_CHARACTERS_LENGTHS` for characters."""
+    return DEPLOY_CHARACTERS_LENGTHS if unit is Unit.CHARACTERS else default_lengths(unit)
+
 
 BY_NAME: Mapping[str, Parameter] = {row.name: row for row in PARAMETERS}
 RECORD_INPUTS: tuple[str, ...] = tuple(row.name for row in PARAMETERS if row.record_input)
@@ -702,9 +724,28 @@ def reference_rows() -> Iterator[str]:
         yield "| " + " | ".join(cells) + " |"
 
 
+def deploy_note() -> Iterator[str]:
+    """The settings reference's paragraph on what the deploy script sends: its literal
+    inputs and, where they differ from the skill's, its defaults."""
+    tokens, characters = deploy_lengths(Unit.TOKENS), deploy_lengths(Unit.CHARACTERS)
+    skill = default_lengths(Unit.CHARACTERS)
+    names = ", ".join(f"`{row.name}`" for row in DEPLOYED_PARAMETERS)
+    yield ""
+    yield (
+        f"`python -m infra.deploy` sends the skill {names} as literal inputs, from the same "
+        "app settings in the deployment's environment (`azd env set`). Where those are not "
+        f"set it sends {tokens[0]}/{tokens[1]} tokens, as the skill's default, and for unit "
+        f"`characters` {characters[0]}/{characters[1]} (the Split skill settings of "
+        "Microsoft's integrated-vectorization examples), not the skill's "
+        f"{skill[0]}/{skill[1]} (the Split skill's own defaults, for a record that gives no "
+        "lengths). "
+        "[Deploy](deploy.md#chunk-settings-the-deploy-sends) says why."
+    )
+
+
 def reference_table() -> str:
     """The generated part of the settings reference, markers included."""
-    return "\n".join([REFERENCE_START, *reference_rows(), REFERENCE_END])
+    return "\n".join([REFERENCE_START, *reference_rows(), *deploy_note(), REFERENCE_END])
 
 
 def rendered_reference(page: str) -> str:

@@ -11,7 +11,7 @@ from chunking import (
     ChunkedDocument,
     ChunkOptions,
     Limits,
-    Sections,
+    SectionPacking,
     SplitMode,
     Unit,
     chunk_document,
@@ -38,14 +38,14 @@ def options(
     pages: int = 0,
     mode: SplitMode = SplitMode.PAGES,
     title_prefix: bool = True,
-    sections: Sections = Sections.APART,
+    packing: SectionPacking = SectionPacking.APART,
 ) -> ChunkOptions:
     """Chunk options with short argument names."""
     return ChunkOptions(
         limits=Limits(unit, maximum, overlap, pages),
         mode=mode,
         title_prefix=title_prefix,
-        section_fill=sections.fill,
+        section_fill=packing.fill,
     )
 
 

@@ -22,8 +22,9 @@ import re
 from typing import TYPE_CHECKING
 
 from chunking.model import Span
-from chunking.options import TooManyChunks, Unit, WordScope
+from chunking.options import TooManyChunks, Unit
 from chunking.plan.core import Plan, plan_of
+from chunking.plan.words_params import WordScope
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -13,23 +13,21 @@ from typing import TYPE_CHECKING
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
     SCORED_STRATEGIES,
-    BinarySplit,
     ChunkOptions,
     Limits,
     OptionError,
     ParameterNames,
-    Sections,
-    SemanticBreaks,
+    SectionPacking,
     SplitMode,
     Unit,
-    WordScope,
-    WordWindows,
     default_lengths,
-    default_word_overlap,
     strategy_conflicts,
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.words_params import WordScope, WordWindows, default_word_overlap
 from chunking.scoring import Scoring
 from skills.parameters import FLAG_PARAMETERS, given_parameters
 
@@ -115,7 +113,7 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
         encoder_model_name=args.encoder,
         language=args.language,
         title_prefix=not args.no_title_prefix,
-        section_fill=Sections(args.sections).fill,
+        section_fill=SectionPacking(args.sections).fill,
         strip_markup=not args.keep_markup,
         strategy=args.strategy,
         words=word_windows(args),

@@ -50,7 +50,7 @@ from azure.search.documents.indexes.models import (
 from chunking import Limits, OptionError, SplitMode, Unit
 from skills import chunk_schema
 from skills.chunk_schema import INDEX_FIELDS, VECTOR, IndexField
-from skills.parameters import DEPLOYED_PARAMETERS
+from skills.parameters import DEPLOYED_PARAMETERS, deploy_lengths
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -154,9 +154,9 @@ class ChunkSettings:
     """`textSplitMode`: `pages` packs sections up to the limit; `sentences` one per chunk."""
     unit: Unit = Unit.TOKENS
     """`unit`: what the lengths count."""
-    maximum_page_length: int = 512
+    maximum_page_length: int = deploy_lengths(Unit.TOKENS)[0]
     """`maximumPageLength`, for the whole embedded text (title and headings included)."""
-    page_overlap_length: int = 64
+    page_overlap_length: int = deploy_lengths(Unit.TOKENS)[1]
     """`pageOverlapLength`: tail of the previous chunk repeated in a continuation."""
 
     def __post_init__(self) -> None:
@@ -530,12 +530,12 @@ def chunk_settings(
             ),
             unit=chosen_unit,
             maximum_page_length=(
-                _unit_default(chosen_unit)[0]
+                deploy_lengths(chosen_unit)[0]
                 if maximum_page_length is None
                 else maximum_page_length
             ),
             page_overlap_length=(
-                _unit_default(chosen_unit)[1]
+                deploy_lengths(chosen_unit)[1]
                 if page_overlap_length is None
                 else page_overlap_length
             ),
@@ -576,9 +576,3 @@ def chunk_settings_from_environment(environ: Mapping[str, str]) -> ChunkSettings
         )
     except ValueError as error:
         raise ValueError(f"invalid chunk settings: {error}") from None
-
-
-def _unit_default(unit: Unit) -> tuple[int, int]:
-    """Starting points: 512/64 tokens, or Microsoft's 2000/500 characters."""
-    characters_default = (2000, 500)
-    return characters_default if unit is Unit.CHARACTERS else (512, 64)

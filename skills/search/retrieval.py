@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urldefrag
 
+from skills.chunk_schema import KEY_FIELD, PARENT_KEY_FIELD, index_field_for
 from skills.skill.chunk_records import FRAGMENT_SAFE
 
 if TYPE_CHECKING:
@@ -29,18 +30,19 @@ MIN_SHARED_TEXT = 16
 merged without offsets. A shorter match is as likely chance (a word, a newline) as
 overlap, and merging on chance would drop real text; not merging only repeats a little."""
 
-INDEX_FIELDS = (
-    "chunk_id",
-    "parent_id",
-    "content",
-    "title",
-    "headings",
-    "url",
-    "anchor",
-    "ordinal",
+RETRIEVED_MEMBERS = ("content", "title", "headings", "url", "anchor", "ordinal")
+"""The chunk members a `RetrievedChunk` is built from, besides its key and document."""
+SPAN_MEMBERS = ("offset/codePoint", "length/codePoint")
+"""The chunk's span in code points, which merging by offsets needs."""
+CONTENT, TITLE, HEADINGS, URL, ANCHOR, ORDINAL = (
+    index_field_for(member).name for member in RETRIEVED_MEMBERS
 )
-"""Index fields a search selects to build `RetrievedChunk`s (`skills.search.definitions`)."""
-OFFSET_FIELDS = ("offset", "length")
+OFFSET, LENGTH = (index_field_for(member).name for member in SPAN_MEMBERS)
+
+INDEX_FIELDS = (KEY_FIELD, PARENT_KEY_FIELD, CONTENT, TITLE, HEADINGS, URL, ANCHOR, ORDINAL)
+"""Index fields a search selects to build `RetrievedChunk`s: the ones
+`skills.chunk_schema.INDEX_FIELDS` fills from `RETRIEVED_MEMBERS`, and the keys."""
+OFFSET_FIELDS = (OFFSET, LENGTH)
 """The span fields, selected only from an index that has them."""
 
 
@@ -274,21 +276,21 @@ def chunk_from_index(result: Mapping[str, Any]) -> RetrievedChunk:
     Offsets are used only when they agree with the content's length; a result without
     them (an older index) is merged by ordinal.
     """
-    content = str(result.get("content") or "")
-    start, length = result.get("offset"), result.get("length")
+    content = str(result.get(CONTENT) or "")
+    start, length = result.get(OFFSET), result.get(LENGTH)
     spanned = isinstance(start, int) and length == len(content)
     return RetrievedChunk(
-        document=str(result["parent_id"]),
+        document=str(result[PARENT_KEY_FIELD]),
         start=start if spanned and isinstance(start, int) else None,
         end=start + len(content) if spanned and isinstance(start, int) else None,
         content=content,
         # The semantic ranker's score where it ranked the results, else the search score.
         score=float(_first_present(result, ("@search.reranker_score", "@search.score")) or 0.0),
-        url=result.get("url"),
-        anchor=result.get("anchor"),
-        headings=tuple(result.get("headings") or ()),
-        ordinal=int(result.get("ordinal") or 0),
-        chunk_id=str(result["chunk_id"]),
+        url=result.get(URL),
+        anchor=result.get(ANCHOR),
+        headings=tuple(result.get(HEADINGS) or ()),
+        ordinal=int(result.get(ORDINAL) or 0),
+        chunk_id=str(result[KEY_FIELD]),
     )
 
 

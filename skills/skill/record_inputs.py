@@ -12,13 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError, WordWindows
-from chunking.options import (
-    BinarySplit,
-    ParameterNames,
-    SemanticBreaks,
-    clipped_repr,
-    strategy_conflicts,
-)
+from chunking.options import ParameterNames, clipped_repr, strategy_conflicts
 from skills.embedding.values import (
     describe,
     huge_numbers,
@@ -42,6 +36,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from chunking import FormatName
+    from chunking.plan.binary_params import BinarySplit
+    from chunking.plan.semantic_params import SemanticBreaks
     from skills.parameters import Parameter
     from skills.skill.settings import Settings
 
@@ -214,7 +210,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 encoder_model_name=encoder,
                 language=language,
                 title_prefix=settings.title_prefix,
-                section_fill=settings.sections.fill,
+                section_fill=settings.section_packing.fill,
                 strip_markup=settings.strip_markup,
                 strategy=strategy,
                 words=words,

@@ -8,15 +8,10 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from chunking import Limits, OptionError, Sections, SplitMode, Unit, WordWindows
-from chunking.options import (
-    DEFAULT_ENCODER,
-    DEFAULT_LANGUAGE,
-    STRATEGY_PARAMETERS,
-    BinarySplit,
-    SemanticBreaks,
-    default_lengths,
-)
+from chunking import Limits, OptionError, SectionPacking, SplitMode, Unit, WordWindows
+from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, STRATEGY_PARAMETERS, default_lengths
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
 from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
@@ -147,7 +142,7 @@ class Settings:
     """Default `format`; `auto` detects it from `contentType`, `fileName` and the text."""
     title_prefix: bool = True
     """Put the title and heading path in front of each chunk's embedded `text`."""
-    sections: Sections = Sections.APART
+    section_packing: SectionPacking = SectionPacking.APART
     """Whether a heading ends a chunk (`apart`) or small sections share one (`packed`)."""
     strip_markup: bool = True
     """Embed markdown without link targets, HTML tags, comments and directive lines."""

@@ -16,7 +16,9 @@ from chunking.chunk_ids import (
     SWITCH_FIELDS,
     cut_identity,
 )
-from chunking.options import BinarySplit, SemanticBreaks, WordScope, WordWindows
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.words_params import WordScope, WordWindows
 
 TEXT = "# Title\n\nOne paragraph here. Two sentences.\n\n## Part\n\nMore text in a part.\n"
 TOKENS = (

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from chunking import ChunkOptions, Limits, Unit
-from chunking.options import BinarySplit
 from chunking.pipeline import chunk_document
+from chunking.plan.binary_params import BinarySplit
 from chunking.scoring import ScoringError
 from skills.embedding.scoring import ScoringService, blocking_scoring, build_pair_client
 from skills.embedding.scoring.rerank import RerankClient, rerank_url

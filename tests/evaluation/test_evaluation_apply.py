@@ -16,7 +16,7 @@ def test_the_app_settings_load_as_the_recommended_setting() -> None:
     assert settings.unit is Unit.CHARACTERS
     assert settings.length_defaults(Unit.CHARACTERS) == (2000, 500)
     assert settings.title_prefix is False
-    assert settings.sections.value == "apart"
+    assert settings.section_packing.value == "apart"
     assert settings.strip_markup is True
     assert {name for name, _ in config.app_settings} <= set(ALL_ENV_NAMES)
     assert config.notes == ()

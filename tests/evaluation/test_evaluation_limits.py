@@ -35,7 +35,7 @@ def test_max_overlap_and_unit_still_make_their_product_without_limits() -> None:
     [
         (("--limits", "512/51/tokens", "--max", "1024"), "--limits replaces --max"),
         (("--limits", "512/51"), "MAX/OVERLAP/UNIT"),
-        (("--limits", "512/51/pages"), "--limits unit"),
+        (("--limits", "512/51/pages"), "--limits item"),
         (("--limits", "big/51/tokens"), "MAX/OVERLAP/UNIT"),
     ],
 )

@@ -28,7 +28,7 @@ def test_corpus_has_no_invariant_violations(kind: str, setting: str) -> None:
     assert audit.chunks > len(files)
     assert not audit.violations, audit.examples
     # Sections apart (the default) leaves small sections in chunks of their own: at
-    # 512 tokens the mean fill is about 0.51 (0.77 with Sections.PACKED), by design.
+    # 512 tokens the mean fill is about 0.51 (0.77 with SectionPacking.PACKED), by design.
     assert sum(audit.fill) / len(audit.fill) > 0.45, "chunks should not be mostly tiny"
 
 

@@ -242,3 +242,92 @@ def test_function_local_imports_say_why() -> None:
                 continue
             missing.append(f"{one.path}:{one.line}: {one.module}")
     assert not missing, "function-local imports without a reason:\n" + "\n".join(missing)
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """The modules of ours `path` imports when it runs: every import but those under
+    `if TYPE_CHECKING:`, function-local ones included (one there to dodge a cycle is
+    the cycle still)."""
+    skipped: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            skipped.update(line for child in node.body for line in _lines(child))
+    return {one.module for one in _imports(path) if one.line not in skipped}
+
+
+def _lines(node: ast.stmt) -> range:
+    return range(node.lineno, (node.end_lineno or node.lineno) + 1)
+
+
+def _with_packages(module: str, top: str) -> list[str]:
+    """`module` and the packages whose `__init__` importing it runs first (below `top`,
+    which runs before anything in it)."""
+    parts = module.split(".")
+    return [".".join(parts[:end]) for end in range(len(top.split(".")) + 1, len(parts) + 1)]
+
+
+def import_graph(top: str) -> dict[str, set[str]]:
+    """Each module of package `top` -> the modules of `top` it runs on import."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((ROOT / top).rglob("*.py")):
+        source = module_name(path)
+        targets = graph.setdefault(source, set())
+        for module in _runtime_imports(path):
+            if _under(module, (top,)):
+                targets.update(name for name in _with_packages(module, top) if name != source)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component: list[str] = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_chunking_has_no_import_cycle() -> None:
+    """No module of the core imports, at run time, one that imports it back (through any
+    chain, a package's `__init__` included): a strategy's parameters sit beside it in a
+    module the options can import (`chunking/plan/*_params.py`)."""
+    assert cycles(import_graph("chunking")) == []
+
+
+def test_cycle_check_sees_package_inits_and_skips_type_checking() -> None:
+    """A cycle through a package's `__init__` counts; an import for type checking only
+    does not (`chunking.plan.core` names `ChunkOptions` in annotations)."""
+    assert _with_packages("chunking.plan.words_params", "chunking") == [
+        "chunking.plan",
+        "chunking.plan.words_params",
+    ]
+    graph = {
+        "chunking.options": {"chunking.plan", "chunking.plan.words_params"},
+        "chunking.plan": {"chunking.plan.words"},
+        "chunking.plan.words": {"chunking.options"},
+        "chunking.plan.words_params": set(),
+    }
+    assert cycles(graph) == [["chunking.options", "chunking.plan", "chunking.plan.words"]]
+    core = ROOT / "chunking" / "plan" / "core.py"
+    assert "chunking.options" in {one.module for one in _imports(core)}
+    assert "chunking.options" not in _runtime_imports(core)

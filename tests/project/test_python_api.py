@@ -72,3 +72,11 @@ def test_embedding_needs_a_provider_and_says_how_to_name_one() -> None:
         embed_texts(["a text"], settings)
     with pytest.raises(SettingsError, match="EMBEDDING_PROVIDER"):
         embedding_settings({}, EMBEDDING_PROVIDER="nowhere")
+
+
+def test_sections_stays_an_alias_of_section_packing() -> None:
+    """`chunking.Sections` was the packing enum's name; code written against it imports."""
+    import chunking
+
+    assert chunking.Sections is chunking.SectionPacking
+    assert chunking.Sections("packed") is chunking.SectionPacking.PACKED

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from chunking import Sections, SplitMode, Unit, WordScope, WordWindows
-from chunking.options import BinarySplit, SemanticBreaks
+from chunking import SectionPacking, SplitMode, Unit, WordScope, WordWindows
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
 from skills import __version__
 from skills.skill.settings import (
     ALL_ENV_NAMES,
@@ -97,7 +98,7 @@ def test_every_app_setting_is_read() -> None:
     assert settings.default_language_code == "fr"
     assert settings.format == "markdown"
     assert settings.title_prefix is False
-    assert settings.sections is Sections.PACKED
+    assert settings.section_packing is SectionPacking.PACKED
     assert settings.strip_markup is True
     assert settings.strategy == "structure"
     assert settings.words == WordWindows(100, 10, WordScope.DOCUMENT)

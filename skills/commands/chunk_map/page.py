@@ -9,7 +9,7 @@ import statistics
 from typing import TYPE_CHECKING
 
 from chunking.model import RegionKind
-from chunking.options import Sections, Unit
+from chunking.options import SectionPacking, Unit
 from skills.commands.chunk_map.build import Annotations, segments
 
 if TYPE_CHECKING:
@@ -216,14 +216,14 @@ def _card_html(
 def settings_line(options: ChunkOptions) -> str:
     """The options a map was made with, in the skill's input names, on one line."""
     limits = options.limits
-    sections = Sections.APART if options.section_fill is not None else Sections.PACKED
+    packing = SectionPacking.APART if options.section_fill is not None else SectionPacking.PACKED
     unit = limits.unit.value
     if limits.unit is Unit.TOKENS:
         unit = f"{unit} ({options.encoder_model_name})"
     return (
         f"strategy {options.strategy}, maximumPageLength {limits.maximum_page_length} {unit}, "
         f"pageOverlapLength {limits.page_overlap_length}, textSplitMode {options.mode.value}, "
-        f"sections {sections.value}, title prefix {'on' if options.title_prefix else 'off'}, "
+        f"sections {packing.value}, title prefix {'on' if options.title_prefix else 'off'}, "
         f"markup {'left out of' if options.strip_markup else 'kept in'} the embedded text"
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from chunking import Sections, SplitMode, Unit, chunk_document
+from chunking import SectionPacking, SplitMode, Unit, chunk_document
 from chunking.contextualize import ELLIPSIS
 from tests.helpers import chunk_and_audit, options
 
@@ -43,7 +43,7 @@ def test_sections_apart_share_a_chunk_only_while_it_is_under_three_quarters_full
 def test_small_sibling_sections_are_packed_under_their_common_parent() -> None:
     tiny = "\n\n".join(f"### Option {n}\n\nSet it to {n}." for n in range(12))
     text = f"## Options\n\n{tiny}\n\n## Other\n\n{_paragraph(5)}"
-    packed_options = options(300, sections=Sections.PACKED)
+    packed_options = options(300, packing=SectionPacking.PACKED)
     document, audit = chunk_and_audit(text, packed_options, title="Reference")
     assert not audit.violations
     packed = [c for c in document.chunks if c.content.count("### Option") > 1]

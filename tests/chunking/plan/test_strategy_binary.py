@@ -14,9 +14,9 @@ from bench.offline_scoring import hashed_embedding, offline_scoring
 from chunking import ChunkOptions, Limits, OptionError, Unit
 from chunking.audit import audit_document
 from chunking.measure.sizing import make_sizer
-from chunking.options import BinarySplit
 from chunking.pipeline import chunk_document, parse
 from chunking.plan.binary import MIN_SIDE_SHARE, spread
+from chunking.plan.binary_params import BinarySplit
 from chunking.scoring import CachedEmbedder, Scoring, ScoringError
 from tests.paths import ROOT
 from tests.strategies import MARKDOWN, limits

@@ -20,9 +20,9 @@ from bench.corpus_audit import main as audit_main
 from bench.offline_scoring import Counted, offline_scoring
 from bench.strategy_semantic import main as bench_main
 from chunking import ChunkOptions, Limits, OptionError, SplitMode, Unit
-from chunking.options import SemanticBreaks
 from chunking.pipeline import chunk_document, parse
 from chunking.plan.semantic import percentile
+from chunking.plan.semantic_params import SemanticBreaks
 from chunking.scoring import Scoring, ScoringError
 from evaluation.__main__ import build_parser, grid_from
 from evaluation.chunkers import chunk_all
