@@ -571,10 +571,11 @@ sends its literal inputs: a new order would look like new inputs and re-chunk th
 
 DEPLOY_CHARACTERS_LENGTHS = (2000, 500)
 """(maximumPageLength, pageOverlapLength) the deploy script sends for unit `characters`
-when CHUNK_MAXIMUM_PAGE_LENGTH / CHUNK_PAGE_OVERLAP_LENGTH are not set. The script has
-sent them since it was written (0e08f2c), which called them "Microsoft's 2000/500
-characters": the Split skill settings of Microsoft's integrated-vectorization examples
-(the commit cites no page). The skill's own default for a record that gives no lengths
+when CHUNK_MAXIMUM_PAGE_LENGTH / CHUNK_PAGE_OVERLAP_LENGTH are not set: the starting
+values Microsoft's "Chunk large documents for vector search" article recommends for the
+Text Split skill in characters (its Earth at Night example, and the
+azure-search-vector-samples textsplit notebook; ../shared/azure-contract.md §2.4). The
+skill's own default for a record that gives no lengths
 is the Split skill's documented 5000/0 (`chunking.options.DEFAULT_CHARACTERS_*`, since
 0e1f550), so the skill drops in where a skillset sent the Split skill nothing. The
 evaluation has measured 2000/500 characters (docs/results/2026-12-03-rule-audit.md), not
@@ -735,8 +736,8 @@ def deploy_note() -> Iterator[str]:
         f"`python -m infra.deploy` sends the skill {names} as literal inputs, from the same "
         "app settings in the deployment's environment (`azd env set`). Where those are not "
         f"set it sends {tokens[0]}/{tokens[1]} tokens, as the skill's default, and for unit "
-        f"`characters` {characters[0]}/{characters[1]} (the Split skill settings of "
-        "Microsoft's integrated-vectorization examples), not the skill's "
+        f"`characters` {characters[0]}/{characters[1]} (the starting values "
+        "Microsoft's chunking guidance gives the Text Split skill), not the skill's "
         f"{skill[0]}/{skill[1]} (the Split skill's own defaults, for a record that gives no "
         "lengths). "
         "[Deploy](deploy.md#chunk-settings-the-deploy-sends) says why."
