@@ -90,7 +90,7 @@ def audit_corpus(
         )
         seconds += time.perf_counter() - began
         outline = parse(text, file_name=path.name)
-        audit = audit_document(str(path), outline, document, options, sizer, file_name=path.name)
+        audit = audit_document(str(path), outline, document, options, sizer)
         flag_path_debris(audit, str(path), document)
         total.merge(audit)
     return total, seconds

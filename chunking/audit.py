@@ -88,13 +88,12 @@ def audit_document(
     sizer: Sizer,
     *,
     title: str | None = None,
-    file_name: str | None = None,
 ) -> Audit:
     """Check one chunked document; `outline` is the parse the chunker used."""
     audit = Audit(documents=1, chunks=len(document.chunks))
     source = document.source
     maximum = options.limits.maximum_page_length
-    _, hidden = resolve_title(outline, given=title, file_name=file_name)
+    _, hidden = resolve_title(outline, given=title)
     # Paths and embedded text are those of the text the chunker planned on: the plain
     # text when markup is left out (its spans mapped back to the source are `content`).
     planned, plain = outline, None

@@ -43,7 +43,7 @@ STRATEGY_FIELDS: Mapping[str, tuple[str, str, tuple[str, ...]]] = {
 }
 """By strategy: the `ChunkOptions` field of its own parameters, the name the form gives
 them, and their fields in order. They decide cuts of that strategy only."""
-SWITCH_FIELDS: Mapping[str, object] = {"prefix_path": "path", "repeat_lead": True}
+SWITCH_FIELDS: Mapping[str, object] = {"prefix_path": "path"}
 """Rules the evaluation switches off to measure them, with the skill's setting: they join
 the form only when they differ from it, so ids are what they were before the switches."""
 NOT_CUTTING: Mapping[str, str] = {

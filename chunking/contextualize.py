@@ -1,4 +1,4 @@
-"""Joining title, heading path, continuation lead and content into the text to embed."""
+"""Joining title, heading path and content into the text to embed."""
 
 from __future__ import annotations
 
@@ -62,9 +62,9 @@ class Contextualizer:
         self.prefix(())
         return () in self.shortened
 
-    def text(self, headings: tuple[str, ...], lead: str, content: str) -> str:
-        """The embedded text: prefix, continuation lead, content."""
-        return self.prefix(headings)[0] + lead + content
+    def text(self, headings: tuple[str, ...], content: str) -> str:
+        """The embedded text: prefix, content."""
+        return self.prefix(headings)[0] + content
 
     def _join(self, parts: list[str]) -> str:
         return self.heading_separator.join(parts) + self.prefix_separator

@@ -105,9 +105,9 @@ class Block:
 class Region:
     """A code block or table, which may only be split between lines/rows.
 
-    A chunk that starts inside a region after `lead_end` is a continuation:
-    its embedded text repeats `lead` (the fence line with its info string, or
-    the table's header and delimiter rows) before the content.
+    A chunk that starts inside a region after `lead_end` is a continuation; it starts
+    with its own row or line (the lead is not repeated in its embedded text), and no
+    chunk ends inside the lead.
     """
 
     kind: RegionKind
@@ -118,7 +118,8 @@ class Region:
     lead_end: int
     """End of the lead (fence line or header rows), including its newline."""
     lead: str
-    """The text repeated at the start of a continuation chunk, newline-terminated."""
+    """The fence line with its info string, or the table's header and delimiter rows,
+    newline-terminated."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,8 +240,6 @@ class Span:
     """Heading indices of the smallest section holding the span."""
     headings: tuple[str, ...]
     """Their texts, as the prefix shows them (no title heading, no empty heading)."""
-    lead: str
-    """Repeated table header or reopened fence for a continuation, else ''."""
     text: str
     """The full embedded text."""
     size: int
@@ -248,7 +247,7 @@ class Span:
     def with_text(self, text: str, size: int) -> Span:
         """The span with another embedded text: `dataclasses.replace` cost a tenth of
         the markup stripping on the markdown corpus (it reflects on the fields)."""
-        return Span(self.start, self.end, self.chain, self.headings, self.lead, text, size)
+        return Span(self.start, self.end, self.chain, self.headings, text, size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +263,7 @@ class Chunk:
     content: str
     """The source slice `source[start:end]`."""
     text: str
-    """Prefix (title and heading path) + continuation lead + content: what is embedded."""
+    """Prefix (title and heading path) + content: what is embedded."""
     title: str
     """The document title."""
     headings: tuple[str, ...]

@@ -201,9 +201,6 @@ class ChunkOptions:
     """What the prefix names: the title and the whole heading path (`path`), the title
     and the innermost heading (`leaf`), or the title alone (`title`). `path` is what the
     skill does; the others exist so the evaluation can measure the rule."""
-    repeat_lead: bool = True
-    """A continuation inside a table or code block starts with the table's header row or
-    the reopened fence (the skill always does; off to measure the rule)."""
     max_chunks: int = field(default=0, compare=False)
     """A strategy that can make many chunks per word (`words`) stops planning past this
     many and raises TooManyChunks; 0: no cap. Not in chunk ids: it changes no chunk."""

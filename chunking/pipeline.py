@@ -86,7 +86,7 @@ def chunk_document(
         )
     sizer = make_sizer(options.limits.unit, options.encoder_model_name)
     outline = parse(text, format, file_name=file_name, content_type=content_type)
-    title_text, title_heading = resolve_title(outline, given=title, file_name=file_name)
+    title_text, title_heading = resolve_title(outline, given=title)
     planned, plain = outline, None
     if options.strip_markup and outline.format == "markdown":
         # The limit is on the embedded text, so the cuts are planned on it.

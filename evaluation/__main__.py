@@ -118,9 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--rules",
         default="default",
         help="ours with one rule changed, to measure it: default,leaf-prefix,title-prefix "
-        "(prefix names the innermost heading, or the title alone),no-lead (no repeated table "
-        "header or fence in continuations),no-file-title (no file name as the title of a "
-        "document without one)",
+        "(prefix names the innermost heading, or the title alone)",
     )
     parser.add_argument(
         "--baselines",

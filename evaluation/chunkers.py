@@ -110,7 +110,7 @@ def _ours(
         document.text,
         options=options,
         format=document.format,
-        file_name=None if setting.rules == "no-file-title" else document.name,
+        file_name=document.name,
         scoring=scoring,
     )
     chunks = [

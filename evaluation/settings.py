@@ -24,12 +24,9 @@ RULE_VARIANTS: dict[str, dict[str, object]] = {
     "default": {},
     "leaf-prefix": {"prefix_path": "leaf"},
     "title-prefix": {"prefix_path": "title"},
-    "no-lead": {"repeat_lead": False},
-    "no-file-title": {},
 }
 """`--rules`: our chunker with one rule changed from the defaults, by name (the
-`ChunkOptions` fields each sets). `no-file-title` gives the chunker no file name, so a
-document without a title of its own gets none (the evaluation's own switch)."""
+`ChunkOptions` fields each sets)."""
 
 
 @dataclass(frozen=True, slots=True)

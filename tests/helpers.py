@@ -65,7 +65,7 @@ def chunk_and_audit(
     )
     outline = parse(text, format, file_name=file_name)
     sizer = make_sizer(opts.limits.unit, opts.encoder_model_name)
-    audit = audit_document("doc", outline, document, opts, sizer, title=title, file_name=file_name)
+    audit = audit_document("doc", outline, document, opts, sizer, title=title)
     return document, audit
 
 

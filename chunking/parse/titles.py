@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from chunking.parse.markdown.plain_text import code_regions, plain_markdown
@@ -98,13 +97,14 @@ def same_title(heading: str, title: str) -> bool:
     return new <= NEW_WORDS_SHARE * len(words) or words[: len(title_words)] == title_words
 
 
-def resolve_title(outline: Outline, *, given: str | None, file_name: str | None) -> tuple[str, int]:
+def resolve_title(outline: Outline, *, given: str | None) -> tuple[str, int]:
     """The title and the index of the heading that stands for it (-1 if none).
 
-    Order: front matter or HTML `<title>`, a single leading H1, the caller's title,
-    the file name.  When the metadata title wins, the only H1 (if it is the first
-    heading) stays out of heading paths only if it says the same (`same_title`);
-    otherwise it is a level.
+    Order: front matter or HTML `<title>`, a single leading H1, the caller's title;
+    else none (`""`): a file name did not help retrieval as a title (the rule audit),
+    and an index that wants one to show has it as `metadata_storage_name`.  When the
+    metadata title wins, the only H1 (if it is the first heading) stays out of
+    heading paths only if it says the same (`same_title`); otherwise it is a level.
     """
     if outline.title:
         # Where it stands does not matter here: a heading that repeats the title is
@@ -117,6 +117,4 @@ def resolve_title(outline: Outline, *, given: str | None, file_name: str | None)
         return outline.headings[h1].text, h1
     if given and given.strip():
         return " ".join(given.split()), -1
-    if file_name:
-        return PurePath(file_name).name, -1
     return "", -1

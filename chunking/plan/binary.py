@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 from chunking.model import Level
 from chunking.offsets import skip_space, trim
-from chunking.plan.core import Plan, plan_of
+from chunking.plan.core import Plan
 from chunking.plan.walk import StructureWalk
 from chunking.plan.words import WordWindowPlanner
 from chunking.scoring import CachedEmbedder, ScoringError, cosine
@@ -87,9 +87,7 @@ def binary_spans(inputs: PlanInputs) -> Plan:
     walk = StructureWalk(inputs)
     splitter = _BinarySplitter(walk, partial(WordWindowPlanner, inputs), inputs)
     spans = splitter.spans()
-    planner = splitter.planner
-    leads = walk.leads_left_out + (0 if planner is None else planner.leads_left_out)
-    return plan_of(spans, splitter.warnings(), leads)
+    return Plan(spans, tuple(splitter.warnings()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from chunking.contextualize import Contextualizer
     from chunking.measure.sizing import Sizer
     from chunking.model import Outline, Span
@@ -49,19 +47,6 @@ class Plan:
     """Spans of the outline's source in document order, each within the limit."""
     warnings: tuple[str, ...] = ()
     """What the strategy did that a user should know (a window cut to fit the limit)."""
-
-
-def plan_of(spans: list[Span], warnings: Iterable[str], leads_left_out: int) -> Plan:
-    """The plan of `spans`: the strategy's `warnings`, then one for the continuation
-    chunks whose table header or fence line was too long to repeat."""
-    said = list(warnings)
-    if leads_left_out:
-        said.append(
-            f"{leads_left_out} continuation chunk(s) do not repeat their table header "
-            "or code fence line: with the title and headings it is over half of "
-            "maximumPageLength"
-        )
-    return Plan(spans, tuple(said))
 
 
 class Strategy(Protocol):

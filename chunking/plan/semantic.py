@@ -43,7 +43,7 @@ import numpy as np
 from chunking.model import BlockKind, Level
 from chunking.offsets import trim
 from chunking.parse.markdown.plain_text import code_regions, left_out, plain_markdown
-from chunking.plan.core import Plan, plan_of
+from chunking.plan.core import Plan
 from chunking.plan.walk import StructureWalk
 from chunking.scoring import CachedEmbedder, ScoringError
 
@@ -79,7 +79,7 @@ def semantic_spans(inputs: PlanInputs) -> Plan:
     """Whole groups of sentences between meaning shifts, packed up to the limit."""
     walk = StructureWalk(inputs)
     spans = walk.spans(SemanticCuts(walk, inputs))
-    return plan_of(spans, (), walk.leads_left_out)
+    return Plan(spans)
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -184,7 +184,7 @@ class SemanticCuts:
         self.tree = walk.tree
         self.options = options = inputs.options
         self.maximum = walk.maximum
-        self._last_room: tuple[int, tuple[int, str]] | None = None
+        self._last_room: tuple[int, int] | None = None
         """The start `_room` was last asked about, and its answer."""
         breaks = options.semantic
         self.min_fill = breaks.min_fill
@@ -262,11 +262,10 @@ class SemanticCuts:
 
     # -- choosing ------------------------------------------------------------------
 
-    def _room(self, start: int) -> tuple[int, str]:
-        """The walk's room, once per start: `_at_break` and the fallback both need it,
-        and a lead left out is counted for the warning each time it is asked."""
+    def _room(self, start: int) -> int:
+        """The walk's room, once per start: `_at_break` and the fallback both need it."""
         if self._last_room is None or self._last_room[0] != start:
-            self._last_room = (start, self.walk.room_and_lead(start))
+            self._last_room = (start, self.walk.room(start))
         return self._last_room[1]
 
     def next_span(self, start: int, previous_end: int) -> Span | None:
@@ -274,12 +273,12 @@ class SemanticCuts:
         span = self._at_break(start, previous_end)
         if span is not None:
             return span
-        return self.walk.cut(start, previous_end, *self._room(start))
+        return self.walk.cut(start, previous_end, self._room(start))
 
     def _at_break(self, start: int, previous_end: int) -> Span | None:
         """The chunk from `start` to the furthest breakpoint or heading that fits and
         leaves it `min_fill` full, not past a heading the structure strategy ends at."""
-        room, lead = self._room(start)
+        room = self._room(start)
         measure = self.walk.spans_of_source
         base = measure.total(start)
         limit = base + room
@@ -294,7 +293,7 @@ class SemanticCuts:
             end = self.ends[index]
             if not self.doc.can_cut(end):
                 continue
-            span = self.walk.make_span(start, end, lead)
+            span = self.walk.make_span(start, end)
             if span is not None and span.size <= self.maximum and span.end > previous_end:
                 return span
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chunking.plan.core import Plan, plan_of
+from chunking.plan.core import Plan
 from chunking.plan.walk import StructureWalk
 
 if TYPE_CHECKING:
@@ -15,4 +15,4 @@ def structure_spans(inputs: PlanInputs) -> Plan:
     """Cut by sections, then blocks, lines, sentences, words (the default)."""
     walk = StructureWalk(inputs)
     spans = walk.spans()
-    return plan_of(spans, (), walk.leads_left_out)
+    return Plan(spans)

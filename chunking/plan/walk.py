@@ -182,7 +182,8 @@ class PlanningDocument:
         return self.coarse_positions[index], self.coarse_levels[index]
 
     def can_cut(self, position: int) -> bool:
-        """Whether a chunk may end at `position` (not inside a heading or a lead)."""
+        """Whether a chunk may end at `position` (not inside a heading, a fence line or a
+        table's header rows)."""
         # Zones are disjoint: only the last one starting before `position` can hold it.
         index = bisect.bisect_left(self.forbidden_low, position) - 1
         return index < 0 or position > self.forbidden_high[index]
@@ -193,14 +194,6 @@ class PlanningDocument:
         if index >= 0 and position < self.outline.regions[index].end:
             return index
         return -1
-
-    def lead_at(self, position: int) -> str:
-        """The lead a chunk starting at `position` repeats (inside a region, past its lead)."""
-        index = self.region_at(position)
-        if index < 0:
-            return ""
-        region = self.outline.regions[index]
-        return region.lead if position >= region.lead_end else ""
 
     def sentence_positions(self, low: int, high: int) -> Iterator[int]:
         """Sentence starts strictly inside (low, high), ascending.
@@ -343,8 +336,6 @@ class StructureWalk:
         self.context = context
         self.options = options
         self.maximum = options.limits.maximum_page_length
-        self._lead_sizes: dict[str, int] = {}
-        self._head_sizes: dict[tuple[str, str], int] = {}
         self._prefixes: dict[tuple[int, ...], tuple[tuple[str, ...], str, int]] = {}
         """Heading names, prefix and prefix size of each heading chain met: every
         chunk asks twice (room, span), and a key of indices hashes faster than names."""
@@ -353,21 +344,19 @@ class StructureWalk:
         self._heading_content = tree.content_starts(self.source, self.end)
         """Where the content after each heading (and the headings right after it) begins."""
         self.next_word_end = NextMatch(_WORD_END, self.source)
-        self.leads_left_out = 0
-        """Continuation chunks whose table header or fence line was too long to repeat."""
         """The first word end past a horizon, for every chunk of a long line."""
 
     # -- what other strategies reuse ---------------------------------------------
 
     def measured(self, start: int, end: int) -> Span | None:
         """The chunk [start, end) trimmed of whitespace, measured exactly as this
-        walk's own chunks are (None: only whitespace); its lead is the one a chunk
-        starting at `start` repeats."""
-        return self.make_span(start, end, self._lead_at(start))
+        walk's own chunks are (None: only whitespace)."""
+        return self.make_span(start, end)
 
     def room(self, start: int) -> int:
-        """Room for content in a chunk starting at `start`: the limit less prefix and lead."""
-        return self.room_and_lead(start)[0]
+        """Room for content in a chunk starting at `start`: the limit less the prefix."""
+        _, _, prefix_size = self._prefix_of(tuple(self.tree.chain_at(self._content_start(start))))
+        return self.maximum - prefix_size
 
     # -- measuring -------------------------------------------------------------
 
@@ -719,22 +708,6 @@ class StructureWalk:
             return self.doc.coarse_levels[index] > Level.H6
         return True
 
-    def room_and_lead(self, start: int) -> tuple[int, str]:
-        """Room for content at `start`: the limit less prefix and lead, and the lead.
-
-        A lead left out is counted each time it is asked: ask once per chunk start."""
-        _, _, prefix_size = self._prefix_of(tuple(self.tree.chain_at(self._content_start(start))))
-        lead = self._lead_at(start)
-        lead_size = self._lead_size(lead)
-        if lead and prefix_size + lead_size > self.maximum // 2:
-            # A header too long to repeat is left out whole, never truncated; said in a warning.
-            self.leads_left_out += 1
-            lead, lead_size = "", 0
-        return self.maximum - prefix_size - lead_size, lead
-
-    def _lead_at(self, start: int) -> str:
-        return self.doc.lead_at(start) if self.options.repeat_lead else ""
-
     def _content_start(self, start: int) -> int:
         """`tree.content_start(source, start, end)` up to the end of the document."""
         index = bisect.bisect_left(self.tree.starts, start)
@@ -744,24 +717,24 @@ class StructureWalk:
 
     def next_span(self, start: int, previous_end: int) -> Span | None:
         """The walk's chunk starting at `start` (past `previous_end`), if one fits."""
-        return self.cut(start, previous_end, *self.room_and_lead(start))
+        return self.cut(start, previous_end, self.room(start))
 
-    def cut(self, start: int, previous_end: int, room: int, lead: str) -> Span | None:
-        """The chunk from `start` the walk cuts within `room`, repeating `lead`."""
+    def cut(self, start: int, previous_end: int, room: int) -> Span | None:
+        """The chunk from `start` the walk cuts within `room`."""
         minimum_end = max(previous_end, start) + 1
         sentences = self.options.mode is SplitMode.SENTENCES
         walk = self._walk(start, room, stop_after=minimum_end if sentences else None)
         cuts = self._choose(start, walk, minimum_end)
         if walk.stopped:
             first = next(cuts)
-            span = self.make_span(start, first, lead)
+            span = self.make_span(start, first)
             if span is not None and span.size <= self.maximum:
                 return span
             # Over once measured exactly: the fallbacks come from the whole walk.
             walk = self._walk(start, room)
             cuts = (cut for cut in self._choose(start, walk, minimum_end) if cut != first)
         for cut in cuts:
-            span = self.make_span(start, cut, lead)
+            span = self.make_span(start, cut)
             if span is not None and span.size <= self.maximum:
                 return span
         # Nothing on the walk fits once measured exactly: take as many characters as fit.
@@ -769,7 +742,7 @@ class StructureWalk:
         best: Span | None = None
         while low < high:
             middle = (low + high + 1) // 2
-            span = self.make_span(start, middle, lead)
+            span = self.make_span(start, middle)
             if span is not None and span.size <= self.maximum:
                 best, low = span, middle
             else:
@@ -785,26 +758,9 @@ class StructureWalk:
             self._prefixes[chain] = found
         return found
 
-    def _lead_size(self, lead: str) -> int:
-        size = self._lead_sizes.get(lead)
-        if size is None:
-            size = self.sizer.size(lead) if lead else 0
-            self._lead_sizes[lead] = size
-        return size
-
-    def _head_size(self, prefix: str, lead: str) -> int:
-        """Size of prefix and lead together (they need not add up: an indented
-        fence line after the prefix's blank line shares its whitespace piece)."""
-        key = (prefix, lead)
-        size = self._head_sizes.get(key)
-        if size is None:
-            size = self.sizer.size(prefix + lead)
-            self._head_sizes[key] = size
-        return size
-
-    def make_span(self, start: int, end: int, lead: str) -> Span | None:
-        """The chunk [start, end) trimmed of whitespace, with `lead` repeated, measured
-        exactly (None: only whitespace)."""
+    def make_span(self, start: int, end: int) -> Span | None:
+        """The chunk [start, end) trimmed of whitespace, measured exactly (None: only
+        whitespace)."""
         # Trimmed by str.strip (the same whitespace as str.isspace), which also
         # gives the content: a loop over the ends cost more than the copies.
         piece = self.source[start:end]
@@ -815,14 +771,11 @@ class StructureWalk:
         finish = begin + len(content)
         chain = tuple(self.tree.chain_of_chunk(self.source, begin, finish))
         names, prefix, prefix_size = self._prefix_of(chain)
-        text = self.context.text(names, lead, content)
-        if self._additive:
-            size = prefix_size + self._lead_size(lead) + self.spans_of_source.span(begin, finish)
-        elif self.spans_of_source.adds_up(prefix + lead, content):
-            # Prefix and lead are measured once per pair, content from the
+        text = self.context.text(names, content)
+        if self._additive or self.spans_of_source.adds_up(prefix, content):
+            # The prefix is measured once per heading path, content from the
             # document's index; at this join the counts add up exactly.
-            head_size = self._head_size(prefix, lead) if lead else prefix_size
-            size = head_size + self.spans_of_source.span(begin, finish)
+            size = prefix_size + self.spans_of_source.span(begin, finish)
         else:
             size = self.sizer.size(text)
-        return Span(begin, finish, chain, names, lead, text, size)
+        return Span(begin, finish, chain, names, text, size)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from chunking.model import Span
 from chunking.options import TooManyChunks, Unit
-from chunking.plan.core import Plan, plan_of
+from chunking.plan.core import Plan
 from chunking.plan.words_params import WordScope
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def word_spans(inputs: PlanInputs) -> Plan:
     """Word windows over the document (or each section), cut further only to fit the limit."""
     planner = WordWindowPlanner(inputs)
     spans = planner.spans()
-    return plan_of(spans, planner.warnings(), planner.leads_left_out)
+    return Plan(spans, tuple(planner.warnings()))
 
 
 def words_of(source: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -82,8 +82,6 @@ class WordWindowPlanner:
         """Windows over the limit, cut into several chunks."""
         self.cut_rows = 0
         """Rows or code lines too big for a chunk of their own, cut at a word."""
-        self.leads_left_out = 0
-        """Continuation chunks whose table header or fence line was too long to repeat."""
 
     # -- the windows ----------------------------------------------------------
 
@@ -213,20 +211,11 @@ class WordWindowPlanner:
     # -- fitting the limit --------------------------------------------------------
 
     def _span(self, start: int, end: int) -> Span:
-        """The chunk [start, end): heading path, prefix, continuation lead, size."""
+        """The chunk [start, end): heading path, prefix, size."""
         chain = tuple(self.tree.chain_of_chunk(self.source, start, end))
         names = self.tree.names(list(chain))
-        _, prefix_size = self.context.prefix(names)
-        lead = ""
-        region = self._region_at(start)
-        if region is not None and start >= region.lead_end:
-            lead = region.lead
-            if prefix_size + self.sizer.size(lead) > self.maximum // 2:
-                # As the structure strategy does: a lead too long is left out, said once.
-                self.leads_left_out += 1
-                lead = ""
-        text = self.context.text(names, lead, self.source[start:end])
-        return Span(start, end, chain, names, lead, text, self.sizer.size(text))
+        text = self.context.text(names, self.source[start:end])
+        return Span(start, end, chain, names, text, self.sizer.size(text))
 
     def fitting(self, start: int, end: int) -> Iterator[Span]:
         """The window [start, end) as one chunk, or cut into consecutive chunks that fit."""

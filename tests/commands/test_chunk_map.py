@@ -86,22 +86,22 @@ def test_overlaps_are_striped_segments_of_both_chunks() -> None:
     assert "overlaps chunk 0 by" in card.get_text()
 
 
-def test_table_and_code_continuations_are_marked_with_their_repeated_lead() -> None:
+def test_table_and_code_continuations_are_marked_and_start_with_their_own_row() -> None:
     chunk_map = map_document(TABLE_AND_CODE, options=options(400), name="limits.md")
     soup = check_page(render_chunk_map(chunk_map), chunk_map)
     cards = soup.select("aside.card")
-    tables = [c for c in cards if "continues a table" in c.get_text()]
-    code = [c for c in cards if "continues a code block" in c.get_text()]
+    tables = [c for c in cards if "continues a table, from a row" in c.get_text()]
+    code = [c for c in cards if "continues a code block, from a line" in c.get_text()]
     assert tables
     assert code
-    for card in tables:
-        lead = card.select_one(".lead")
-        assert lead is not None
-        assert lead.get_text() == "| item | limit | note |\n| --- | --- | --- |"
-    for card in code:
-        lead = card.select_one(".lead")
-        assert lead is not None
-        assert lead.get_text() == "```bash"
+    # Nothing is repeated in front of a continuation: its embedded text is the prefix
+    # and its own rows or lines.
+    assert not soup.select(".lead")
+    for card in chunk_map.cards:
+        if card.continues is not None:
+            embedded = card.chunk.text[len(card.prefix) :]
+            assert embedded.startswith(("| item ", "echo line")), embedded[:40]
+            assert card.chunk.content.startswith(("| item ", "echo line"))
     # The chunk that opens a region does not continue it (it may continue another).
     chunks = chunk_map.document.chunks
     table_opener = next(c for c in chunks if "| item | limit |" in c.content)

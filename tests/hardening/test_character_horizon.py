@@ -39,7 +39,7 @@ class _LooseSizer(CharacterSizer):
 
 def _spans(text: str, options: ChunkOptions, sizer: CharacterSizer) -> list[tuple[int, int]]:
     outline = parse(text, "markdown")
-    title, title_heading = resolve_title(outline, given=None, file_name=None)
+    title, title_heading = resolve_title(outline, given=None)
     context = Contextualizer.for_options(sizer, title, options)
     tree = SectionTree.build(outline, title_heading)
     splitter = StructureWalk(PlanInputs(outline, tree, sizer, context, options, Scoring()))

@@ -64,7 +64,7 @@ def _splitter(
     """The splitter `chunk_document` builds, with the segmenter given."""
     sizer = make_sizer(options.limits.unit, options.encoder_model_name)
     outline = parse(text, format)
-    title, title_heading = resolve_title(outline, given=None, file_name=None)
+    title, title_heading = resolve_title(outline, given=None)
     context = Contextualizer.for_options(sizer, title, options)
     tree = SectionTree.build(outline, title_heading)
     inputs = PlanInputs(outline, tree, sizer, context, options, Scoring())

@@ -86,6 +86,27 @@ def test_depth_only_changes_sections() -> None:
     }
 
 
+LAYOUT_PAGES = (
+    "## Benefits\n\nCoverage starts on the first day of the month after you join.\n\n"
+    '<!-- PageFooter="Handbook" -->\n<!-- PageNumber="1" -->\n<!-- PageBreak -->\n\n'
+    "## Leave\n\nYou get twenty days of paid leave a year, more after five years.\n"
+)
+"""Layout markdown with no H1: the document has no title of its own."""
+
+
+def test_layout_chained_markdown_keeps_the_title_the_guide_maps_and_none_without_it() -> None:
+    """docs/guide/layout-chaining.md maps `title` from metadata_storage_name: the title is
+    the file name as before; with only `fileName` the file name is no longer a title."""
+    titled = chunks_of(
+        answer({"text": LAYOUT_PAGES, "title": "handbook.pdf", "fileName": "handbook.pdf"})
+    )
+    assert {chunk["title"] for chunk in titled} == {"handbook.pdf"}
+    assert [chunk["text"][:25] for chunk in titled] == ["handbook.pdf\n\n## Benefits"]
+    untitled = chunks_of(answer({"text": LAYOUT_PAGES, "fileName": "handbook.pdf"}))
+    # One chunk holds both sections: its path is their common parent, so no prefix.
+    assert [(chunk["title"], chunk["text"][:12]) for chunk in untitled] == [("", "## Benefits\n")]
+
+
 def test_a_given_title_that_is_no_heading_is_not_a_section() -> None:
     text = "## Only\n\nSome words under the only heading."
     (chunk,) = chunks_of(answer({"text": text, "format": "markdown", "title": "Given"}))

@@ -28,8 +28,6 @@ class ChunkCard:
     """The title and heading path in front of the content, separator included ('' if none)."""
     continues: RegionKind | None
     """The table or code block this chunk starts inside of (past its header), if any."""
-    lead: str
-    """The table header or fence line the embedded text repeats ('' if none or left out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +114,8 @@ def _card(chunk: Chunk, prefix: str, region: Region | None) -> ChunkCard:
     if not chunk.text.startswith(prefix):  # a strategy that builds its own text
         prefix = ""
     if region is None or chunk.start < region.lead_end:
-        return ChunkCard(chunk, prefix, None, "")
-    repeated = chunk.text[len(prefix) :].startswith(region.lead)
-    return ChunkCard(chunk, prefix, region.kind, region.lead if repeated else "")
+        return ChunkCard(chunk, prefix, None)
+    return ChunkCard(chunk, prefix, region.kind)
 
 
 def _region_at(

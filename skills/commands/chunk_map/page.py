@@ -21,7 +21,7 @@ PALETTE = ("#cfe3fb", "#fde2c4", "#d5f0d0", "#f7d4e4", "#e4dafa", "#fbf3b8")
 STRIPE = 5
 """Width in pixels of each colour's stripe in an overlap."""
 REGION_NAMES = {RegionKind.TABLE: "table", RegionKind.CODE: "code block"}
-LEAD_NAMES = {RegionKind.TABLE: "header row", RegionKind.CODE: "fence line"}
+ROW_NAMES = {RegionKind.TABLE: "row", RegionKind.CODE: "line"}
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #fff; }
@@ -50,7 +50,7 @@ main { padding: 1em 2em; }
   border: 1px solid #99a; border-left: 6px solid #99a; border-radius: 4px;
   margin: .7em 0 .3em; padding: .3em .6em; background: #fafbfc; max-width: 72em; }
 .card.em { border-color: #d00; box-shadow: 0 0 0 2px #f6c0c0; }
-.card .prefix, .card .lead { font-family: ui-monospace, monospace; white-space: pre-wrap;
+.card .prefix { font-family: ui-monospace, monospace; white-space: pre-wrap;
   background: #eef; padding: 0 .3em; }
 .card .badge { background: #d00; color: #fff; border-radius: 3px; padding: 0 .4em;
   margin-left: .4em; font-weight: 700; }
@@ -190,18 +190,10 @@ def _card_html(
     )
     parts.append(f"<br>embedded prefix: {prefix}")
     if card.continues is not None:
-        what = REGION_NAMES[card.continues]
-        if card.lead:
-            parts.append(
-                f'<br><span class="cont">continues a {what}</span>; its '
-                f"{LEAD_NAMES[card.continues]} is repeated: "
-                f'<span class="lead">{_text(card.lead.rstrip())}</span>'
-            )
-        else:
-            parts.append(
-                f'<br><span class="cont">continues a {what}</span>; its '
-                f"{LEAD_NAMES[card.continues]} is left out (no room next to the prefix)"
-            )
+        parts.append(
+            f'<br><span class="cont">continues a {REGION_NAMES[card.continues]}</span>, '
+            f"from a {ROW_NAMES[card.continues]}"
+        )
     parts.append(
         f"<details><summary>embedded text ({len(chunk.text)} characters)</summary>"
         f"<pre>{_text(chunk.text)}</pre></details>"

@@ -6,6 +6,7 @@ import pytest
 
 from chunking import chunk_document
 from chunking.parse.detect import detect_format
+from tests.helpers import options
 
 
 @pytest.mark.parametrize(
@@ -59,6 +60,23 @@ def test_two_h1s_are_headings_and_the_caller_title_is_used() -> None:
     assert {c.headings for c in document.chunks} <= {("One",), ("Two",), ()}
 
 
-def test_file_name_is_the_last_resort() -> None:
-    assert chunk_document("Body only.", file_name="dir/notes.txt").title == "notes.txt"
+def test_a_document_without_a_title_has_none_and_its_prefix_is_the_heading_path() -> None:
+    """The file name is no title (the rule audit: no effect on retrieval anywhere)."""
+    assert chunk_document("Body only.", file_name="dir/notes.txt").title == ""
     assert chunk_document("Body only.").title == ""
+    sentence = "The quick brown fox jumps over the lazy dog near the river bank. "
+    text = f"Intro. {sentence * 2}\n\n## Setup\n\n{sentence * 3}\n\n## Use\n\n{sentence * 3}"
+    document = chunk_document(text, options=options(300), file_name="guide.md")
+    assert document.title == ""
+    assert [c.headings for c in document.chunks] == [(), ("Setup",), ("Use",)]
+    first, setup, use = document.chunks
+    assert first.text == first.content
+    assert setup.text == "Setup\n\n" + setup.content
+    assert use.text == "Use\n\n" + use.content
+
+
+def test_a_file_name_leaves_titles_of_the_document_or_the_caller_as_they_were() -> None:
+    page = "<html><head><title>Page T</title></head><body><p>x</p></body>"
+    assert chunk_document(page, file_name="page.html").title == "Page T"
+    assert chunk_document("# The Doc\n\nIntro.", file_name="doc.md").title == "The Doc"
+    assert chunk_document("Body only.", title="Caller", file_name="doc.md").title == "Caller"

@@ -56,7 +56,9 @@ def test_small_sibling_sections_are_packed_under_their_common_parent() -> None:
         assert chunk.headings == expected
 
 
-def test_table_continuations_repeat_the_header_and_cut_between_rows() -> None:
+def test_table_continuations_start_with_their_row_and_cut_between_rows() -> None:
+    """The header row is not repeated in a continuation (the rule audit: it helped no
+    retrieval and cost MiniLM samples/eval vector -2.2 points): prefix, then rows."""
     header = "| Setting | Default | Meaning |\n| --- | --- | --- |\n"
     rows = "".join(f"| setting{n} | {n} | {SENTENCE.strip()} |\n" for n in range(60))
     text = f"# Settings\n\n## Table\n\n{header}{rows}"
@@ -65,12 +67,13 @@ def test_table_continuations_repeat_the_header_and_cut_between_rows() -> None:
     continuations = [c for c in document.chunks if c.content.startswith("| setting")]
     assert len(continuations) >= 5
     for chunk in continuations:
-        assert chunk.text.endswith(header + chunk.content)
+        assert chunk.text == "Settings › Table\n\n" + chunk.content
         assert document.source[chunk.start - 1] == "\n"
         assert document.source[chunk.end] == "\n"
+    assert not document.warnings
 
 
-def test_code_continuations_reopen_the_fence_with_its_info_string() -> None:
+def test_code_continuations_start_with_their_line_without_the_fence() -> None:
     code = "".join(f"    value_{n} = compute({n}, 'argument')\n" for n in range(120))
     text = f'# Code\n\nRun this:\n\n```python title="x.py"\n{code}```\n\nDone.'
     document, audit = chunk_and_audit(text, options(500))
@@ -78,8 +81,8 @@ def test_code_continuations_reopen_the_fence_with_its_info_string() -> None:
     inside = [c for c in document.chunks if c.content.startswith("value_")]
     assert len(inside) >= 3
     for chunk in inside:
-        assert '```python title="x.py"\n' in chunk.text
-        assert chunk.text.index("```python") < chunk.text.index(chunk.content)
+        assert "```" not in chunk.text.removesuffix("```")
+        assert chunk.text == "Code\n\n" + chunk.content
 
 
 def test_a_heading_never_ends_a_chunk() -> None:
@@ -228,14 +231,17 @@ def test_reference_definitions_in_the_middle_stay_content() -> None:
     assert "https://x.example/a" in document.chunks[0].content
 
 
-def test_a_table_header_too_long_to_repeat_is_left_out_with_a_warning() -> None:
+def test_a_wide_table_header_takes_no_room_in_continuations_and_says_nothing() -> None:
+    """Once a continuation repeated the header and, past half the limit, left it out
+    with a warning; now no continuation carries it, so there is nothing to warn about."""
     wide = " | ".join(f"column number {n} with a long name" for n in range(8))
     header = f"| {wide} |\n|{' --- |' * 8}\n"
     rows = "".join(f"|{' x |' * 8}\n" for _ in range(200))
     document, audit = chunk_and_audit(f"# T\n\n{header}{rows}", options(600))
     assert not audit.violations
-    assert any("do not repeat their table header" in w for w in document.warnings)
+    assert document.warnings == ()
     assert all(c.size <= 600 for c in document.chunks)
+    assert all("column number" not in c.text for c in document.chunks[1:])
 
 
 def test_regression_a_long_code_line_that_fits_is_not_cut() -> None:
