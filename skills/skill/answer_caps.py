@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.skill.contract import OutputRecord
+    from skills.skill.records import ChunkRecord
     from skills.skill.settings import Settings
 
 FLOAT_JSON_BYTES = 25
@@ -60,36 +61,32 @@ def refused_alone(output: OutputRecord, settings: Settings | SettingsError) -> O
 
 def _surely_fits(output: OutputRecord, limit: int, per_chunk: int) -> bool:
     """An upper bound of the record's answer is within `limit` (every string escaped at
-    its longest; `text` twice, as `textItems` repeats it)."""
-    chunks = output.data.get("chunks")
-    if not isinstance(chunks, list):
-        return False
-    characters = 0
-    for chunk in chunks:
-        if not isinstance(chunk, dict):
-            return False
-        characters += sum(map(_string_characters, chunk.values()))
-        characters += _string_characters(chunk.get("text"))
+    its longest)."""
+    chunks = output.chunks or ()
+    characters = sum(map(_string_characters, chunks))
     messages = sum(map(len, (*output.errors, *output.warnings)))
     bound = (characters + messages) * JSON_BYTES_PER_CHARACTER
     return bound + len(chunks) * (CHUNK_FIELDS_BYTES + per_chunk) <= limit
 
 
-def _string_characters(value: object) -> int:
-    """Characters of the strings in `value` (a string, or a list or dict of strings)."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, list):
-        return sum(len(item) for item in value if isinstance(item, str))
-    return 0
+def _string_characters(chunk: ChunkRecord) -> int:
+    """Characters of the chunk's strings in the answer (`text` twice, as `textItems`
+    repeats it)."""
+    return (
+        len(chunk.content)
+        + 2 * len(chunk.text)
+        + len(chunk.title)
+        + sum(map(len, chunk.headings))
+        + sum(map(len, chunk.sections))
+        + len(chunk.anchor or "")
+        + len(chunk.url or "")
+        + len(chunk.id)
+    )
 
 
 def chunk_count(output: OutputRecord) -> int:
     """How many chunks a record's answer has."""
-    chunks = output.data.get("chunks")
-    return len(chunks) if isinstance(chunks, list) else 0
+    return len(output.chunks or ())
 
 
 def cap_answer(

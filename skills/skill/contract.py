@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skills.embedding.values import json_type_name, read_json_integer
+from skills.skill.render import record_data
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from skills.skill.records import ChunkRecord
 
 REQUEST_EXAMPLE = '{"values": [{"recordId": "1", "data": {"text": "# Title\\n\\nSome text."}}]}'
 """Shown in 400 messages so a person can see what a valid body looks like."""
@@ -58,16 +61,17 @@ class RequestError:
 
 @dataclass(frozen=True, slots=True)
 class OutputRecord:
-    """One element of the response's `values`."""
+    """One element of the response's `values`, typed until `render_record` writes it."""
 
     record_id: str
-    data: Mapping[str, object] = field(default_factory=dict)
-    """The outputs; empty when there are errors (the service ignores data next to errors)."""
+    chunks: tuple[ChunkRecord, ...] | None = None
+    """The record's chunks (its `data` outputs, `skills.skill.render.record_data`), or
+    None for `data: {}`: always so with errors (the service ignores data next to errors)."""
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.errors and self.data:
+        if self.errors and self.chunks is not None:
             raise ValueError("a record with errors must have empty data")
 
 
@@ -207,7 +211,7 @@ def render_record(record: OutputRecord) -> bytes:
     return _dump_json(
         {
             "recordId": record.record_id,
-            "data": dict(record.data),
+            "data": record_data(record),
             "errors": [{"message": message} for message in record.errors],
             "warnings": [{"message": message} for message in record.warnings],
         }
