@@ -17,7 +17,7 @@ from skills.skill.settings import ENV_MAX_RESPONSE_BYTES, SettingsError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.skill.contract import OutputRecord
+    from skills.skill.contract import OutputRecord, Rendered
     from skills.skill.records import ChunkRecord
     from skills.skill.settings import Settings
 
@@ -110,28 +110,35 @@ class AnswerCap:
         """Bytes of the answer so far, vectors to come included."""
         self.records = 0
 
-    def keep(self, outputs: Sequence[OutputRecord]) -> list[OutputRecord]:
+    def keep(
+        self, outputs: Sequence[OutputRecord], rendered: Rendered | None = None
+    ) -> list[OutputRecord]:
         """`outputs` (the next records of the answer, in order), those that do not fit
-        in what is left refused with what to change."""
+        in what is left refused with what to change. With `rendered`, each record
+        answered is kept there with its bytes as measured, by recordId, for
+        `render_response` to reuse (when nothing changes the records after the cap)."""
         capped: list[OutputRecord] = []
-        for output in outputs:
+        for given in outputs:
+            output = given
             comma = 1 if self.records else 0
             self.records += 1
             chunks = chunk_count(output)
-            size = len(render_record(output)) + chunks * self.per_chunk
+            body = render_record(output)
+            size = len(body) + chunks * self.per_chunk
             if self.used + comma + size > self.limit and chunks:
-                refused = failed_record(
-                    output.record_id,
+                output = failed_record(
+                    given.record_id,
                     _too_big(size, self.limit, self.per_chunk)
                     if size > self.limit
                     else _no_room(size, self.used, self.limit),
-                    warnings=output.warnings,
+                    warnings=given.warnings,
                 )
-                capped.append(refused)
-                self.used += comma + len(render_record(refused))
-                continue
+                body = render_record(output)
+                size = len(body)
             capped.append(output)
             self.used += comma + size
+            if rendered is not None:
+                rendered[output.record_id] = (output, body)
         return capped
 
 

@@ -187,17 +187,27 @@ def _wide_encoding(body: bytes) -> str | None:
     return family if text.lstrip(" \t\r\n\ufeff")[:1] in ("{", "[") else None
 
 
-def render_response(records: Sequence[OutputRecord]) -> bytes:
+Rendered = dict[str, tuple[OutputRecord, bytes]]
+"""recordId -> a record and its `render_record` bytes, rendered before (to measure it)."""
+
+
+def render_response(records: Sequence[OutputRecord], rendered: Rendered | None = None) -> bytes:
     """The response body: one `{recordId, data, errors, warnings}` per record, in order.
 
     `errors` and `warnings` are always arrays of `{"message": ...}`, never absent. Each
     record is rendered on its own (`render_record`): json.dumps builds a list of every
     piece of its document before joining them (a str per float of every vector, ~7x the
-    answer's bytes at once), so one record's pieces at a time is what it holds.
+    answer's bytes at once), so one record's pieces at a time is what it holds. A record
+    found in `rendered` (the same object) is not rendered again.
     """
-    return b"".join(
-        [RESPONSE_OPEN, b",".join([render_record(record) for record in records]), RESPONSE_CLOSE]
-    )
+    known = rendered or {}
+    parts = []
+    for record in records:
+        earlier = known.get(record.record_id)
+        parts.append(
+            earlier[1] if earlier is not None and earlier[0] is record else render_record(record)
+        )
+    return b"".join([RESPONSE_OPEN, b",".join(parts), RESPONSE_CLOSE])
 
 
 RESPONSE_OPEN = b'{"values":['

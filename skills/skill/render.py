@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from skills.chunk_schema import SECTION_DEPTH
+
 if TYPE_CHECKING:
     from skills.skill.contract import OutputRecord
     from skills.skill.records import ChunkRecord, Measure
+
+SECTION_KEYS = tuple(f"h{level}" for level in range(1, SECTION_DEPTH + 1))
+"""The keys of a chunk's `sections`, one per heading level it keeps, h1 first."""
 
 
 def record_data(record: OutputRecord) -> dict[str, object]:
@@ -40,7 +45,7 @@ def chunk_json(chunk: ChunkRecord) -> dict[str, object]:
         "text": chunk.text,
         "title": chunk.title,
         "headings": list(chunk.headings),
-        "sections": {f"h{level}": text for level, text in enumerate(chunk.sections, 1)},
+        "sections": dict(zip(SECTION_KEYS, chunk.sections, strict=False)),
         "ordinal": chunk.ordinal,
         "offset": measure_json(chunk.offset),
         "length": measure_json(chunk.length),

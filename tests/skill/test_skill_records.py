@@ -11,13 +11,24 @@ from multiprocessing.reduction import ForkingPickler
 
 from skills.chunk_schema import CHUNK_MEMBERS
 from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
+from skills.embedding.scoring import ScoringService
+from skills.skill.answer_caps import AnswerCap
 from skills.skill.chunk_records import chunk_record
-from skills.skill.contract import InputRecord, OutputRecord, render_record
+from skills.skill.contract import (
+    RESPONSE_CLOSE,
+    RESPONSE_OPEN,
+    InputRecord,
+    OutputRecord,
+    Rendered,
+    render_record,
+    render_response,
+)
 from skills.skill.embed_records import attach_embeddings, texts_to_embed
 from skills.skill.records import ChunkRecord
 from skills.skill.render import chunk_json, record_data
+from skills.skill.service import chunk_and_cap
 from skills.skill.settings import Settings
-from skills.skill.workers import Done, ProcessChunker
+from skills.skill.workers import Done, ProcessChunker, ThreadChunker
 from tests.conftest import GUIDE
 
 DOCUMENT = "\n\n".join(GUIDE.format(n=n) for n in range(6))
@@ -102,3 +113,44 @@ def test_record_data_is_empty_for_a_failed_record_and_parallel_for_a_chunked_one
     assert data["offsets"] == [chunk["offset"] for chunk in chunks]
     assert data["lengths"] == [chunk["length"] for chunk in chunks]
     assert data["ordinalPositions"] == list(range(1, len(chunks) + 1))
+
+
+def test_the_cap_keeps_the_bytes_it_measured_for_the_response_to_reuse() -> None:
+    outputs = [chunked("a"), chunked("b", "# Other\n\nWords."), chunked("c")]
+    limit = len(render_response(outputs[:2])) + 10
+    store: Rendered = {}
+    kept = AnswerCap(limit).keep(outputs, store)
+    assert kept[2].errors  # refused: no room left
+    assert [store[output.record_id][0] for output in kept] == kept
+    assert all(store[output.record_id][1] == render_record(output) for output in kept)
+    assert render_response(kept, store) == render_response(kept)
+
+
+def test_the_response_reuses_a_rendering_only_for_the_same_record() -> None:
+    output = chunked("a")
+    marked = b'{"recordId":"a","data":{},"errors":[],"warnings":[]}'
+    assert render_response([output], {"a": (output, marked)}) == RESPONSE_OPEN + marked + (
+        RESPONSE_CLOSE
+    )
+    embedded = replace(output, warnings=("changed after the cap",))
+    assert render_response([embedded], {"a": (output, marked)}) == render_response([embedded])
+
+
+def test_a_one_slice_answer_keeps_every_rendering_for_the_response() -> None:
+    records = [InputRecord("a", {"text": DOCUMENT}), InputRecord("b", {"text": "# B\n\nWords."})]
+    store: Rendered = {}
+
+    async def go() -> object:
+        return await chunk_and_cap(
+            records,
+            Settings(),
+            time.monotonic() + 60,
+            ThreadChunker(),
+            ScoringService(),
+            embeds=False,
+            rendered=store,
+        )
+
+    answered = asyncio.run(go())
+    assert isinstance(answered, list)
+    assert all(store[output.record_id][0] is output for output in answered)
