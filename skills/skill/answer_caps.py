@@ -63,13 +63,13 @@ def _surely_fits(output: OutputRecord, limit: int, per_chunk: int) -> bool:
     """An upper bound of the record's answer is within `limit` (every string escaped at
     its longest)."""
     chunks = output.chunks or ()
-    characters = sum(map(_string_characters, chunks))
+    characters = sum(map(_chunk_characters, chunks))
     messages = sum(map(len, (*output.errors, *output.warnings)))
     bound = (characters + messages) * JSON_BYTES_PER_CHARACTER
     return bound + len(chunks) * (CHUNK_FIELDS_BYTES + per_chunk) <= limit
 
 
-def _string_characters(chunk: ChunkRecord) -> int:
+def _chunk_characters(chunk: ChunkRecord) -> int:
     """Characters of the chunk's strings in the answer (`text` twice, as `textItems`
     repeats it)."""
     return (

@@ -108,7 +108,7 @@ def chunk_record(
         warnings.append(cut)
     return OutputRecord(
         record_id=record.record_id,
-        chunks=chunk_records(document, inputs, title),
+        chunks=typed_chunks(document, inputs, title),
         warnings=tuple(warnings),
     )
 
@@ -153,7 +153,7 @@ def capped_title(title: str) -> tuple[str, str | None]:
     return encoded[:end].decode("utf-8", "surrogatepass"), warning
 
 
-def chunk_records(
+def typed_chunks(
     document: ChunkedDocument, inputs: RecordInputs, title: str
 ) -> tuple[ChunkRecord, ...]:
     """One typed record per chunk, each with `title` (the document's, capped by
@@ -166,7 +166,7 @@ def chunk_records(
             content=chunk.content,
             text=chunk.text,
             title=title,
-            headings=tuple(chunk.headings),
+            headings=chunk.headings,
             sections=layout_sections(chunk.outline_path, inputs.markdown_header_depth),
             ordinal=chunk.ordinal,
             offset=measures[chunk.start],

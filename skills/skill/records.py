@@ -1,10 +1,11 @@
 """The skill's answers as typed records, from chunking to the response.
 
-A chunked record stays a `ChunkRecord` tuple through the worker pipe, the answer cap and
-embedding (a vector is put on with `dataclasses.replace`); only
-`skills.skill.render` turns it into the wire JSON, once, at the response's edge. The
-fields of `ChunkRecord` are the members of the one chunk schema (`skills.chunk_schema`),
-in its order, by their Python names (`attribute_name`); a test holds them equal.
+A chunked record stays a tuple of `ChunkRecord`s through the worker pipe, the answer cap
+and embedding (a vector is put on with `dataclasses.replace`); only `skills.skill.render`
+turns it into the wire JSON, at the response's edge (the answer cap measures that same
+rendering). The fields of `ChunkRecord` are the members of the one chunk schema
+(`skills.chunk_schema`), in its order, by their Python names (`ChunkMember.attribute`);
+a test holds them equal.
 """
 
 from __future__ import annotations
