@@ -1,8 +1,9 @@
 """The chunk schema, declared once and versioned: what each chunk the skill answers holds,
 and the index document each becomes.
 
-Derived from it: the members `skills.skill.chunk_records.render_chunks` writes (a test holds
-them equal), `skills.search.checks.SKILL_CHUNK_FIELDS`, the index fields and the projection's
+Derived from it: the fields of the typed `skills.skill.records.ChunkRecord` and the members
+`skills.skill.render.chunk_json` writes (tests hold them equal),
+`skills.search.checks.SKILL_CHUNK_FIELDS`, the index fields and the projection's
 mappings of `skills.search.definitions`, and `skills.search.spark.CHUNK_SCHEMA`. Bump
 `SCHEMA_VERSION` when a member or field is removed, renamed or changes type or meaning
 (tests/search/test_chunk_schema.py fails until the version and its fingerprint move together).
@@ -34,6 +35,12 @@ class ChunkMember:
     edm: str
     """The Azure AI Search type it fits (`Edm.ComplexType` for an object)."""
     description: str
+
+    @property
+    def attribute(self) -> str:
+        """Its name as a field of the typed chunk record: snake case (`pageNumberFrom` ->
+        `page_number_from`)."""
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in self.name)
 
 
 @dataclass(frozen=True, slots=True)

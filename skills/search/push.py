@@ -53,6 +53,7 @@ from skills.search.indexer import (
 )
 from skills.search.service_errors import describe_service_error
 from skills.skill.library import chunk_records, embed_records
+from skills.skill.render import chunk_json
 from skills.skill.settings import SettingsError, settings_from_environment
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def push(
                 if not answer.ok:
                     summary.failed_documents[name] = list(answer.errors)
                     continue
-                ids = {str(chunk.get("id")) for chunk in answer.chunks}
+                ids = {chunk.id for chunk in answer.chunks}
                 if ids and ids == set(held.get(doc.key, {}).values()):
                     summary.unchanged += 1
                     continue
@@ -331,7 +332,7 @@ def _documents_to_send(
         if not answer.ok:
             summary.failed_documents[name] = list(answer.errors)
             continue
-        tree = {**doc.fields, "chunks": [dict(chunk) for chunk in answer.chunks]}
+        tree = {**doc.fields, "chunks": [chunk_json(chunk) for chunk in answer.chunks]}
         projected = project(doc.key, tree, skillset, report)
         uploads_of[doc.key] = len(projected)
         report.documents += projected

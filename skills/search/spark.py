@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from skills.chunk_schema import INDEX_FIELDS
 from skills.skill.library import chunk_records, embed_records
+from skills.skill.render import chunk_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -83,7 +84,7 @@ def chunk_frames(
                     rows = [
                         row
                         for document, answer in zip(documents, answers, strict=True)
-                        for row in _rows(document, answer.chunks, answer.errors)
+                        for row in _rows(document, map(chunk_json, answer.chunks), answer.errors)
                     ]
                     yield pd.DataFrame(rows, columns=_COLUMNS)
             finally:

@@ -17,7 +17,8 @@ from skills.skill.settings import ENV_MAX_RESPONSE_BYTES, SettingsError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.skill.contract import OutputRecord
+    from skills.skill.contract import OutputRecord, Rendered
+    from skills.skill.records import ChunkRecord
     from skills.skill.settings import Settings
 
 FLOAT_JSON_BYTES = 25
@@ -60,36 +61,32 @@ def refused_alone(output: OutputRecord, settings: Settings | SettingsError) -> O
 
 def _surely_fits(output: OutputRecord, limit: int, per_chunk: int) -> bool:
     """An upper bound of the record's answer is within `limit` (every string escaped at
-    its longest; `text` twice, as `textItems` repeats it)."""
-    chunks = output.data.get("chunks")
-    if not isinstance(chunks, list):
-        return False
-    characters = 0
-    for chunk in chunks:
-        if not isinstance(chunk, dict):
-            return False
-        characters += sum(map(_string_characters, chunk.values()))
-        characters += _string_characters(chunk.get("text"))
+    its longest)."""
+    chunks = output.chunks or ()
+    characters = sum(map(_chunk_characters, chunks))
     messages = sum(map(len, (*output.errors, *output.warnings)))
     bound = (characters + messages) * JSON_BYTES_PER_CHARACTER
     return bound + len(chunks) * (CHUNK_FIELDS_BYTES + per_chunk) <= limit
 
 
-def _string_characters(value: object) -> int:
-    """Characters of the strings in `value` (a string, or a list or dict of strings)."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, list):
-        return sum(len(item) for item in value if isinstance(item, str))
-    return 0
+def _chunk_characters(chunk: ChunkRecord) -> int:
+    """Characters of the chunk's strings in the answer (`text` twice, as `textItems`
+    repeats it)."""
+    return (
+        len(chunk.content)
+        + 2 * len(chunk.text)
+        + len(chunk.title)
+        + sum(map(len, chunk.headings))
+        + sum(map(len, chunk.sections))
+        + len(chunk.anchor or "")
+        + len(chunk.url or "")
+        + len(chunk.id)
+    )
 
 
 def chunk_count(output: OutputRecord) -> int:
     """How many chunks a record's answer has."""
-    chunks = output.data.get("chunks")
-    return len(chunks) if isinstance(chunks, list) else 0
+    return len(output.chunks or ())
 
 
 def cap_answer(
@@ -113,28 +110,35 @@ class AnswerCap:
         """Bytes of the answer so far, vectors to come included."""
         self.records = 0
 
-    def keep(self, outputs: Sequence[OutputRecord]) -> list[OutputRecord]:
+    def keep(
+        self, outputs: Sequence[OutputRecord], rendered: Rendered | None = None
+    ) -> list[OutputRecord]:
         """`outputs` (the next records of the answer, in order), those that do not fit
-        in what is left refused with what to change."""
+        in what is left refused with what to change. With `rendered`, each record
+        answered is kept there with its bytes as measured, by recordId, for
+        `render_response` to reuse (when nothing changes the records after the cap)."""
         capped: list[OutputRecord] = []
-        for output in outputs:
+        for given in outputs:
+            output = given
             comma = 1 if self.records else 0
             self.records += 1
             chunks = chunk_count(output)
-            size = len(render_record(output)) + chunks * self.per_chunk
+            body = render_record(output)
+            size = len(body) + chunks * self.per_chunk
             if self.used + comma + size > self.limit and chunks:
-                refused = failed_record(
-                    output.record_id,
+                output = failed_record(
+                    given.record_id,
                     _too_big(size, self.limit, self.per_chunk)
                     if size > self.limit
                     else _no_room(size, self.used, self.limit),
-                    warnings=output.warnings,
+                    warnings=given.warnings,
                 )
-                capped.append(refused)
-                self.used += comma + len(render_record(refused))
-                continue
+                body = render_record(output)
+                size = len(body)
             capped.append(output)
             self.used += comma + size
+            if rendered is not None:
+                rendered[output.record_id] = (output, body)
         return capped
 
 

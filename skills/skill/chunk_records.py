@@ -1,5 +1,6 @@
-"""Chunk one skill record into its output data: `chunks` for projections, and `textItems`
-with the Split skill's parallel arrays `offsets`, `lengths` and `ordinalPositions`.
+"""Chunk one skill record into its typed answer: a `ChunkRecord` per chunk (rendered as
+`chunks` for projections, and `textItems` with the Split skill's parallel arrays, by
+`skills.skill.render` only).
 
 Never raises: whatever goes wrong with a record ends up in that record's `errors`.
 """
@@ -16,6 +17,7 @@ from chunking.parse.decode import blank
 from chunking.scoring import ScoringError
 from skills.skill.contract import InputRecord, OutputRecord, failed_record
 from skills.skill.record_inputs import InputErrors, read_record_inputs
+from skills.skill.records import ChunkRecord, Measure
 from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
 
 if TYPE_CHECKING:
@@ -27,9 +29,6 @@ if TYPE_CHECKING:
     from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
-
-Measure = dict[str, int]
-"""A position or length as the Split skill reports it: `{utf8, utf16, codePoint}`."""
 
 MAX_TERM_BYTES = 32_766
 """The longest value, in bytes of UTF-8, that Azure AI Search indexes in a filterable,
@@ -60,7 +59,7 @@ def chunk_record(
     if empty is not None:
         return OutputRecord(
             record_id=record.record_id,
-            data=_split_outputs([], []),
+            chunks=(),
             warnings=(*inputs.warnings, f"input 'text' {empty}; the record has no chunks"),
         )
     try:
@@ -107,10 +106,9 @@ def chunk_record(
     title, cut = capped_title(document.title)
     if cut:
         warnings.append(cut)
-    chunks = render_chunks(document, inputs, title)
     return OutputRecord(
         record_id=record.record_id,
-        data=_split_outputs(chunks, [chunk.text for chunk in document.chunks]),
+        chunks=typed_chunks(document, inputs, title),
         warnings=tuple(warnings),
     )
 
@@ -128,20 +126,6 @@ def too_many_chunks(count: int | None, limit: int, inputs: RecordInputs) -> str:
         f"(app setting {ENV_MAX_CHUNKS_PER_RECORD}); {fewer}, keep the first ones with "
         "maximumPagesToTake, or split the document"
     )
-
-
-def _split_outputs(chunks: list[dict[str, object]], text_items: list[str]) -> dict[str, object]:
-    """`chunks`, and the Split skill's outputs for users mapping those: `textItems` and,
-    item by item, `offsets` and `lengths` (the chunk's `offset` and `length`, so they
-    measure `content` in the source, not the prefixed text item) and 1-based
-    `ordinalPositions`, as the Split skill counts."""
-    return {
-        "chunks": chunks,
-        "textItems": text_items,
-        "offsets": [chunk["offset"] for chunk in chunks],
-        "lengths": [chunk["length"] for chunk in chunks],
-        "ordinalPositions": list(range(1, len(chunks) + 1)),  # chunk `ordinal` + 1
-    }
 
 
 def misconfigured_message(error: SettingsError) -> str:
@@ -169,47 +153,45 @@ def capped_title(title: str) -> tuple[str, str | None]:
     return encoded[:end].decode("utf-8", "surrogatepass"), warning
 
 
-def render_chunks(
+def typed_chunks(
     document: ChunkedDocument, inputs: RecordInputs, title: str
-) -> list[dict[str, object]]:
-    """The `chunks` output: one object per chunk, shaped for index projections, each
-    with `title` (the document's, capped by `capped_title`)."""
+) -> tuple[ChunkRecord, ...]:
+    """One typed record per chunk, each with `title` (the document's, capped by
+    `capped_title`)."""
     measures = measure_positions(
         document.source, (p for chunk in document.chunks for p in (chunk.start, chunk.end))
     )
-    return [
-        {
-            "content": chunk.content,
-            "text": chunk.text,
-            "title": title,
-            "headings": list(chunk.headings),
-            "sections": layout_sections(chunk.outline_path, inputs.markdown_header_depth),
-            "ordinal": chunk.ordinal,
-            "offset": measures[chunk.start],
-            "length": _difference(measures[chunk.end], measures[chunk.start]),
-            "anchor": chunk.anchor,
-            "url": chunk_url(inputs.url, chunk),
-            "size": chunk.size,
-            "id": chunk.id,
-            # Content Understanding's names (its `locationMetadata`): null without page
-            # markers in the text.
-            "pageNumberFrom": chunk.page_from,
-            "pageNumberTo": chunk.page_to,
-        }
+    return tuple(
+        ChunkRecord(
+            content=chunk.content,
+            text=chunk.text,
+            title=title,
+            headings=chunk.headings,
+            sections=heading_levels(chunk.outline_path, inputs.markdown_header_depth),
+            ordinal=chunk.ordinal,
+            offset=measures[chunk.start],
+            length=measures[chunk.end].minus(measures[chunk.start]),
+            anchor=chunk.anchor,
+            url=chunk_url(inputs.url, chunk),
+            size=chunk.size,
+            id=chunk.id,
+            page_number_from=chunk.page_from,
+            page_number_to=chunk.page_to,
+        )
         for chunk in document.chunks
-    ]
+    )
 
 
-def layout_sections(path: tuple[tuple[int, str], ...], depth: int) -> dict[str, str]:
-    """The Layout skill's `sections` for a heading path: keys h1 to h`depth`, each the
+def heading_levels(path: tuple[tuple[int, str], ...], depth: int) -> tuple[str, ...]:
+    """The Layout skill's `sections` for a heading path: levels h1 to h`depth`, each the
     text of the path's heading at that level, "" where the path has none (a skipped
     level). A heading below `depth` belongs to the section at `depth`, as Layout rolls
-    deeper headings into the last level: its text stays in the content, not a key."""
-    sections = dict.fromkeys((f"h{level}" for level in range(1, depth + 1)), "")
+    deeper headings into the last level: its text stays in the content, not a level."""
+    sections = [""] * depth
     for level, text in path:
         if level <= depth:
-            sections[f"h{level}"] = text
-    return sections
+            sections[level - 1] = text
+    return tuple(sections)
 
 
 def chunk_url(base: str | None, chunk: Chunk) -> str | None:
@@ -237,10 +219,6 @@ def measure_positions(source: str, positions: Iterable[int]) -> dict[int, Measur
         else:
             utf8 += len(stretch.encode("utf-8", "surrogatepass"))
             utf16 += len(stretch.encode("utf-16-le", "surrogatepass")) // 2
-        measures[position] = {"utf8": utf8, "utf16": utf16, "codePoint": position}
+        measures[position] = Measure(utf8, utf16, position)
         previous = position
     return measures
-
-
-def _difference(end: Measure, start: Measure) -> Measure:
-    return {unit: end[unit] - start[unit] for unit in ("utf8", "utf16", "codePoint")}

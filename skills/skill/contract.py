@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skills.embedding.values import json_type_name, read_json_integer
+from skills.skill.render import record_data
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from skills.skill.records import ChunkRecord
 
 REQUEST_EXAMPLE = '{"values": [{"recordId": "1", "data": {"text": "# Title\\n\\nSome text."}}]}'
 """Shown in 400 messages so a person can see what a valid body looks like."""
@@ -58,16 +61,17 @@ class RequestError:
 
 @dataclass(frozen=True, slots=True)
 class OutputRecord:
-    """One element of the response's `values`."""
+    """One element of the response's `values`, typed until `render_record` writes it."""
 
     record_id: str
-    data: Mapping[str, object] = field(default_factory=dict)
-    """The outputs; empty when there are errors (the service ignores data next to errors)."""
+    chunks: tuple[ChunkRecord, ...] | None = None
+    """The record's chunks (its `data` outputs, `skills.skill.render.record_data`), or
+    None for `data: {}`: always so with errors (the service ignores data next to errors)."""
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.errors and self.data:
+        if self.errors and self.chunks is not None:
             raise ValueError("a record with errors must have empty data")
 
 
@@ -183,17 +187,27 @@ def _wide_encoding(body: bytes) -> str | None:
     return family if text.lstrip(" \t\r\n\ufeff")[:1] in ("{", "[") else None
 
 
-def render_response(records: Sequence[OutputRecord]) -> bytes:
+Rendered = dict[str, tuple[OutputRecord, bytes]]
+"""recordId -> a record and its `render_record` bytes, rendered before (to measure it)."""
+
+
+def render_response(records: Sequence[OutputRecord], rendered: Rendered | None = None) -> bytes:
     """The response body: one `{recordId, data, errors, warnings}` per record, in order.
 
     `errors` and `warnings` are always arrays of `{"message": ...}`, never absent. Each
     record is rendered on its own (`render_record`): json.dumps builds a list of every
     piece of its document before joining them (a str per float of every vector, ~7x the
-    answer's bytes at once), so one record's pieces at a time is what it holds.
+    answer's bytes at once), so one record's pieces at a time is what it holds. A record
+    found in `rendered` (the same object) is not rendered again.
     """
-    return b"".join(
-        [RESPONSE_OPEN, b",".join([render_record(record) for record in records]), RESPONSE_CLOSE]
-    )
+    known = rendered or {}
+    parts = []
+    for record in records:
+        earlier = known.get(record.record_id)
+        parts.append(
+            earlier[1] if earlier is not None and earlier[0] is record else render_record(record)
+        )
+    return b"".join([RESPONSE_OPEN, b",".join(parts), RESPONSE_CLOSE])
 
 
 RESPONSE_OPEN = b'{"values":['
@@ -207,7 +221,7 @@ def render_record(record: OutputRecord) -> bytes:
     return _dump_json(
         {
             "recordId": record.record_id,
-            "data": dict(record.data),
+            "data": record_data(record),
             "errors": [{"message": message} for message in record.errors],
             "warnings": [{"message": message} for message in record.warnings],
         }

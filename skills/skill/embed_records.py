@@ -1,6 +1,8 @@
-"""Put embedding results onto the chunk records: vectors in place, or one error per record.
+"""Put embedding results onto the typed chunk records, or one error per record.
 
-Pure functions between the chunked records and the embedder's outcome. A record is
+Pure functions between the chunked records and the embedder's outcome: a chunk with its
+vector is a new `ChunkRecord` (`dataclasses.replace`), a record with them a new
+`OutputRecord`; nothing here is JSON. A record is
 complete only if every one of its chunks got a vector; otherwise it is answered with
 `data: {}` and an error that says why (throttling, a bad answer, credentials, ...).
 """
@@ -8,19 +10,18 @@ complete only if every one of its chunks got a vector; otherwise it is answered 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skills.embedding.embedder import TRANSIENT, Failure, FailureKind
-from skills.skill.contract import OutputRecord, failed_record
+from skills.skill.contract import failed_record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.embedding.embedder import EmbeddingOutcome
+    from skills.skill.contract import OutputRecord
 
-EMBEDDING_FIELD = "embedding"
-"""The chunk field that carries the vector (agreed with the skillset and index projections)."""
 DEFAULT_RETRY_AFTER_SECONDS = 10
 """Retry-After of a 503 when the embedding service gave no hint of its own."""
 MAX_RETRY_AFTER_SECONDS = 120
@@ -51,7 +52,7 @@ class ChunkText:
     record: int
     """Position of the record in the answer."""
     chunk: int
-    """Position of the chunk in that record's `chunks`."""
+    """Position of the chunk in that record's chunks."""
     text: str
     """The chunk's `text` (title and headings + content): what is embedded."""
 
@@ -60,13 +61,10 @@ def texts_to_embed(outputs: Sequence[OutputRecord]) -> list[ChunkText]:
     """Every chunk text of every record that has chunks, in answer order."""
     found: list[ChunkText] = []
     for record_index, output in enumerate(outputs):
-        if output.errors:
+        if output.errors or output.chunks is None:
             continue
-        chunks = output.data.get("chunks")
-        if not isinstance(chunks, list):
-            continue
-        for chunk_index, chunk in enumerate(chunks):
-            found.append(ChunkText(record_index, chunk_index, str(chunk["text"])))
+        for chunk_index, chunk in enumerate(output.chunks):
+            found.append(ChunkText(record_index, chunk_index, chunk.text))
     return found
 
 
@@ -91,14 +89,10 @@ def attach_embeddings(
         if failures:
             answered.append(_failed(output, failures, len(results)))
             continue
-        original = output.data["chunks"]
-        if not isinstance(original, list):
-            raise TypeError("chunks must be a list")
-        chunks: list[object] = list(original)
+        chunks = list(output.chunks or ())
         for chunk_index, vector, _ in results:
-            chunk = chunks[chunk_index]
-            if isinstance(chunk, dict):
-                chunks[chunk_index] = {**chunk, EMBEDDING_FIELD: vector}
+            if not isinstance(vector, Failure):
+                chunks[chunk_index] = replace(chunks[chunk_index], embedding=vector)
         warnings = list(output.warnings)
         truncated = sum(1 for _, _, cut in results if cut)
         if truncated:
@@ -107,13 +101,7 @@ def attach_embeddings(
                 f"{truncated} chunk(s) are longer than the local model reads{reads}; only "
                 "their beginning was embedded"
             )
-        answered.append(
-            OutputRecord(
-                record_id=output.record_id,
-                data={**output.data, "chunks": chunks},
-                warnings=tuple(warnings),
-            )
-        )
+        answered.append(replace(output, chunks=tuple(chunks), warnings=tuple(warnings)))
     return answered
 
 

@@ -2,9 +2,10 @@
 
 Each record's `data` is what the indexer would send the skill (`text`, and optionally
 `fileName`, `contentType`, `url`, `title`, `language` and any of the Split-skill options
-such as `maximumPageLength`); each answer is what the skill would return for it: the
-`chunks` array the index projection reads, `warnings`, and `errors` (a record that
-cannot be chunked or embedded has errors and no chunks). It runs the same functions as
+such as `maximumPageLength`); each answer is what the skill would return for it: its
+chunks as typed records (`skills.skill.render.chunk_json` gives the object the index
+projection reads), `warnings`, and `errors` (a record that cannot be chunked or embedded
+has errors and no chunks). It runs the same functions as
 `POST /api/chunk` (`chunk_record`, then the same embedding step), with the same
 `Settings`, so the push path and Spark produce the documents the indexer path produces.
 """
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from skills.embedding.embedder import Embedder
+    from skills.skill.records import ChunkRecord
     from skills.skill.settings import Settings
 
 EMBED_DEADLINE_SECONDS = 600.0
@@ -37,8 +39,8 @@ embedder's own retries and Retry-After waits fit in it."""
 class RecordChunks:
     """The skill's answer for one record."""
 
-    chunks: tuple[dict[str, Any], ...]
-    """Chunk objects exactly as in the skill's `data.chunks` (with `embedding` once embedded)."""
+    chunks: tuple[ChunkRecord, ...]
+    """The chunks the skill answers in `data.chunks` (with `embedding` once embedded)."""
     warnings: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
 
@@ -74,7 +76,7 @@ def embed_records(
     embedder in it); without one, each call runs in a loop of its own.
     """
     outputs = [
-        OutputRecord(str(number), {"chunks": list(a.chunks)}, warnings=a.warnings)
+        OutputRecord(str(number), a.chunks, warnings=a.warnings)
         if a.ok
         else failed_record(str(number), *a.errors, warnings=a.warnings)
         for number, a in enumerate(answers)
@@ -93,14 +95,7 @@ def embed_records(
 
 
 def _answer(output: OutputRecord) -> RecordChunks:
-    chunks = output.data.get("chunks") if not output.errors else None
-    return RecordChunks(
-        tuple(chunk for chunk in chunks if isinstance(chunk, dict))
-        if isinstance(chunks, list)
-        else (),
-        tuple(output.warnings),
-        tuple(output.errors),
-    )
+    return RecordChunks(output.chunks or (), output.warnings, output.errors)
 
 
 def _answer_message(answer: Answer) -> str:

@@ -55,7 +55,7 @@ soak's 4-million-character record made 26 bytes of answer per character at 256
 dimensions."""
 ANSWER_HELD = 5
 """How many times its bytes the app holds an answer at its peak: the records' output
-objects (~1.5x, dicts and strings), the vectors as Python floats, and rendering (each
+objects (~1.5x, typed records and strings), the vectors as Python floats, and rendering (each
 record rendered, the list of them, the joined body: up to 3x). bench.answer_memory
 measured 5-7x with chunking in the app's thread; workers take chunking out."""
 ADMISSION_WAIT_FRACTION = 0.5

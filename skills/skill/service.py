@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from skills.embedding.embedder import Embedder, EmbeddingOutcome
-    from skills.skill.contract import InputRecord
+    from skills.skill.contract import InputRecord, Rendered
     from skills.skill.memory_budget import Reservation
     from skills.skill.settings import Settings
     from skills.skill.workers import Outcome, RecordChunker
@@ -143,6 +143,8 @@ async def answer_chunk_request(
     timings = {"read": time.monotonic() - started}
     mark = time.monotonic()
     reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
+    # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
+    rendered: Rendered | None = None if embedder is not None else {}
     chunked = await chunk_and_cap(
         parsed,
         settings,
@@ -150,6 +152,7 @@ async def answer_chunk_request(
         chunker or ThreadChunker(),
         scoring or ScoringService(embedder=embedder),
         embeds=embedder is not None,
+        rendered=rendered,
     )
     if isinstance(chunked, Answer):
         return chunked
@@ -161,7 +164,7 @@ async def answer_chunk_request(
             return embedded
         outputs = embedded
     timings["embed"], mark = time.monotonic() - mark, time.monotonic()
-    answer = Answer(HTTP_OK, await asyncio.to_thread(render_response, outputs))
+    answer = Answer(HTTP_OK, await asyncio.to_thread(render_response, outputs, rendered))
     timings["render"] = time.monotonic() - mark
     log_request(outputs, timings, time.monotonic() - started)
     return answer
@@ -231,9 +234,14 @@ async def chunk_and_cap(
     scoring: ScoringService,
     *,
     embeds: bool,
+    rendered: Rendered | None = None,
 ) -> list[OutputRecord] | Answer:
     """Every record's answer, chunked a slice of the batch at a time, each slice's answers
     kept within MAX_RESPONSE_BYTES as they come (`cap_answer`, vectors to come counted).
+    With `rendered`, the last slice's records are kept there with their bytes as the cap
+    measured them, for the response to reuse: nothing is chunked after that slice, so
+    holding them does not raise the peak (bench.answer_memory: an earlier slice's bytes,
+    held while later ones are chunked, did).
 
     In slices, the app holds the answers kept so far and one slice's, never every
     record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
@@ -243,14 +251,16 @@ async def chunk_and_cap(
     per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
     cap = AnswerCap(settings.max_response_bytes, per_chunk)
     answered: list[OutputRecord] = []
-    for index, part in enumerate(text_slices(records, SLICE_CHARACTERS)):
+    slices = text_slices(records, SLICE_CHARACTERS)
+    for index, part in enumerate(slices):
         chunked = await chunk_within_deadline(part, settings, until, chunker, scoring)
         if isinstance(chunked, Answer):
             if index == 0:
                 return chunked  # nothing could be started: the 503 for the whole batch
             chunked = [_unfinished(record, NotStarted(), settings) for record in part]
         # Before embedding: a record refused here costs no embedding tokens.
-        answered += await asyncio.to_thread(cap.keep, chunked)
+        last = index == len(slices) - 1
+        answered += await asyncio.to_thread(cap.keep, chunked, rendered if last else None)
     return answered
 
 

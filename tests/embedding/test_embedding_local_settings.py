@@ -25,6 +25,7 @@ from skills.embedding.settings import (
 )
 from skills.skill.contract import OutputRecord
 from skills.skill.embed_records import ChunkText, attach_embeddings
+from tests.skill.typed_chunks import a_chunk
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -131,7 +132,7 @@ def test_minilm_is_still_built_for_its_name() -> None:
 
 
 def test_the_truncation_warning_names_the_models_window() -> None:
-    record = OutputRecord(record_id="r", data={"chunks": [{"text": "t"}, {"text": "u"}]})
+    record = OutputRecord(record_id="r", chunks=(a_chunk("t"), a_chunk("u", 1)))
     texts = [ChunkText(0, 0, "t"), ChunkText(0, 1, "u")]
     stats = EmbeddingStats(2, 2, 0, 2, 1, 1, 0, 0, 0.0)
     vectors = ([1.0], [1.0])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -30,10 +31,12 @@ from skills.skill.contract import (
     render_record,
     render_response,
 )
+from skills.skill.render import record_data
 from skills.skill.service import answer_chunk_request, text_slices
 from skills.skill.settings import Settings
 from skills.skill.workers import Done, ProcessChunker, ThreadChunker
 from tests.conftest import GUIDE, LiveServers, good_record_data, skill_body
+from tests.skill.typed_chunks import a_chunk
 
 TIMEOUT = httpx.Timeout(120.0)
 WORDS = " ".join(f"w{n}" for n in range(3000))
@@ -41,9 +44,7 @@ WORDS = " ".join(f"w{n}" for n in range(3000))
 
 
 def output(record_id: str, chunks: int, text: str = "x" * 100) -> OutputRecord:
-    return OutputRecord(
-        record_id, {"chunks": [{"content": text, "n": n} for n in range(chunks)]}, warnings=("w",)
-    )
+    return OutputRecord(record_id, tuple(a_chunk(text, n) for n in range(chunks)), warnings=("w",))
 
 
 # --- answer bytes per request ----------------------------------------------------------------
@@ -59,7 +60,7 @@ def test_a_record_past_the_limit_is_refused_and_later_ones_that_fit_are_kept() -
     limit = len(render_response([small, output("c", 3)])) + 1000
     capped = cap_answer([small, big, output("c", 3)], limit)
     assert capped[0] == small
-    assert capped[1].data == {}
+    assert capped[1].chunks is None
     (message,) = capped[1].errors
     assert message.startswith("not answered: this record's chunks would take ")
     assert "more than the" in message
@@ -87,8 +88,8 @@ def test_vectors_still_to_come_are_counted_at_their_most() -> None:
     assert cap_answer([record], plain + 4 * per_chunk - 1, per_chunk)[0].errors
     # The estimate is an upper bound of the vectors as rendered.
     worst = [-2.2250738585072014e-308] * 1536
-    rendered = OutputRecord("a", {"chunks": [{"content": "x" * 100, "n": 0, "embedding": worst}]})
-    bare = OutputRecord("a", {"chunks": [{"content": "x" * 100, "n": 0}]})
+    rendered = OutputRecord("a", (replace(a_chunk("x" * 100), embedding=worst),))
+    bare = OutputRecord("a", (a_chunk("x" * 100),))
     assert len(render_record(rendered)) - len(render_record(bare)) <= per_chunk
     assert len(repr(worst[0])) + 1 == FLOAT_JSON_BYTES
 
@@ -129,7 +130,7 @@ def test_a_record_with_too_many_chunks_is_refused_naming_the_inputs(
     settings = Settings(max_chunks_per_record=40, chunk_workers=0)
     record = InputRecord("1", {"text": WORDS, **data})
     answered = chunk_record(record, settings)
-    assert answered.data == {}
+    assert record_data(answered) == {}
     (message,) = answered.errors
     assert message.startswith("not chunked: the text makes ")
     assert "a record may have at most 40 (app setting MAX_CHUNKS_PER_RECORD)" in message
@@ -154,7 +155,7 @@ def test_maximum_pages_to_take_keeps_a_record_under_the_chunk_cap() -> None:
     data = {"text": WORDS, "strategy": "words", "wordsPerChunk": 1, "maximumPagesToTake": 100}
     answered = chunk_record(InputRecord("1", data), settings)
     assert answered.errors == ()
-    assert len(answered.data["chunks"]) == 100  # type: ignore[arg-type]
+    assert len(answered.chunks or ()) == 100
 
 
 # --- over real HTTP -------------------------------------------------------------------------
@@ -259,10 +260,10 @@ def test_a_worker_refuses_an_answer_too_big_to_send_before_it_reaches_the_app() 
         asyncio.run(pool.aclose())
     assert isinstance(refused, Done)
     assert isinstance(kept, Done)
-    assert refused.output.data == {}
+    assert record_data(refused.output) == {}
     (message,) = refused.output.errors
     assert "more than the 200,000 bytes an answer may take" in message
-    assert kept.output.data["chunks"]
+    assert kept.output.chunks
 
 
 @pytest.mark.parametrize("dimensions", [0, 1536])

@@ -24,6 +24,7 @@ from skills.search.retrieval import (
     merge_neighbours,
 )
 from skills.skill.library import chunk_records
+from skills.skill.render import chunk_json
 from skills.skill.settings import Settings
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ def test_the_skills_records_merge_back_into_the_source_in_code_points() -> None:
         [{"text": text, "unit": "characters", "maximumPageLength": 300, "pageOverlapLength": 80}],
         Settings(chunk_workers=0),
     )
-    retrieved = [chunk_from_record(record, document="t") for record in answer.chunks]
+    retrieved = [chunk_from_record(chunk_json(chunk), document="t") for chunk in answer.chunks]
     passages = merge_neighbours(retrieved)
     assert len(answer.chunks) > 3
     for passage in passages:

@@ -20,6 +20,7 @@ from skills.search.definitions import SEMANTIC_CONFIGURATION, build_definitions
 from skills.search.indexer import ReplayReport, project, replay_setup, validate_documents
 from skills.search.retrieval import INDEX_FIELDS, OFFSET_FIELDS, search_and_merge
 from skills.skill.library import chunk_records
+from skills.skill.render import chunk_json
 from skills.skill.settings import Settings
 from testing.search_stub import SearchStub
 
@@ -65,7 +66,10 @@ def _index_documents() -> list[dict[str, Any]]:
         assert answer.ok, answer.errors
         report.documents += project(
             parent,
-            {"metadata_storage_name": f"{parent}.md", "chunks": list(answer.chunks)},
+            {
+                "metadata_storage_name": f"{parent}.md",
+                "chunks": [chunk_json(c) for c in answer.chunks],
+            },
             skillset,
             report,
         )

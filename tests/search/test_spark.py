@@ -109,22 +109,21 @@ def test_rows_equal_the_skills_chunks_for_the_same_documents(spark: Any) -> None
             settings,
         )
         got = sorted(by_parent[key], key=lambda row: row.ordinal)
-        assert [row.chunk for row in got] == [c["text"] for c in answer.chunks]
-        assert [row.content for row in got] == [c["content"] for c in answer.chunks]
-        assert [list(row.headings) for row in got] == [c["headings"] for c in answer.chunks]
-        assert [row.chunk_hash for row in got] == [c["id"] for c in answer.chunks]
-        assert [row.url for row in got] == [c["url"] for c in answer.chunks]
+        chunks = answer.chunks
+        assert [row.chunk for row in got] == [c.text for c in chunks]
+        assert [row.content for row in got] == [c.content for c in chunks]
+        assert [list(row.headings) for row in got] == [list(c.headings) for c in chunks]
+        assert [row.chunk_hash for row in got] == [c.id for c in chunks]
+        assert [row.url for row in got] == [c.url for c in chunks]
         assert [(row.offset, row.length) for row in got] == [
-            (c["offset"]["codePoint"], c["length"]["codePoint"]) for c in answer.chunks
+            (c.offset.code_point, c.length.code_point) for c in chunks
         ]
-        assert [row.chunk_id for row in got] == [
-            chunk_key(key, c["ordinal"]) for c in answer.chunks
-        ]
+        assert [row.chunk_id for row in got] == [chunk_key(key, c.ordinal) for c in chunks]
         assert [(row.pageNumberFrom, row.pageNumberTo) for row in got] == [
-            (c.get("pageNumberFrom"), c.get("pageNumberTo")) for c in answer.chunks
+            (c.page_number_from, c.page_number_to) for c in chunks
         ]
         assert [[row[f"header_{n}"] for n in range(1, 7)] for row in got] == [
-            [c["sections"].get(f"h{n}", "") for n in range(1, 7)] for c in answer.chunks
+            [*c.sections, *[""] * (6 - len(c.sections))] for c in chunks
         ]
         assert all(row.embedding is None for row in got)
 

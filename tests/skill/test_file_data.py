@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
+from skills.skill.render import record_data
 from skills.skill.settings import Settings
 
 PAGE = (
@@ -35,7 +36,7 @@ def _file(data: bytes) -> dict[str, str]:
 
 def _chunk(data: dict[str, object]) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
     record = chunk_record(InputRecord("1", data), Settings())
-    chunks = record.data.get("chunks", [])
+    chunks = record_data(record).get("chunks", [])
     assert isinstance(chunks, list)
     return [chunk["content"] for chunk in chunks], record.errors, record.warnings
 
@@ -121,10 +122,12 @@ def test_format_comes_from_the_file_name_or_content_type() -> None:
     ):
         from_file = chunk_record(InputRecord("1", {**raw, **inputs}), Settings())
         from_text = chunk_record(InputRecord("1", {"text": text, **same}), Settings())
-        assert from_file.data["chunks"] == from_text.data["chunks"]
+        assert record_data(from_file)["chunks"] == record_data(from_text)["chunks"]
     as_text = chunk_record(InputRecord("1", {**raw, "contentType": "text/plain"}), Settings())
     as_markdown = chunk_record(InputRecord("1", {**raw, "fileName": "a.md"}), Settings())
-    assert as_text.data != as_markdown.data  # the heading is a heading only in markdown
+    assert record_data(as_text) != record_data(
+        as_markdown
+    )  # the heading is a heading only in markdown
 
 
 LAYOUT = "Document Layout skill (outputFormat: markdown) or Content Understanding"

@@ -20,6 +20,7 @@ import pytest
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
+from skills.skill.render import record_data
 from skills.skill.settings import Settings
 
 PAGE = (
@@ -37,7 +38,7 @@ RANDOM_MEGABYTE = random.Random(28).randbytes(1 << 20)
 def _record(raw: bytes, **inputs: str) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
     data = {"file_data": {"$type": "file", "data": base64.b64encode(raw).decode()}, **inputs}
     record = chunk_record(InputRecord("1", data), Settings())
-    chunks = record.data.get("chunks", [])
+    chunks = record_data(record).get("chunks", [])
     assert isinstance(chunks, list)
     return [chunk["content"] for chunk in chunks], record.errors, record.warnings
 

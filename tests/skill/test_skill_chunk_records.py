@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from chunking import Unit
 from skills.skill.chunk_records import chunk_record, measure_positions
 from skills.skill.contract import InputRecord, OutputRecord
+from skills.skill.records import Measure
+from skills.skill.render import record_data
 from skills.skill.settings import Settings, SettingsError
 
 CHUNK_KEYS = {
@@ -56,7 +58,7 @@ def answer(data: object, settings: Settings | SettingsError = CHARACTERS) -> Out
 
 def chunks_of(record: OutputRecord) -> list[dict[str, Any]]:
     assert record.errors == ()
-    chunks = record.data["chunks"]
+    chunks = record_data(record)["chunks"]
     assert isinstance(chunks, list)
     return chunks
 
@@ -65,8 +67,14 @@ def test_chunks_have_the_projection_shape_and_text_items_follow_them() -> None:
     record = answer({"text": DOCUMENT, "url": "https://docs.test/guide.md#old"})
     chunks = chunks_of(record)
     assert len(chunks) >= 2
-    assert set(record.data) == {"chunks", "textItems", "offsets", "lengths", "ordinalPositions"}
-    assert record.data["textItems"] == [chunk["text"] for chunk in chunks]
+    assert set(record_data(record)) == {
+        "chunks",
+        "textItems",
+        "offsets",
+        "lengths",
+        "ordinalPositions",
+    }
+    assert record_data(record)["textItems"] == [chunk["text"] for chunk in chunks]
     for ordinal, chunk in enumerate(chunks):
         assert set(chunk) == CHUNK_KEYS
         assert set(chunk["offset"]) == MEASURE_KEYS
@@ -105,11 +113,11 @@ def test_measure_positions_matches_encoding_each_prefix(text: str, raw: list[int
     measures = measure_positions(text, positions)
     for position in positions:
         prefix = text[:position]
-        assert measures[position] == {
-            "utf8": len(prefix.encode("utf-8", "surrogatepass")),
-            "utf16": len(prefix.encode("utf-16-le", "surrogatepass")) // 2,
-            "codePoint": position,
-        }
+        assert measures[position] == Measure(
+            utf8=len(prefix.encode("utf-8", "surrogatepass")),
+            utf16=len(prefix.encode("utf-16-le", "surrogatepass")) // 2,
+            code_point=position,
+        )
 
 
 def test_no_url_means_null_urls_and_a_url_without_anchor_stays_as_is() -> None:
@@ -124,7 +132,7 @@ def test_no_url_means_null_urls_and_a_url_without_anchor_stays_as_is() -> None:
 def test_empty_text_has_no_chunks_and_a_warning(text: str, what: str) -> None:
     record = answer({"text": text})
     assert record.errors == ()
-    assert record.data == {
+    assert record_data(record) == {
         "chunks": [],
         "textItems": [],
         "offsets": [],
@@ -149,7 +157,7 @@ def test_lone_surrogates_are_replaced_and_reported() -> None:
 
 def test_option_errors_from_the_core_are_the_record_error() -> None:
     record = answer({"text": "x", "unit": "azureOpenAITokens", "encoderModelName": "nope"})
-    assert record.data == {}
+    assert record_data(record) == {}
     (message,) = record.errors
     assert "encoderModelName" in message
 
@@ -160,7 +168,7 @@ def test_settings_errors_fail_each_record_with_the_reason() -> None:
     assert message.startswith(
         "the skill is misconfigured: invalid app settings: CHUNK_UNIT must be .... Fix the app "
     )
-    assert record.data == {}
+    assert record_data(record) == {}
 
 
 def test_a_record_answer_is_deterministic() -> None:

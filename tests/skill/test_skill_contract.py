@@ -17,6 +17,7 @@ from skills.skill.contract import (
     render_error,
     render_response,
 )
+from tests.skill.typed_chunks import a_chunk
 
 
 def test_reads_records_in_order_with_their_data() -> None:
@@ -76,7 +77,7 @@ def test_many_record_problems_are_summarized() -> None:
 def test_response_has_every_key_and_message_objects() -> None:
     body = render_response(
         [
-            OutputRecord(record_id="1", data={"chunks": []}, warnings=("empty",)),
+            OutputRecord(record_id="1", chunks=(), warnings=("empty",)),
             failed_record("2", "bad input", warnings=("note",)),
         ]
     )
@@ -84,7 +85,13 @@ def test_response_has_every_key_and_message_objects() -> None:
         "values": [
             {
                 "recordId": "1",
-                "data": {"chunks": []},
+                "data": {
+                    "chunks": [],
+                    "textItems": [],
+                    "offsets": [],
+                    "lengths": [],
+                    "ordinalPositions": [],
+                },
                 "errors": [],
                 "warnings": [{"message": "empty"}],
             },
@@ -99,7 +106,7 @@ def test_response_has_every_key_and_message_objects() -> None:
 
 
 def test_response_is_compact_utf8() -> None:
-    body = render_response([OutputRecord(record_id="ü", data={"t": "日本 😀"})])
+    body = render_response([OutputRecord(record_id="ü", chunks=(a_chunk("日本 😀"),))])
     assert "日本 😀".encode() in body
     assert b": " not in body
 
@@ -113,7 +120,7 @@ def test_lone_surrogate_in_a_record_id_is_echoed_as_valid_json() -> None:
 
 def test_a_record_cannot_have_both_data_and_errors() -> None:
     with pytest.raises(ValueError, match="empty data"):
-        OutputRecord(record_id="1", data={"chunks": []}, errors=("boom",))
+        OutputRecord(record_id="1", chunks=(), errors=("boom",))
 
 
 def test_error_body() -> None:

@@ -87,7 +87,7 @@ def test_an_overrunning_record_is_stopped_and_its_worker_replaced(chunker: Proce
     assert chunker.state().recycled == 1
     # The replacement is ready: a small record is chunked well within a short deadline.
     (after,) = chunk(chunker, [small_record("next")], 5.0)
-    assert output(after).data["chunks"]
+    assert output(after).chunks
     assert chunker.state() == ChunkerState("processes", 1, 0, 0, 1)
 
 
@@ -104,7 +104,7 @@ def test_a_worker_that_dies_mid_record_loses_only_that_record(chunker: ProcessCh
         (outcome,) = chunk(chunker, [big_record()], 10.0)
     assert isinstance(outcome, WorkerLost)
     (after,) = chunk(chunker, [small_record("next")], 5.0)
-    assert output(after).data["chunks"]
+    assert output(after).chunks
     assert chunker.pids() not in ([], pids)
 
 
@@ -129,7 +129,7 @@ def test_a_small_record_never_waits_behind_large_ones() -> None:
         records = [big_record(f"big{n}") for n in range(3)] + [small_record("small")]
         *bigs, small = chunk(pool, records, 0.6)
         # The big ones hold one worker in turn; the other was free for the small record.
-        assert output(small).data["chunks"]
+        assert output(small).chunks
         assert [type(outcome) for outcome in bigs] == [Overran, NotStarted, NotStarted]
     finally:
         asyncio.run(pool.aclose())
@@ -332,11 +332,11 @@ def test_a_worker_that_kept_a_huge_records_memory_is_replaced() -> None:
         chunk(pool, [small_record("warm")], 30.0)
         (before,) = pool.pids()
         (small,) = chunk(pool, [small_record("small")], 5.0)
-        assert output(small).data["chunks"]
+        assert output(small).chunks
         assert pool.pids() == [before]  # a small record leaves the worker as it is
         huge = "\n\n".join(GUIDE.format(n=n) for n in range(7_000))
         (outcome,) = chunk(pool, [{"recordId": "huge", "data": {"text": huge}}], 60.0)
-        assert output(outcome).data["chunks"]
+        assert output(outcome).chunks
         # A record running past LONG_RUNNING_SECONDS on the only worker brings a spare
         # for small records, which retires once the worker is free again.
         give_up = time.monotonic() + 10
@@ -347,6 +347,6 @@ def test_a_worker_that_kept_a_huge_records_memory_is_replaced() -> None:
         assert after != before  # a fresh fork took its place once the answer was out
         assert pool.state().recycled == 0  # not counted as a fault
         (next_one,) = chunk(pool, [small_record("next")], 5.0)
-        assert output(next_one).data["chunks"]
+        assert output(next_one).chunks
     finally:
         asyncio.run(pool.aclose())

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import Unit
-from skills.skill.chunk_records import chunk_record, layout_sections
+from skills.skill.chunk_records import chunk_record, heading_levels
 from skills.skill.contract import InputRecord, OutputRecord
+from skills.skill.render import record_data
 from skills.skill.settings import Settings, SettingsError, load_settings
 from tests.conftest import function_app_with, skill_body
 
@@ -48,7 +49,7 @@ def answer(data: object, settings: Settings | SettingsError = CHARACTERS) -> Out
 
 def chunks_of(record: OutputRecord) -> list[dict[str, Any]]:
     assert record.errors == ()
-    chunks = record.data["chunks"]
+    chunks = record_data(record)["chunks"]
     assert isinstance(chunks, list)
     return chunks
 
@@ -81,8 +82,8 @@ def test_depth_only_changes_sections() -> None:
     for one, other in zip(chunks_of(deep), chunks_of(shallow), strict=True):
         assert set(other["sections"]) == {"h1"}
         assert {**one, "sections": None} == {**other, "sections": None}
-    assert {k: v for k, v in deep.data.items() if k != "chunks"} == {
-        k: v for k, v in shallow.data.items() if k != "chunks"
+    assert {k: v for k, v in record_data(deep).items() if k != "chunks"} == {
+        k: v for k, v in record_data(shallow).items() if k != "chunks"
     }
 
 
@@ -115,17 +116,14 @@ def test_a_given_title_that_is_no_heading_is_not_a_section() -> None:
 
 
 def test_headings_beyond_h6_roll_into_h6() -> None:
-    assert layout_sections(((1, "A"), (6, "F"), (7, "Tab")), 6) == dict.fromkeys(LEVELS, "") | {
-        "h1": "A",
-        "h6": "F",
-    }
-    assert layout_sections((), 3) == {"h1": "", "h2": "", "h3": ""}
+    assert heading_levels(((1, "A"), (6, "F"), (7, "Tab")), 6) == ("A", "", "", "", "", "F")
+    assert heading_levels((), 3) == ("", "", "")
 
 
 @pytest.mark.parametrize("value", ["h0", "h7", "3", 3, "deep"])
 def test_a_bad_depth_is_a_record_error_naming_the_allowed_values(value: object) -> None:
     record = answer({"text": NESTED, "markdownHeaderDepth": value})
-    assert record.data == {}
+    assert record_data(record) == {}
     (error,) = record.errors
     assert "'markdownHeaderDepth' must be one of h1, h2, h3, h4, h5, h6" in error
 
@@ -163,7 +161,7 @@ def test_split_arrays_are_parallel_to_text_items_and_match_chunk_offsets() -> No
     text = NESTED.replace("under C", "unter Ü 😀 C")
     record = answer({"text": text, "format": "markdown"})
     assert len(chunks_of(record)) >= 4
-    check_parallel(record.data, text)
+    check_parallel(record_data(record), text)
 
 
 HEADING_TEXT = st.text(alphabet="abcdefgh", min_size=1, max_size=6)
@@ -183,7 +181,7 @@ def test_sections_follow_the_heading_path(parts: list[tuple[int, str, bool]], de
     )
     record = answer({"text": text, "format": "markdown", "markdownHeaderDepth": f"h{depth}"})
     full = answer({"text": text, "format": "markdown"})
-    check_parallel(record.data, text)
+    check_parallel(record_data(record), text)
     for chunk, whole in zip(chunks_of(record), chunks_of(full), strict=True):
         sections = chunk["sections"]
         assert list(sections) == LEVELS[:depth]

@@ -14,6 +14,7 @@ from skills.skill.record_inputs import (
     read_record_inputs,
     replace_lone_surrogates,
 )
+from skills.skill.render import record_data
 from skills.skill.settings import Settings
 
 
@@ -343,7 +344,7 @@ def test_the_skill_chunks_a_record_in_word_windows() -> None:
     )
     result = chunk_record(record, Settings())
     assert not result.errors, result.errors
-    chunks = result.data["chunks"]
+    chunks = record_data(result)["chunks"]
     assert isinstance(chunks, list)
     assert len(chunks) == 3  # 21 words: windows at 0, 8 and 16
 

@@ -24,6 +24,7 @@ from chunking.measure.encodings import (
 )
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
+from skills.skill.render import record_data
 from skills.skill.settings import Settings
 from tests.helpers import python_lines_in
 from tests.paths import ROOT
@@ -202,12 +203,12 @@ def test_a_record_with_each_encoder_is_answered_at_once(name: str) -> None:
         Settings(),
     )
     assert record.errors == ()
-    assert record.data["chunks"]
+    assert record_data(record)["chunks"]
 
 
 def test_an_encoder_that_is_not_shipped_is_a_record_error_in_our_words() -> None:
     record = chunk_record(InputRecord("1", {"text": "x", "encoderModelName": "gpt2"}), Settings())
-    assert record.data == {}
+    assert record_data(record) == {}
     assert record.errors == (
         "encoderModelName must be one of cl100k_base, r50k_base, p50k_base, p50k_edit, "
         "o200k_base or a model name that uses one of them, such as gpt-4o (got 'gpt2')",
@@ -242,7 +243,7 @@ def test_a_model_whose_encoding_is_not_shipped_is_a_record_error() -> None:
     record = chunk_record(
         InputRecord("1", {"text": "x", "encoderModelName": "gpt-oss-120b"}), Settings()
     )
-    assert record.data == {}
+    assert record_data(record) == {}
     assert "(got 'gpt-oss-120b')" in record.errors[0]
 
 

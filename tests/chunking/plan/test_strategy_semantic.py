@@ -32,6 +32,7 @@ from skills.embedding.settings import E5_MODEL, local_provider_installed
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
 from skills.skill.record_inputs import InputErrors, read_record_inputs
+from skills.skill.render import record_data
 from skills.skill.settings import Settings
 from tests.helpers import chunk_and_audit, edges_inside_lines
 from tests.paths import ROOT
@@ -224,7 +225,7 @@ def test_a_semantic_record_that_cannot_embed_fails_alone() -> None:
     text, _ = topic_text(GROUPS)
     failed = chunk_record(InputRecord("1", {"text": text, "strategy": "semantic"}), Settings())
     assert failed.errors
-    assert failed.data == {}
+    assert record_data(failed) == {}
     fine = chunk_record(InputRecord("2", {"text": text}), Settings())
     assert not fine.errors
 
