@@ -22,13 +22,12 @@ from typing import TYPE_CHECKING, Literal
 from chunking.options import OptionError
 from evaluation.budget import BUDGET_METRICS, BUDGETS, holds
 from evaluation.chunkers import EvalChunk
-from evaluation.metrics import MRR_DEPTH, K, score_question
+from evaluation.metrics import MRR_DEPTH, K, QuestionScores, score_question
 from skills.search.retrieval import RetrievedChunk, merge_neighbours
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from evaluation.metrics import QuestionScores
     from evaluation.questions import Question
 
 PassageMode = Literal["chunks", "merged", "neighbours"]
@@ -117,9 +116,10 @@ def passage_scores(
     """A question's @k metrics over the passages of its top K chunks (MRR@10: top
     MRR_DEPTH), its budget metrics, and the passages of the top K (best first)."""
     top = passages_of(ranked[:K], chunks, sources, mode)
-    scores = score_question(question, top)
+    at_k = score_question(question, top)
     deeper = score_question(question, passages_of(ranked[:MRR_DEPTH], chunks, sources, mode))
-    scores.values["mrr@10"] = deeper.values["mrr@10"]
+    values = at_k.values | {"mrr@10": deeper.values["mrr@10"]}
+    scores = QuestionScores(values, at_k.first_hit, at_k.complete_rank)
     budgets: dict[str, float] = {}
     for budget, name in zip(BUDGETS, BUDGET_METRICS, strict=True):
         taken = _within(ranked, chunks, sources, mode, size, budget)
