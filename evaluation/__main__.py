@@ -22,6 +22,7 @@ from evaluation.multi import (
     parse_retrievals,
     run_sets,
 )
+from evaluation.passages import parse_passages
 from evaluation.progress import Progress
 from evaluation.questions import QuestionFileError, load_questions
 from evaluation.quick import QUICK_GRID, QUICK_QUESTIONS, QUICK_SOURCE_CHARACTERS, quick_sample
@@ -99,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="vector",
         help="retrieval modes: vector,keyword,hybrid and semantic (hybrid reranked by a local "
         "cross-encoder, --cross-encoder; an approximation of Azure's semantic ranker)",
+    )
+    parser.add_argument(
+        "--passages",
+        default="chunks",
+        help="what the reader is handed for the ranked chunks: chunks,merged (neighbours "
+        "joined),neighbours (each chunk with the one before and after it, then joined)",
     )
     parser.add_argument(
         "--cross-encoder",
@@ -275,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             documents = load_documents(arguments.docs)
             questions = load_questions(arguments.questions, documents)
             retrievals = parse_retrievals(arguments.retrieval)
+            passages = parse_passages(arguments.passages)
             (provider,) = parse_providers(arguments.embedding)
         except (OptionError, DocumentError, QuestionFileError) as error:
             print(f"python -m evaluation: {error}", file=sys.stderr)
@@ -299,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=progress,
             retrievals=retrievals,
             pair_scorer=pair_scorer(arguments.cross_encoder or os.environ.get(ENV_CROSS_ENCODER)),
+            passages=passages,
         )
         if not any(result.setting.chunker == "ours" for result in sweep.results):
             print(
@@ -378,6 +387,7 @@ def _main_sets(arguments: argparse.Namespace) -> int:
     try:
         grid = grid_from(arguments)
         retrievals = parse_retrievals(arguments.retrieval)
+        passages = parse_passages(arguments.passages)
         providers = parse_providers(arguments.embedding)
         if not pairs:
             raise OptionError("give DOCS QUESTIONS, or --set/--sets")
@@ -407,6 +417,7 @@ def _main_sets(arguments: argparse.Namespace) -> int:
             retrievals=retrievals,
             cross_encoder=arguments.cross_encoder,
             progress=progress,
+            passages=passages,
         )
     except EmbeddingError as error:
         print(f"python -m evaluation: {error}", file=sys.stderr)

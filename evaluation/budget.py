@@ -41,11 +41,12 @@ def budget_scores(
     values: dict[str, float] = {}
     for budget, name in zip(BUDGETS, BUDGET_METRICS, strict=True):
         taken = ranked[: fitting(sizes, budget)]
-        values[name] = float(any(_holds(chunk, question) for chunk in taken))
+        values[name] = float(any(holds(chunk, question) for chunk in taken))
     return values
 
 
-def _holds(chunk: EvalChunk, question: Question) -> bool:
+def holds(chunk: EvalChunk, question: Question) -> bool:
+    """Whether `chunk` (or a passage) holds the whole reference of `question`."""
     return (
         chunk.document == question.document
         and chunk.start <= question.start

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from evaluation.cache import EmbeddingCache
     from evaluation.embedding import ProviderName
+    from evaluation.passages import PassageMode
     from evaluation.retrieval import RetrievalMode
     from evaluation.sets import QuestionSet
     from evaluation.settings import Setting
@@ -93,6 +94,7 @@ def run_sets(
     retrievals: Sequence[RetrievalMode],
     cross_encoder: str | None,
     progress: Callable[[str, int, int], None] | None,
+    passages: Sequence[PassageMode] = ("chunks",),
 ) -> tuple[list[ModelRun], Path, Path]:
     """A sweep per set and model, each set's own outputs in `out/<set>/<model>/`, and the
     whole run's results.json and report.html in `out`. Raises EmbeddingError."""
@@ -113,6 +115,7 @@ def run_sets(
                     progress=progress,
                     retrievals=retrievals,
                     pair_scorer=scorer,
+                    passages=passages,
                 )
                 sweeps[item.name] = sweep
                 write_outputs(

@@ -153,6 +153,7 @@ def results_json(
                 "label": r.label,
                 "chunker": r.setting.chunker,
                 "retrieval": r.retrieval,
+                **({"passages": r.passages} if r.passages != "chunks" else {}),
                 "unit": r.setting.unit.value,
                 "maximumPageLength": r.setting.maximum,
                 "pageOverlapLength": r.setting.overlap,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from evaluation.metrics import (
     paired_difference,
     score_question,
 )
+from evaluation.passages import passage_scores
 from evaluation.retrieval import RANK_DEPTH, rank_modes
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from chunking.scoring import Vector
     from evaluation.documents import EvalDocument
     from evaluation.embedding import Embeddings
+    from evaluation.passages import PassageMode
     from evaluation.questions import Question
     from evaluation.retrieval import RetrievalMode
     from evaluation.settings import Setting
@@ -96,13 +99,17 @@ class SettingResult:
     chunks: tuple[EvalChunk, ...]
     retrieval: RetrievalMode = "vector"
     """How the chunks were ranked (evaluation.retrieval)."""
+    passages: PassageMode = "chunks"
+    """What the reader was handed for the ranked chunks (evaluation.passages)."""
 
     @property
     def label(self) -> str:
-        """The setting's label and, past plain vector search, the retrieval mode."""
-        if self.retrieval == "vector":
-            return self.setting.label
-        return f"{self.setting.label} {self.retrieval}"
+        """The setting's label and, past plain vector search and chunks, the retrieval
+        mode and the passages."""
+        label = self.setting.label
+        if self.retrieval != "vector":
+            label = f"{label} {self.retrieval}"
+        return label if self.passages == "chunks" else f"{label} {self.passages}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +150,11 @@ def run_sweep(
     progress: Callable[[str, int, int], None] | None = None,
     retrievals: Sequence[RetrievalMode] = ("vector",),
     pair_scorer: Callable[[Sequence[tuple[str, str]]], list[float]] | None = None,
+    passages: Sequence[PassageMode] = ("chunks",),
 ) -> Sweep:
     """Score every setting on the questions in every retrieval mode asked for (`semantic`
-    only with a `pair_scorer`); baselines that cannot run are skipped."""
+    only with a `pair_scorer`), the ranked chunks handed over as each of `passages`;
+    baselines that cannot run are skipped."""
     sweep = Sweep(skipped=list(skipped))
     if "semantic" in retrievals and pair_scorer is None:
         sweep.skipped.append("semantic: no cross-encoder configured (CROSS_ENCODER_PATH)")
@@ -153,6 +162,14 @@ def run_sweep(
     counter = TokenSizer(load_encoding("cl100k_base"))
     ordered = list(documents.values())
     sentences = embeddings.scoring()
+    sources = {name: document.source for name, document in documents.items()}
+    passage_sizes: dict[str, int] = {}
+
+    def passage_size(text: str) -> int:
+        if text not in passage_sizes:
+            passage_sizes[text] = counter.size(text)
+        return passage_sizes[text]
+
     # Chunk every setting first, then embed every distinct text in one pass: the estimate
     # before it and the time left during it are about the whole run, not one setting.
     runs: list[tuple[Setting, ChunkRun, int]] = []
@@ -204,19 +221,25 @@ def run_sweep(
             scoring_calls=run.scoring_calls,
             scored_tokens=scored_tokens[0],
         )
-        for retrieval, top in rankings.items():
+        for (retrieval, top), handed in itertools.product(rankings.items(), passages):
             per_question: dict[str, list[float]] = {name: [] for name in ALL_METRICS}
             traces: list[QuestionTrace] = []
             for question, row in zip(questions, top, strict=True):
-                ranked = [run.chunks[index] for index in row]
-                scores = score_question(question, ranked)
-                values = scores.values | budget_scores(question, ranked, [sizes[i] for i in row])
+                if handed == "chunks":
+                    ranked = [run.chunks[index] for index in row]
+                    scores = score_question(question, ranked)
+                    budgets = budget_scores(question, ranked, [sizes[i] for i in row])
+                    shown = tuple(ranked[:K])
+                else:
+                    indices = [int(index) for index in row]
+                    scores, budgets, shown = passage_scores(
+                        question, indices, run.chunks, sources, handed, passage_size
+                    )
+                values = scores.values | budgets
                 for name in ALL_METRICS:
                     per_question[name].append(values[name])
                 traces.append(
-                    QuestionTrace(
-                        ranked[0], scores.first_hit, scores.complete_rank, tuple(ranked[:K])
-                    )
+                    QuestionTrace(shown[0], scores.first_hit, scores.complete_rank, shown)
                 )
             arrays = {name: np.array(values) for name, values in per_question.items()}
             sweep.results.append(
@@ -230,6 +253,7 @@ def run_sweep(
                     traces=tuple(traces),
                     chunks=run.chunks,
                     retrieval=retrieval,
+                    passages=handed,
                 )
             )
     sweep.comparisons = compare_with_baseline(sweep.results)
@@ -239,9 +263,16 @@ def run_sweep(
 
 def compare_with_baseline(results: Sequence[SettingResult]) -> list[Comparison]:
     """Each of our settings against the Split-skill row with the same unit, limits, split
-    mode and retrieval mode."""
+    mode, retrieval mode and passages."""
     baselines = {
-        (r.setting.unit, r.setting.maximum, r.setting.overlap, r.setting.mode, r.retrieval): r
+        (
+            r.setting.unit,
+            r.setting.maximum,
+            r.setting.overlap,
+            r.setting.mode,
+            r.retrieval,
+            r.passages,
+        ): r
         for r in results
         if r.setting.chunker == "split-skill"
     }
@@ -250,7 +281,9 @@ def compare_with_baseline(results: Sequence[SettingResult]) -> list[Comparison]:
         if result.setting.chunker == "split-skill":
             continue
         s = result.setting
-        baseline = baselines.get((s.unit, s.maximum, s.overlap, s.mode, result.retrieval))
+        baseline = baselines.get(
+            (s.unit, s.maximum, s.overlap, s.mode, result.retrieval, result.passages)
+        )
         if baseline is None:
             continue
         differences = {
@@ -266,7 +299,8 @@ def recommend(results: Sequence[SettingResult]) -> Recommendation | None:
     alone cannot win it), then complete@5, among our settings the model reads whole; among
     those not worse than it by the paired interval, the cheapest to embed (a scored
     strategy's sentence embeddings included: they are billed at every indexing run too)."""
-    ours = [r for r in results if r.setting.chunker == "ours"]
+    # Passages are how a query hands chunks over, not a chunk setting to recommend.
+    ours = [r for r in results if r.setting.chunker == "ours" and r.passages == "chunks"]
     if not ours:
         return None
     # Results built without the budget metrics (older callers) are ranked on @5.

@@ -95,7 +95,7 @@ class PooledRow:
 
 def _key(result: SettingResult) -> tuple[object, ...]:
     s = result.setting
-    return (s.unit, s.maximum, s.overlap, s.mode, result.retrieval)
+    return (s.unit, s.maximum, s.overlap, s.mode, result.retrieval, result.passages)
 
 
 def pool(sweeps: Sequence[Sweep]) -> list[PooledRow]:

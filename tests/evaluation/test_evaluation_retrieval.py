@@ -13,7 +13,7 @@ from evaluation.chunkers import EvalChunk
 from evaluation.metrics import bootstrap_mean
 from evaluation.questions import Question
 from evaluation.retrieval import HYBRID_DEPTH, RRF_K, fuse, keyword_rank, rank_modes, rerank
-from evaluation.run import ALL_METRICS, Cost, SettingResult, Sweep
+from evaluation.run import ALL_METRICS, Cost, SettingResult, Sweep, compare_with_baseline, recommend
 from evaluation.sets import pool, set_name
 from evaluation.settings import Setting
 
@@ -103,7 +103,9 @@ def test_budget_scores_need_the_whole_answer_in_a_chunk_within_the_budget() -> N
     assert values == {BUDGET_METRICS[0]: 0.0, BUDGET_METRICS[1]: 1.0}
 
 
-def _result(chunker: str, values: list[float], retrieval: str = "vector") -> SettingResult:
+def _result(
+    chunker: str, values: list[float], retrieval: str = "vector", passages: str = "chunks"
+) -> SettingResult:
     setting = Setting(chunker, Unit.TOKENS, 512, 51, "51")  # type: ignore[arg-type]
     arrays = {name: np.array(values) for name in ALL_METRICS}
     return SettingResult(
@@ -116,6 +118,7 @@ def _result(chunker: str, values: list[float], retrieval: str = "vector") -> Set
         traces=(),
         chunks=(),
         retrieval=retrieval,  # type: ignore[arg-type]
+        passages=passages,  # type: ignore[arg-type]
     )
 
 
@@ -143,6 +146,31 @@ def test_pooling_pairs_each_mode_with_the_split_row_of_the_same_mode() -> None:
     assert ours.label.endswith("hybrid")
     assert ours.differences is not None
     assert ours.differences["complete@5"].mean == pytest.approx(1.0)
+
+
+def test_passage_rows_are_compared_with_the_split_row_of_the_same_passages() -> None:
+    results = [
+        _result("ours", [1, 1], "hybrid"),
+        _result("ours", [1, 0], "hybrid", "neighbours"),
+        _result("split-skill", [0, 0], "hybrid"),
+        _result("split-skill", [1, 0], "hybrid", "neighbours"),
+    ]
+    assert results[1].label == f"{results[0].label} neighbours"
+    assert results[0].label.endswith("hybrid")
+    compared = {c.setting: c for c in compare_with_baseline(results)}
+    assert compared[results[1].label].baseline == results[3].label
+    assert compared[results[1].label].differences["complete@5"].mean == pytest.approx(0.0)
+    assert compared[results[0].label].differences["complete@5"].mean == pytest.approx(1.0)
+    pooled = {row.label: row for row in pool([Sweep(results=results)])}
+    neighbours = pooled[results[1].label].differences
+    assert neighbours is not None
+    assert neighbours["complete@5"].mean == pytest.approx(0.0)
+
+
+def test_the_recommendation_is_a_chunk_setting_never_a_way_of_handing_over() -> None:
+    chosen = recommend([_result("ours", [0, 1]), _result("ours", [1, 1], "vector", "merged")])
+    assert chosen is not None
+    assert chosen.label == _result("ours", [0, 1]).label
 
 
 def test_a_set_folder_is_named_after_the_folder(tmp_path: Path) -> None:

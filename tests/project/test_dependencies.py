@@ -39,12 +39,14 @@ EVALUATION_MAY_IMPORT = (
     "skills.embedding",
     "skills.commands.chunk_map",
     "skills.parameters",
+    "skills.search.retrieval",
     "evaluation",
 )
 """evaluation measures the chunker with the app's embedding providers, and draws each
 question's chunk map with the chunk map page (which imports only chunking), and names a
 setting as the skill's app settings and record inputs from the table of parameters (data
-over chunking); nothing else."""
+over chunking), and hands ranked chunks over as passages with the query-time helper's own
+merge (`merge_neighbours`, pure; the Azure SDK is imported only by a search); nothing else."""
 
 ENTRY_POINTS: dict[str, tuple[str, str]] = {
     "chunking/__main__.py": (
