@@ -13,12 +13,13 @@ NOT_SWEEPS = frozenset(
     {
         "-h", "--help", "--set", "--sets", "--retrieval", "--cross-encoder", "--rules",
         "--baselines", "--embedding", "--cache", "--out", "--price", "--quiet", "--quick",
-        "--limits",
+        "--limits", "--passages",
     }
 )  # fmt: skip
 """The evaluation's own flags: what to read, how to retrieve, where to write, the
-rule variants (`--rules`), which switch a chunking rule no parameter names, and
-`--limits`, whose items the `--max`, `--overlap` and `--unit` sweeps read."""
+rule variants (`--rules`), which switch a chunking rule no parameter names,
+`--limits`, whose items the `--max`, `--overlap` and `--unit` sweeps read, and
+`--passages`, how ranked chunks are handed to the reader."""
 
 
 def test_every_sweep_flag_is_a_row_of_the_table_of_parameters() -> None:
