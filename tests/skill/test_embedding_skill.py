@@ -83,8 +83,13 @@ def settings_for(stub: OpenAIStub, deadline: float = 30.0, **embedding: Any) -> 
         "azure_deployment": "emb",
         "azure_api_key": KEY,
     }
+    # Chunked in the app's threads: these tests time the embedding against short
+    # deadlines, and starting worker processes on a loaded machine took a 3 s deadline
+    # before a record was chunked (a 503 "busy" instead of the throttling one).
     return Settings(
-        deadline_seconds=deadline, embedding=EmbeddingSettings(**{**values, **embedding})
+        deadline_seconds=deadline,
+        chunk_workers=0,
+        embedding=EmbeddingSettings(**{**values, **embedding}),
     )
 
 
