@@ -2,7 +2,7 @@
 TYPE_CHECKING ones included), and a reason on every function-local import.
 
     chunking <- skills.embedding <- skills.skill, skills.commands <- skills.search <- infra
-    evaluation -> chunking, skills.embedding only
+    evaluation -> chunking, skills.embedding, and EVALUATION_MAY_IMPORT below
     bench, testing -> anything but tests
     nothing -> tests
 
