@@ -13,6 +13,7 @@ from evaluation.report_sets import ModelRun, write_runs
 from evaluation.retrieval import RETRIEVAL_MODES
 from evaluation.run import run_sweep
 from evaluation.sets import pool
+from evaluation.sweeps import chosen_once
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -30,19 +31,7 @@ ENV_CROSS_ENCODER = "CROSS_ENCODER_PATH"
 
 def parse_retrievals(text: str) -> tuple[RetrievalMode, ...]:
     """`--retrieval vector,keyword,hybrid[,semantic]`; OptionError names a bad item."""
-    chosen: list[RetrievalMode] = []
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        if item not in RETRIEVAL_MODES:
-            raise OptionError(
-                f"--retrieval must be among {', '.join(RETRIEVAL_MODES)} (got {item!r})"
-            )
-        if item not in chosen:
-            chosen.append(item)
-    if not chosen:
-        raise OptionError("--retrieval needs at least one mode")
-    return tuple(chosen)
+    return chosen_once(text, RETRIEVAL_MODES, "--retrieval", empty="at least one mode")
 
 
 def parse_providers(text: str | None) -> list[ProviderName | None]:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from chunking.options import OptionError
 from evaluation.budget import BUDGET_METRICS, BUDGETS, holds
 from evaluation.chunkers import EvalChunk
 from evaluation.metrics import MRR_DEPTH, K, QuestionScores, score_question
+from evaluation.sweeps import chosen_once
 from skills.search.retrieval import RetrievedChunk, merge_neighbours
 
 if TYPE_CHECKING:
@@ -38,17 +38,9 @@ NEIGHBOURS = 1
 
 def parse_passages(text: str) -> tuple[PassageMode, ...]:
     """`--passages chunks,merged,neighbours`; OptionError names a bad item."""
-    chosen: list[PassageMode] = []
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        if item not in PASSAGE_MODES:
-            raise OptionError(f"--passages must be among {', '.join(PASSAGE_MODES)} (got {item!r})")
-        if item not in chosen:
-            chosen.append(item)
-    if not chosen:
-        raise OptionError("--passages needs at least one of " + ", ".join(PASSAGE_MODES))
-    return tuple(chosen)
+    return chosen_once(
+        text, PASSAGE_MODES, "--passages", empty="at least one of " + ", ".join(PASSAGE_MODES)
+    )
 
 
 def neighbourhood(indices: Sequence[int], chunks: Sequence[EvalChunk]) -> list[int]:

@@ -39,6 +39,10 @@ PACK = "pack"
 """The `--section-fill` item that packs sections (`sections packed`)."""
 
 
+Name = TypeVar("Name", bound=str)
+"""A flag's allowed item (a Literal of names)."""
+
+
 def _kebab(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"-\1", name).lower()
 
@@ -46,6 +50,21 @@ def _kebab(name: str) -> str:
 def items(text: str) -> list[str]:
     """The comma-separated items of a flag's value, blanks left out."""
     return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def chosen_once(text: str, allowed: tuple[Name, ...], flag: str, *, empty: str) -> tuple[Name, ...]:
+    """The distinct items of a flag's value among `allowed`, in the order given;
+    OptionError names a bad item, or says `empty` when none is given."""
+    chosen: list[Name] = []
+    for item in items(text):
+        if item not in allowed:
+            raise OptionError(f"{flag} must be among {', '.join(allowed)} (got {item!r})")
+        name = allowed[allowed.index(item)]
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise OptionError(f"{flag} needs {empty}")
+    return tuple(chosen)
 
 
 @dataclass(frozen=True, slots=True)
