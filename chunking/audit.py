@@ -219,7 +219,7 @@ def _check_reader_text(
     closing = reader[len(chunk.prefix) + len(opening) + len(chunk.content) :]
     region = _region_holding(outline, chunk.end - 1)
     fence = _fence_of(region.lead) if region and region.kind is RegionKind.CODE else ""
-    inside = bool(fence) and region is not None and region.lead_end < chunk.end
+    inside = bool(fence) and region is not None and region.lead_end - 1 <= chunk.end
     if inside and region is not None:
         # It holds the code block's end when the block's last line is its closing fence
         # and the chunk reaches into that line.

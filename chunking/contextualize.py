@@ -172,12 +172,12 @@ class Continuations:
 
     def closing(self, end: int) -> Repeated | None:
         """The closing fence after a chunk ending at `end` inside a fenced code block
-        (past its fence line, before its closing line); None otherwise."""
+        (its fence line held whole, its closing line not); None otherwise."""
         region = self._holding(end - 1)
         if region is None or region.kind is not RegionKind.CODE or not region.lead:
             return None
-        if end <= region.lead_end:
-            return None  # the fence line alone, cut because it is over the limit by itself
+        if end < region.lead_end - 1:
+            return None  # inside the fence line, cut because it is over the limit by itself
         head = region.lead.rstrip("\n")
         marks = head.lstrip(QUOTE_MARKS)
         fence = marks[: len(marks) - len(marks.lstrip(marks[:1]))]
