@@ -162,12 +162,12 @@ class Continuations:
         if region is None or not region.lead or start < region.lead_end:
             return None
         text = region.lead
-        if region.kind is RegionKind.CODE:
-            # The chunk starts at its first non-space: give the line its indentation back.
-            line_start = self.source.rfind("\n", region.lead_end, start) + 1
-            indent = self.source[max(line_start, region.lead_end) : start]
-            if indent.isspace():
-                text += indent
+        # The chunk starts at its first non-space: give the line its indentation back
+        # (code's meaning, a table's or fence's place in a list item).
+        line_start = self.source.rfind("\n", region.lead_end, start) + 1
+        indent = self.source[max(line_start, region.lead_end) : start]
+        if indent.isspace():
+            text += indent
         return Repeated(region.start, region.lead_end, text)
 
     def closing(self, end: int) -> Repeated | None:

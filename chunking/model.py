@@ -262,9 +262,9 @@ class Repeated:
     fence of a fence the source never closes, which is then written like its opening."""
     text: str
     """What the reader text shows: `source[start:end]` (newline-terminated for an opening;
-    the line alone for a closing fence), and for a code continuation the indentation of
-    the chunk's first line after it, which `content` leaves out as chunks start at a
-    non-space character."""
+    the line alone for a closing fence), and for an opening the indentation of the chunk's
+    first line after it, which `content` leaves out as chunks start at a non-space
+    character."""
 
 
 @dataclass(frozen=True, slots=True)
