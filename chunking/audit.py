@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from chunking.contextualize import ELLIPSIS
 from chunking.model import Outline, RegionKind
+from chunking.options import Unit
 from chunking.outline.plain_outline import PlainOutline, plain_outline
 from chunking.outline.sections import SectionTree
 from chunking.parse.titles import resolve_title
@@ -47,7 +48,7 @@ def flag_path_debris(audit: Audit, name: str, document: ChunkedDocument) -> None
 
 if TYPE_CHECKING:
     from chunking.measure.sizing import Sizer
-    from chunking.model import ChunkedDocument
+    from chunking.model import Chunk, ChunkedDocument, Region
     from chunking.options import ChunkOptions
 
 
@@ -129,6 +130,9 @@ def audit_document(
             audit.flag("path_missing_from_text", f"{where}: {names[-1]!r}")
         for position, side in ((chunk.start, "start"), (chunk.end, "end")):
             _check_region_cut(audit, outline, sizer, maximum, position, f"{where} {side}")
+        _check_reader_text(audit, outline, chunk, embedded, where)
+        if options.limits.unit is Unit.CHARACTERS:
+            _check_reader_size(audit, sizer, maximum, chunk, embedded, where)
     _check_headings(audit, name, outline)
     if not options.limits.maximum_pages_to_take:
         _check_coverage(audit, name, outline, document, plain)
@@ -176,6 +180,80 @@ def _check_region_cut(
             audit.allowed[kind] += 1
         else:
             audit.flag(kind, where)
+
+
+def _region_holding(outline: Outline, position: int) -> Region | None:
+    return next((r for r in outline.regions if r.start <= position < r.end), None)
+
+
+def _fence_of(lead: str) -> str:
+    """The fence characters of a code block's fence line ('' for no fence)."""
+    marks = lead.lstrip(" \t>")
+    fence = marks[: len(marks) - len(marks.lstrip(marks[:1]))]
+    return fence if fence[:1] in ("`", "~") and fence else ""
+
+
+def _check_reader_text(
+    audit: Audit, outline: Outline, chunk: Chunk, embedded: str, where: str
+) -> None:
+    """The reader text is the embedded text's prefix, then a continuation's header rows or
+    fence line as the source has them, the content, and the closing fence of a chunk
+    that ends inside a fenced code block; nothing else."""
+    source = outline.source
+    reader = chunk.reader_text
+    if chunk.text != chunk.prefix + embedded:
+        audit.flag("reader_prefix_not_text_prefix", where)
+    region = _region_holding(outline, chunk.start)
+    lead = ""
+    if region is not None and region.lead and chunk.start >= region.lead_end:
+        lead = source[region.start : region.lead_end]
+        if chunk.opening is None or not chunk.opening.text.startswith(lead):
+            audit.flag("continuation_without_its_lead", f"{where}: {lead[:60]!r}")
+    elif chunk.opening is not None:
+        audit.flag("lead_repeated_outside_a_continuation", where)
+    opening = "" if chunk.opening is None else chunk.opening.text
+    if opening[len(lead) :].strip():
+        audit.flag("opening_not_lead_and_indentation", f"{where}: {opening[:60]!r}")
+    if not reader.startswith(chunk.prefix + opening + chunk.content):
+        audit.flag("reader_text_not_prefix_lead_content", where)
+    closing = reader[len(chunk.prefix) + len(opening) + len(chunk.content) :]
+    region = _region_holding(outline, chunk.end - 1)
+    fence = _fence_of(region.lead) if region and region.kind is RegionKind.CODE else ""
+    inside = bool(fence) and region is not None and region.lead_end - 1 <= chunk.end
+    if inside and region is not None:
+        # It holds the code block's end when the block's last line is its closing fence
+        # and the chunk reaches into that line.
+        last = source.rfind("\n", region.lead_end, region.end) + 1
+        marks = source[max(last, region.lead_end) : region.end].lstrip(" \t>").rstrip()
+        closed = last >= region.lead_end and len(marks) >= len(fence)
+        closed = closed and marks == fence[0] * len(marks)
+        inside = not (closed and chunk.end > last)
+    if inside:
+        marks = closing.lstrip("\n").lstrip(" \t>").rstrip()
+        if not (
+            closing.startswith("\n")
+            and "\n" not in closing[1:]
+            and len(marks) >= len(fence)
+            and marks == fence[0] * len(marks)
+        ):
+            audit.flag("code_end_without_closing_fence", f"{where}: {closing[:60]!r}")
+    elif closing:
+        audit.flag("closing_fence_outside_code", f"{where}: {closing[:60]!r}")
+
+
+def _check_reader_size(
+    audit: Audit, sizer: Sizer, maximum: int, chunk: Chunk, embedded: str, where: str
+) -> None:
+    """The reader text is within the limit but for what it repeats (header rows, fence
+    lines) and the markup the embedded text leaves out of the content; exact in
+    characters, where sizes add up."""
+    opening = "" if chunk.opening is None else chunk.opening.text
+    closing = "" if chunk.closing is None else "\n" + chunk.closing.text
+    repeated = sizer.size(opening) + sizer.size(closing)
+    left_out = sizer.size(chunk.content) - sizer.size(embedded)
+    size = sizer.size(chunk.reader_text)
+    if size > maximum + repeated + left_out:
+        audit.flag("reader_text_over_its_bound", f"{where}: {size} > {maximum} + {repeated}")
 
 
 def _check_headings(audit: Audit, name: str, outline: Outline) -> None:

@@ -251,8 +251,26 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
+class Repeated:
+    """Source text a chunk's reader text repeats around its content: the table's header
+    and delimiter rows or the opening fence line in front of a continuation, the closing
+    fence after a chunk that ends inside a code block."""
+
+    start: int
+    end: int
+    """The span of the source it copies; empty (at the code block's end) for the closing
+    fence of a fence the source never closes, which is then written like its opening."""
+    text: str
+    """What the reader text shows: `source[start:end]` (newline-terminated for an opening;
+    the line alone for a closing fence), and for an opening the indentation of the chunk's
+    first line after it, which `content` leaves out as chunks start at a non-space
+    character."""
+
+
+@dataclass(frozen=True, slots=True)
 class Chunk:
-    """One chunk. `content == source[start:end]`; `text` is what gets embedded."""
+    """One chunk. `content == source[start:end]`; `text` is what gets embedded;
+    `reader_text` is what a reader (a person, or a model answering from the chunk) gets."""
 
     ordinal: int
     """0-based position among the document's chunks."""
@@ -282,6 +300,24 @@ class Chunk:
     a document with page markers (Layout markdown: `<!-- PageBreak -->`); None without."""
     page_to: int | None = None
     """1-based page of the chunk's last character (page markers aside), or None."""
+    prefix: str = ""
+    """The title and heading path in front of the content in `text`, separator included
+    ('' when the prefix is off or the chunk has no title and no heading)."""
+    opening: Repeated | None = None
+    """For a chunk that starts inside a table or fenced code block past its header rows
+    or fence line: those rows or that line, which `content` does not hold."""
+    closing: Repeated | None = None
+    """For a chunk that ends inside a fenced code block: its closing fence line."""
+
+    @property
+    def reader_text(self) -> str:
+        """The chunk as a reader needs it, self-contained: `prefix`, the `opening` of a
+        continuation, `content`, then the `closing` fence. Derived, never planned on: the
+        limit is `text`'s (the repeated rows, the fence lines and the markup `text`
+        leaves out are not counted; docs/design/chunking-rules.md)."""
+        opening = "" if self.opening is None else self.opening.text
+        closing = "" if self.closing is None else "\n" + self.closing.text
+        return f"{self.prefix}{opening}{self.content}{closing}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from chunking.chunk_ids import chunk_id, document_digest
-from chunking.contextualize import Contextualizer
+from chunking.contextualize import Contextualizer, Continuations
 from chunking.measure.sizing import make_sizer
 from chunking.model import Chunk, ChunkedDocument
 from chunking.options import ChunkOptions, OptionError
@@ -97,6 +97,8 @@ def chunk_document(
     context = Contextualizer.for_options(sizer, title_text, options)
     plan = strategy(PlanInputs(planned, tree, sizer, context, options, scoring or Scoring()))
     digest = document_digest(outline.source, given)
+    # The source's own regions: a reader gets `content`'s markup, not the embedded text's.
+    continuations = Continuations.of(outline.source, outline.regions)
     chunks = []
     for ordinal, span in enumerate(plan.spans):
         start, end = (
@@ -116,6 +118,9 @@ def chunk_document(
                 size=span.size,
                 id=chunk_id(digest, start, end),
                 **_page_fields(outline, start, end),
+                prefix=context.prefix(span.headings)[0],
+                opening=continuations.opening(start),
+                closing=continuations.closing(end),
             )
         )
     warnings = [

@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1
-"""The version of `CHUNK_MEMBERS` and `INDEX_FIELDS` together."""
+SCHEMA_VERSION = 2
+"""The version of `CHUNK_MEMBERS` and `INDEX_FIELDS` together (2: the `readerText` member
+and its `reader_text` field)."""
 
 STRING = "Edm.String"
 STRINGS = "Collection(Edm.String)"
@@ -71,6 +72,12 @@ class IndexField:
 CHUNK_MEMBERS: tuple[ChunkMember, ...] = (
     ChunkMember("content", STRING, "the chunk's exact span of the source text"),
     ChunkMember("text", STRING, "what is embedded: title and heading path, then the content"),
+    ChunkMember(
+        "readerText",
+        STRING,
+        "what to hand a reader or a model: title and heading path, a continuation's table "
+        "header or opening fence, the content, the closing fence of code cut short",
+    ),
     ChunkMember("title", STRING, "the document's title"),
     ChunkMember("headings", STRINGS, "the heading path at the chunk's start"),
     ChunkMember("sections", OBJECT, "the Layout skill's `{h1: ..., h6: ...}` heading levels"),
@@ -115,6 +122,10 @@ INDEX_FIELDS: tuple[IndexField, ...] = (
     # the heading only occur in it. The bare span is kept in `content` for display.
     IndexField("chunk", STRING, "text", searchable=True),
     IndexField("content", STRING, "content", searchable=False),
+    # What a RAG app hands its model: the chunk self-contained (a table continuation with
+    # its header rows, code with its fences). Retrievable only: keyword and semantic
+    # ranking stay on `chunk`, the text the evaluation measured.
+    IndexField("reader_text", STRING, "readerText", searchable=False),
     IndexField("title", STRING, "title", searchable=True, filterable=True, facetable=True),
     IndexField("headings", STRINGS, "headings", searchable=False, filterable=True, facetable=True),
     IndexField("url", STRING, "url", filterable=True),

@@ -215,10 +215,11 @@ def dishonest(
     return [word for word in distinct if word not in sent]
 
 
-DOCUMENT_FIELDS = frozenset({"content", "text", "textItems"})
+DOCUMENT_FIELDS = frozenset({"content", "text", "readerText", "textItems"})
 """A chunk's fields that hold the document's own text (a slice, or the title and the
-slice): the skill copies them, it does not write them, so the scan of an answer skips
-them (and a 16-million-character record's answer is scanned in milliseconds)."""
+slice, with a continuation's header rows or fence lines copied from the document): the
+skill copies them, it does not write them, so the scan of an answer skips them (and a
+16-million-character record's answer is scanned in milliseconds)."""
 
 
 def _strings(value: object, skip: frozenset[str] = frozenset()) -> Iterator[str]:

@@ -88,6 +88,7 @@ def _write(name: str, document: ChunkedDocument, out: TextIO) -> None:
             "ordinal": chunk.ordinal,
             "content": chunk.content,
             "text": chunk.text,
+            "readerText": chunk.reader_text,
             "start": chunk.start,
             "end": chunk.end,
             "headings": list(chunk.headings),

@@ -75,6 +75,7 @@ def _chunk_characters(chunk: ChunkRecord) -> int:
     return (
         len(chunk.content)
         + 2 * len(chunk.text)
+        + len(chunk.reader_text)
         + len(chunk.title)
         + sum(map(len, chunk.headings))
         + sum(map(len, chunk.sections))

@@ -165,6 +165,7 @@ def typed_chunks(
         ChunkRecord(
             content=chunk.content,
             text=chunk.text,
+            reader_text=chunk.reader_text,
             title=title,
             headings=chunk.headings,
             sections=heading_levels(chunk.outline_path, inputs.markdown_header_depth),

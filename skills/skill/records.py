@@ -43,6 +43,9 @@ class ChunkRecord:
     """The chunk's exact span of the source text."""
     text: str
     """What is embedded: title and heading path, then the content."""
+    reader_text: str
+    """What a reader or a model is handed: title and heading path, a continuation's table
+    header rows or opening fence line, the content, the closing fence of code cut short."""
     title: str
     """The document's title (capped to what a filterable field takes)."""
     headings: tuple[str, ...]

@@ -43,6 +43,7 @@ def chunk_json(chunk: ChunkRecord) -> dict[str, object]:
     rendered: dict[str, object] = {
         "content": chunk.content,
         "text": chunk.text,
+        "readerText": chunk.reader_text,
         "title": chunk.title,
         "headings": list(chunk.headings),
         "sections": dict(zip(SECTION_KEYS, chunk.sections, strict=False)),

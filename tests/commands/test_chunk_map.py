@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunking import Unit
+from chunking.model import RegionKind
 from skills.commands.chunk_map import Annotations, map_document, render_chunk_map, segments
 from tests.chunk_map_checks import check_page, parse_page
 from tests.helpers import options
@@ -110,6 +111,33 @@ def test_table_and_code_continuations_are_marked_and_start_with_their_own_row() 
     assert "continues a code block" not in cards[code_opener.ordinal].get_text()
     assert soup.select("main span.seg.table")
     assert soup.select("main span.seg.code")
+
+
+def test_continuation_cards_show_the_reader_text_with_its_header_and_fences() -> None:
+    """Issue 37, item 1: the card says what the reader text repeats and shows it."""
+    chunk_map = map_document(TABLE_AND_CODE, options=options(400), name="limits.md")
+    soup = check_page(render_chunk_map(chunk_map), chunk_map)
+    cards = soup.select("aside.card")
+    header = "| item | limit | note |\n| --- | --- | --- |\n"
+    for card, html in zip(chunk_map.cards, cards, strict=True):
+        reader = html.select_one("pre.reader")
+        assert reader is not None
+        assert reader.get_text() == card.chunk.reader_text
+        text = html.get_text()
+        if card.continues is RegionKind.TABLE:
+            assert "the reader text repeats its header rows" in text
+            assert reader.get_text().startswith("Limits\n\n" + header)
+        if card.continues is RegionKind.CODE:
+            assert "the reader text reopens its fence" in text
+            assert reader.get_text().startswith("Limits › Script\n\n```bash\necho line")
+        ends_inside = (
+            "echo line 59" not in card.chunk.content
+            and "```bash" in (TABLE_AND_CODE[: card.chunk.end])
+        )
+        assert ("the reader text closes its fence" in text) == ends_inside
+        # Code cut short is closed; the last chunk of code holds its own closing fence.
+        holds_code = "echo line" in card.chunk.content
+        assert reader.get_text().endswith("\n```") == holds_code
 
 
 def test_warnings_are_shown() -> None:
@@ -246,7 +274,8 @@ def test_an_undeclared_latin1_file_is_read_as_windows_1252(tmp_path: Path) -> No
         )
         assert done.returncode == 0, done.stderr
         page = done.stdout if output == "-" else Path(output).read_bytes()
-        assert page.count("Latin-1 é in it".encode()) == 2  # the text, and the embedded text
+        # The text, the embedded text and the reader text.
+        assert page.count("Latin-1 é in it".encode()) == 3
         assert "Café".encode() in page
         assert b"read as cp1252" in done.stderr
 

@@ -26,7 +26,7 @@ from skills.skill.settings import Settings
 from tests.search.test_infra_definitions import make_setup
 from tests.skill.test_skill_scoring import TopicEmbedder
 
-FINGERPRINTS = {1: "52590b94a0727931"}
+FINGERPRINTS = {1: "52590b94a0727931", 2: "ccf8051be6dbf5e4"}
 """The schema's fingerprint at each version: a change to a member or field fails here
 until SCHEMA_VERSION moves with it (and index users are told)."""
 

@@ -18,6 +18,7 @@ from skills.skill.settings import Settings, SettingsError
 CHUNK_KEYS = {
     "content",
     "text",
+    "readerText",
     "title",
     "headings",
     "sections",
@@ -83,6 +84,7 @@ def test_chunks_have_the_projection_shape_and_text_items_follow_them() -> None:
         assert chunk["title"] == "Guide"
         assert isinstance(chunk["headings"], list)
         assert chunk["content"] in chunk["text"]
+        assert chunk["readerText"].endswith(chunk["content"])
         assert isinstance(chunk["id"], str)
         assert chunk["id"]
         assert 0 < chunk["size"] <= 300

@@ -10,6 +10,7 @@ def a_chunk(content: str, ordinal: int = 0, text: str | None = None) -> ChunkRec
     return ChunkRecord(
         content=content,
         text=content if text is None else text,
+        reader_text=content,
         title="",
         headings=(),
         sections=(),

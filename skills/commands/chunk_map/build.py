@@ -8,8 +8,6 @@ import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.contextualize import Contextualizer
-from chunking.measure.sizing import make_sizer
 from chunking.pipeline import chunk_document, parse
 
 if TYPE_CHECKING:
@@ -98,21 +96,16 @@ def map_document(
     # format it was parsed as gives the same source and so the same regions.
     outline = parse(text, document.format)
     regions = outline.regions if outline.source == document.source else ()
-    context = Contextualizer.for_options(
-        make_sizer(options.limits.unit, options.encoder_model_name), document.title, options
-    )
     starts = [r.start for r in regions]
     cards = tuple(
-        _card(chunk, context.prefix(chunk.headings)[0], _region_at(regions, chunk.start, starts))
-        for chunk in document.chunks
+        _card(chunk, _region_at(regions, chunk.start, starts)) for chunk in document.chunks
     )
     return ChunkMap(name, document, options, cards, regions)
 
 
-def _card(chunk: Chunk, prefix: str, region: Region | None) -> ChunkCard:
+def _card(chunk: Chunk, region: Region | None) -> ChunkCard:
     """The card of `chunk`, which starts inside `region` (if not None)."""
-    if not chunk.text.startswith(prefix):  # a strategy that builds its own text
-        prefix = ""
+    prefix = chunk.prefix
     if region is None or chunk.start < region.lead_end:
         return ChunkCard(chunk, prefix, None)
     return ChunkCard(chunk, prefix, region.kind)

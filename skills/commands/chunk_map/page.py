@@ -22,6 +22,11 @@ STRIPE = 5
 """Width in pixels of each colour's stripe in an overlap."""
 REGION_NAMES = {RegionKind.TABLE: "table", RegionKind.CODE: "code block"}
 ROW_NAMES = {RegionKind.TABLE: "row", RegionKind.CODE: "line"}
+REPEATED_NAMES = {
+    RegionKind.TABLE: "repeats its header rows",
+    RegionKind.CODE: "reopens its fence",
+}
+"""What a continuation's reader text does for it."""
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #fff; }
@@ -190,13 +195,22 @@ def _card_html(
     )
     parts.append(f"<br>embedded prefix: {prefix}")
     if card.continues is not None:
+        repeated = f"; the reader text {REPEATED_NAMES[card.continues]}" if chunk.opening else ""
         parts.append(
             f'<br><span class="cont">continues a {REGION_NAMES[card.continues]}</span>, '
-            f"from a {ROW_NAMES[card.continues]}"
+            f"from a {ROW_NAMES[card.continues]}{repeated}"
         )
+    if chunk.closing is not None:
+        parts.append(
+            '<br><span class="cont">ends inside a code block</span>; '
+            "the reader text closes its fence"
+        )
+    reader = chunk.reader_text
     parts.append(
         f"<details><summary>embedded text ({len(chunk.text)} characters)</summary>"
         f"<pre>{_text(chunk.text)}</pre></details>"
+        f"<details><summary>reader text ({len(reader)} characters: what to hand a model)"
+        f'</summary><pre class="reader">{_text(reader)}</pre></details>'
     )
     classes = "card em" if ordinal in emphasis else "card"
     return (
