@@ -47,7 +47,8 @@ class StorageFaults(LocalHTTPStub):
         self._method: str | None = None
         self._stall = 0.0
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
+        self._wake = threading.Event()
+        """Set to end every stall at once (passing(), stop())."""
 
     def fail(self, status: int, method: str | None = None) -> None:
         with self._lock:
@@ -55,14 +56,16 @@ class StorageFaults(LocalHTTPStub):
 
     def stall(self, seconds: float) -> None:
         with self._lock:
+            self._wake.clear()
             self._status, self._method, self._stall = None, None, seconds
 
     def passing(self) -> None:
         with self._lock:
             self._status, self._method, self._stall = None, None, 0.0
+            self._wake.set()
 
     def stopping(self) -> None:
-        self._stopping.set()
+        self._wake.set()
 
     def blob_url(self, account: str) -> str:
         return f"{self.url}/{account}"
@@ -83,7 +86,7 @@ class StorageFaults(LocalHTTPStub):
                     proxy.requests.append((self.command, self.path))
                     status, method, stall = proxy._status, proxy._method, proxy._stall
                 if stall:
-                    proxy._stopping.wait(stall)
+                    proxy._wake.wait(stall)
                 if status is not None and method in (None, self.command):
                     self._fail(status)
                     return

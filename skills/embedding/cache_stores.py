@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from skills.embedding.cache import CacheStoreError
+from skills.embedding.log_urls import hide_url_secrets_in_http_logs
 from skills.embedding.values import shown_url
 
 if TYPE_CHECKING:
@@ -154,6 +155,7 @@ class BlobStore:
         from azure.core.pipeline.transport import RequestsTransport  # noqa: PLC0415
         from azure.storage.blob import ContainerClient  # noqa: PLC0415
 
+        hide_url_secrets_in_http_logs()
         session = requests.Session()
         adapter = requests.adapters.HTTPAdapter(
             pool_connections=1, pool_maxsize=BLOB_THREADS * 2, max_retries=0
@@ -229,7 +231,7 @@ class BlobStore:
             ):
                 yield future.result()
         except TimeoutError as error:
-            raise CacheStoreError("the blob cache did not answer in time") from error
+            raise CacheStoreError("the blob cache did not answer within its time budget") from error
         except CacheStoreError:
             raise
         except Exception as error:
