@@ -183,7 +183,7 @@ class CacheState:
             "writes": self.writes,
             "writeErrors": self.write_errors,
             "writesDropped": self.writes_dropped,
-            "lastError": self.last_error,
+            "lastFailure": self.last_error,
         }
 
 
