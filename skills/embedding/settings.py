@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from skills.embedding.cache_settings import (
     CACHE_ENV_NAMES,
+    ENV_EMBEDDING_CACHE_ACCOUNT_URL,
     ENV_EMBEDDING_CACHE_CONNECTION_STRING,
     CacheSettings,
     describe_cache,
@@ -270,6 +271,11 @@ def load_embedding_settings(
             f"{ENV_OPENAI_API_KEY} (api.openai.com)"
         )
     problems.extend(_unusable(given, provider))
+    cache = load_cache_settings(given, problems)
+    if cache.mode == "blob" and cache.account_url:
+        problem = url_problem(ENV_EMBEDDING_CACHE_ACCOUNT_URL, cache.account_url)
+        if problem:
+            problems.append(problem)
 
     return EmbeddingSettings(
         provider=provider,
@@ -294,7 +300,7 @@ def load_embedding_settings(
         ),
         concurrency=integer(ENV_EMBEDDING_CONCURRENCY, 1, 64, DEFAULT_CONCURRENCY),
         max_retries=integer(ENV_EMBEDDING_MAX_RETRIES, 0, 20, DEFAULT_MAX_RETRIES),
-        cache=load_cache_settings(given, problems),
+        cache=cache,
     )
 
 

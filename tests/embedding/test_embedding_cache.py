@@ -102,7 +102,13 @@ def test_bad_cache_settings_are_named() -> None:
         problems,
     )
     load_embedding_settings({"EMBEDDING_CACHE_LOOKUP_SECONDS": "0"}, problems)
-    assert len(problems) == 6
+    load_embedding_settings(
+        {"EMBEDDING_CACHE": "blob", "EMBEDDING_CACHE_ACCOUNT_URL": "ftp://user:pw@host/"},
+        problems,
+    )
+    assert len(problems) == 7
+    assert "EMBEDDING_CACHE_ACCOUNT_URL must start with https:// or http://" in problems[-1]
+    assert "pw" not in problems[-1]
     assert "EMBEDDING_CACHE must be one of off, local, blob (got 'disk')" in problems
     assert any("needs EMBEDDING_CACHE_PATH" in problem for problem in problems)
     assert any("EMBEDDING_CACHE_ACCOUNT_URL (reached with" in problem for problem in problems)
