@@ -4,6 +4,7 @@
         proxy.fail(503)                 # every request answered 503 (Server Busy)
         proxy.fail(429, method="PUT")   # only writes throttled
         proxy.stall(5.0)                # every request waits 5 s before it is forwarded
+        proxy.stall(60.0, method="PUT") # only writes wait
         proxy.passing()                 # forward everything again
         proxy.requests                  # (method, path) of every request, in arrival order
 
@@ -54,10 +55,10 @@ class StorageFaults(LocalHTTPStub):
         with self._lock:
             self._status, self._method, self._stall = status, method, 0.0
 
-    def stall(self, seconds: float) -> None:
+    def stall(self, seconds: float, method: str | None = None) -> None:
         with self._lock:
             self._wake.clear()
-            self._status, self._method, self._stall = None, None, seconds
+            self._status, self._method, self._stall = None, method, seconds
 
     def passing(self) -> None:
         with self._lock:
@@ -85,7 +86,7 @@ class StorageFaults(LocalHTTPStub):
                 with proxy._lock:
                     proxy.requests.append((self.command, self.path))
                     status, method, stall = proxy._status, proxy._method, proxy._stall
-                if stall:
+                if stall and method in (None, self.command):
                     proxy._wake.wait(stall)
                 if status is not None and method in (None, self.command):
                     self._fail(status)

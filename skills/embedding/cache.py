@@ -52,6 +52,9 @@ too much: 20,000 x 6 KB = 123 MB is the ceiling, reached only when the store is 
 past it, new vectors are not cached (counted in health as writes dropped)."""
 WRITE_BATCH_ENTRIES = 256
 """Vectors one write call hands the store."""
+REST_SECONDS = 5.0
+"""After a lookup fails or overruns its budget, requests skip the store this long: during
+an outage each request pays the lookup budget once per rest, not every time."""
 FLUSH_SECONDS = 10.0
 """How long closing the embedder waits for queued writes (command lines, push, replay)."""
 
@@ -226,6 +229,7 @@ class EmbeddingCache:
         )
         self._failing = False
         self._last_error: str | None = None
+        self._rest_until = 0.0
 
     def keys(self, texts: Sequence[str]) -> list[str]:
         """The key of each text, in order."""
@@ -239,7 +243,8 @@ class EmbeddingCache:
         budget = min(self.lookup_seconds, (deadline - time.monotonic()) * LOOKUP_SHARE)
         unique = list(dict.fromkeys(keys))
         self._count(lookups=1)
-        if budget <= 0 or not self._lookups_in_flight.acquire(blocking=False):
+        resting = time.monotonic() < self._rest_until
+        if resting or budget <= 0 or not self._lookups_in_flight.acquire(blocking=False):
             self._count(misses=len(unique), skipped=len(unique))
             return {}
         task = asyncio.get_running_loop().run_in_executor(
@@ -328,7 +333,7 @@ class EmbeddingCache:
                 message = str(error) if isinstance(error, CacheStoreError) else None
                 if message is None:
                     logger.warning("embedding cache write failed: %s", type(error).__name__)
-                self._failed(message or "a write failed (the logs name the error)")
+                self._failed(message or "a write failed (the logs name the error)", rest=False)
                 self._count(write_errors=len(batch))
             finally:
                 for _ in range(done):
@@ -378,8 +383,10 @@ class EmbeddingCache:
             for name, amount in amounts.items():
                 self._counts[name] += amount
 
-    def _failed(self, message: str) -> None:
+    def _failed(self, message: str, *, rest: bool = True) -> None:
         logger.warning("embedding cache: %s; the chunks are embedded as without it", message)
         with self._lock:
+            if rest:
+                self._rest_until = time.monotonic() + REST_SECONDS
             self._failing = True
             self._last_error = message

@@ -344,7 +344,9 @@ class BatchEmbedder:
         if self.cache is None or not sendable:
             return {}
         indexes = [index for index, _ in sendable]
-        keys = dict(zip(indexes, self.cache.keys([texts[i] for i in indexes]), strict=True))
+        # Hashing a large record's texts takes a while: off the event loop, as sizing is.
+        hashed = await asyncio.to_thread(self.cache.keys, [texts[i] for i in indexes])
+        keys = dict(zip(indexes, hashed, strict=True))
         found = await self.cache.lookup(list(keys.values()), deadline)
         for index, key in keys.items():
             vector = found.get(key)

@@ -280,3 +280,51 @@ def test_concurrent_writers_of_the_same_keys_are_harmless(
     assert len(stub.requests) == before
     assert state.corrupt == 0
     assert right(outcome, TEXTS)
+
+
+def test_writes_never_hold_the_answer(
+    stub: OpenAIStub, container: str, proxy: StorageFaults
+) -> None:
+    chosen = settings(stub, through(proxy), container)
+    proxy.stall(120.0, method="PUT")  # every write hangs until released
+
+    async def run() -> tuple[EmbeddingOutcome, CacheState]:
+        embedder = build_embedder(chosen)
+        assert embedder is not None
+        assert embedder.cache is not None
+        # A deadline far below the stall: an answer that waited for a write would fail.
+        outcome = await embedder.embed(TEXTS, time.monotonic() + 8.0)
+        state = embedder.cache.state()
+        proxy.passing()
+        await embedder.aclose()
+        return outcome, state
+
+    outcome, state = asyncio.run(run())
+    assert right(outcome, TEXTS)
+    assert state.writes == 0  # none had finished when the answer was back
+
+
+def test_after_a_failure_requests_skip_the_store_for_a_rest(
+    stub: OpenAIStub, container: str, proxy: StorageFaults
+) -> None:
+    chosen = settings(stub, through(proxy), container)
+    proxy.fail(503, method="GET")
+
+    async def run() -> tuple[list[EmbeddingOutcome], CacheState, int]:
+        embedder = build_embedder(chosen)
+        assert embedder is not None
+        assert embedder.cache is not None
+        first = await embedder.embed(TEXTS[:4], time.monotonic() + 30)
+        asked = sum(1 for method, _ in proxy.requests if method == "GET")
+        second = await embedder.embed(TEXTS[4:8], time.monotonic() + 30)
+        again = sum(1 for method, _ in proxy.requests if method == "GET") - asked
+        state = embedder.cache.state()
+        proxy.passing()
+        await embedder.aclose()
+        return [first, second], state, again
+
+    (first, second), state, again = asyncio.run(run())
+    assert right(first, TEXTS[:4])
+    assert right(second, TEXTS[4:8])
+    assert again == 0  # the second request did not wait on the failing store
+    assert state.skipped == 8
