@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 import os
 import struct
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -19,9 +17,9 @@ from hypothesis import strategies as st
 
 from skills.embedding.cache import CacheIdentity, cache_key, decode_vector, encode_vector
 from skills.embedding.cache_stores import SQLITE_FILE_NAME
-from skills.embedding.clients import build_embedder
 from skills.embedding.settings import load_embedding_settings
-from testing.openai_stub import OpenAIStub, vector_for
+from testing.openai_stub import OpenAIStub
+from tests.embedding_cache_helpers import embed_once, stub_settings, stub_vectors
 from tests.paths import ROOT
 
 if TYPE_CHECKING:
@@ -125,38 +123,15 @@ def stub() -> Iterator[OpenAIStub]:
 
 
 def local(stub: OpenAIStub, path: Path) -> EmbeddingSettings:
-    problems: list[str] = []
-    chosen = load_embedding_settings(
-        {
-            "EMBEDDING_PROVIDER": "openai",
-            "OPENAI_BASE_URL": stub.base_url,
-            "EMBEDDING_MODEL": "text-embedding-3-small",
-            "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-            "EMBEDDING_CACHE": "local",
-            "EMBEDDING_CACHE_PATH": str(path),
-        },
-        problems,
-    )
-    assert problems == []
-    return chosen
+    return stub_settings(stub, DIMENSIONS, EMBEDDING_CACHE="local", EMBEDDING_CACHE_PATH=str(path))
 
 
 def embed(chosen: EmbeddingSettings, texts: list[str]) -> tuple[EmbeddingOutcome, CacheState]:
-    async def run() -> tuple[EmbeddingOutcome, CacheState]:
-        embedder = build_embedder(chosen)
-        assert embedder is not None
-        assert embedder.cache is not None
-        try:
-            outcome = await embedder.embed(texts, time.monotonic() + 30)
-        finally:
-            await embedder.aclose()
-        return outcome, embedder.cache.state()
-
-    return asyncio.run(run())
+    return embed_once(chosen, texts)
 
 
 def right(outcome: EmbeddingOutcome, texts: list[str]) -> bool:
-    return list(outcome.results) == [vector_for(text, DIMENSIONS) for text in texts]
+    return stub_vectors(outcome, texts, DIMENSIONS)
 
 
 def test_a_folder_gets_one_sqlite_file_and_a_second_run_sends_nothing(

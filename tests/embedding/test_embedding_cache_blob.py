@@ -16,10 +16,10 @@ from skills.embedding.cache import cache_key, encode_vector
 from skills.embedding.cache_stores import BLOB_PREFIX
 from skills.embedding.clients import build_embedder
 from skills.embedding.embedder import Failure
-from skills.embedding.settings import load_embedding_settings
 from testing.azurite import ACCOUNT, connection_string
 from testing.openai_stub import OpenAIStub, vector_for
 from testing.storage_faults import StorageFaults
+from tests.embedding_cache_helpers import embed_once, stub_settings, stub_vectors
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -56,23 +56,14 @@ def proxy(azurite: Azurite) -> Iterator[StorageFaults]:
 def settings(
     stub: OpenAIStub, blob_connection: str, container: str, **more: str
 ) -> EmbeddingSettings:
-    problems: list[str] = []
-    chosen = load_embedding_settings(
-        {
-            "EMBEDDING_PROVIDER": "openai",
-            "OPENAI_BASE_URL": stub.base_url,
-            "EMBEDDING_MODEL": "text-embedding-3-small",
-            "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-            "EMBEDDING_MAX_RETRIES": "0",
-            "EMBEDDING_CACHE": "blob",
-            "EMBEDDING_CACHE_CONNECTION_STRING": blob_connection,
-            "EMBEDDING_CACHE_CONTAINER": container,
-            **more,
-        },
-        problems,
+    return stub_settings(
+        stub,
+        DIMENSIONS,
+        EMBEDDING_CACHE="blob",
+        EMBEDDING_CACHE_CONNECTION_STRING=blob_connection,
+        EMBEDDING_CACHE_CONTAINER=container,
+        **more,
     )
-    assert problems == []
-    return chosen
 
 
 def through(proxy: StorageFaults) -> str:
@@ -82,19 +73,7 @@ def through(proxy: StorageFaults) -> str:
 def embed(
     chosen: EmbeddingSettings, texts: list[str], seconds: float = 30.0
 ) -> tuple[EmbeddingOutcome, CacheState]:
-    """One embedder's run (built, used, closed: closing writes what it queued)."""
-
-    async def run() -> tuple[EmbeddingOutcome, CacheState]:
-        embedder = build_embedder(chosen)
-        assert embedder is not None
-        assert embedder.cache is not None
-        try:
-            outcome = await embedder.embed(texts, time.monotonic() + seconds)
-        finally:
-            await embedder.aclose()
-        return outcome, embedder.cache.state()
-
-    return asyncio.run(run())
+    return embed_once(chosen, texts, seconds)
 
 
 def sent(stub: OpenAIStub, since: int) -> list[str]:
@@ -104,7 +83,7 @@ def sent(stub: OpenAIStub, since: int) -> list[str]:
 
 
 def right(outcome: EmbeddingOutcome, texts: list[str]) -> bool:
-    return list(outcome.results) == [vector_for(text, DIMENSIONS) for text in texts]
+    return stub_vectors(outcome, texts, DIMENSIONS)
 
 
 def test_second_run_makes_no_request_and_answers_the_same_floats(
