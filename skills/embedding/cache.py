@@ -46,10 +46,10 @@ LOOKUP_SHARE = 0.25
 """A lookup never takes more than this share of the time left before the deadline."""
 MAX_LOOKUPS_IN_FLIGHT = 4
 """Lookups still running on a stalled store, at most; past it, requests skip the cache."""
-WRITE_QUEUE_ENTRIES = 20_000
-"""Vectors waiting to be written, at most (~120 MB at 1,536 float32 dimensions would be
-too much: 20,000 x 6 KB = 123 MB is the ceiling, reached only when the store is down);
-past it, new vectors are not cached (counted in health as writes dropped)."""
+WRITE_QUEUE_BYTES = 64 * 1024 * 1024
+"""Encoded vectors waiting to be written, at most (~10,900 at 1,536 float32 dimensions);
+past it, new vectors are not cached (health counts them as writes dropped). Bounded in
+bytes, not entries: the memory budget's room (skills/skill/settings.py) is in bytes."""
 WRITE_BATCH_ENTRIES = 256
 """Vectors one write call hands the store."""
 REST_SECONDS = 5.0
@@ -212,7 +212,8 @@ class EmbeddingCache:
         self._lookup_threads = concurrent.futures.ThreadPoolExecutor(
             MAX_LOOKUPS_IN_FLIGHT, thread_name_prefix="embedding-cache-lookup"
         )
-        self._queue: queue.Queue[tuple[str, bytes] | None] = queue.Queue(WRITE_QUEUE_ENTRIES)
+        self._queue: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
+        self._queued_bytes = 0
         self._writer: threading.Thread | None = None
         self._counts = dict.fromkeys(
             (
@@ -291,9 +292,14 @@ class EmbeddingCache:
         self._start_writer()
         dropped = 0
         for key, vector in entries.items():
-            try:
-                self._queue.put_nowait((key, encode_vector(vector)))
-            except queue.Full:
+            data = encode_vector(vector)
+            with self._lock:
+                room = self._queued_bytes + len(data) <= WRITE_QUEUE_BYTES
+                if room:
+                    self._queued_bytes += len(data)
+            if room:
+                self._queue.put_nowait((key, data))
+            else:
                 dropped += 1
         if dropped:
             self._count(writes_dropped=dropped)
@@ -336,6 +342,8 @@ class EmbeddingCache:
                 self._failed(message or "a write failed (the logs name the error)", rest=False)
                 self._count(write_errors=len(batch))
             finally:
+                with self._lock:
+                    self._queued_bytes -= sum(map(len, batch.values()))
                 for _ in range(done):
                     self._queue.task_done()
 

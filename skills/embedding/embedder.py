@@ -306,15 +306,16 @@ class BatchEmbedder:
         final = tuple(result for result in results if result is not None)
         assert len(final) == len(texts)  # one result per input, always
         if self.cache is not None:
-            # Queued for the cache's writer thread: the answer does not wait for them.
-            # A vector the model made of part of its text is not kept (its warning would
-            # be lost on a hit).
-            self.cache.save(
+            # Encoded here (off the event loop) and queued for the cache's writer thread:
+            # the answer does not wait for the writes. A vector the model made of part of
+            # its text is not kept (its warning would be lost on a hit).
+            await asyncio.to_thread(
+                self.cache.save,
                 {
                     keys[index]: made
                     for index, _ in missed
                     if not isinstance(made := final[index], Failure) and index not in truncated
-                }
+                },
             )
         embedded = [size for (index, size) in missed if not isinstance(final[index], Failure)]
         stats = EmbeddingStats(

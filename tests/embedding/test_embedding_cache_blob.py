@@ -307,3 +307,26 @@ def test_after_a_failure_requests_skip_the_store_for_a_rest(
     assert right(second, TEXTS[4:8])
     assert again == 0  # the second request did not wait on the failing store
     assert state.skipped == 8
+
+
+def test_a_full_write_queue_drops_vectors_not_records(
+    stub: OpenAIStub, container: str, proxy: StorageFaults, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = len(encode_vector(vector_for(TEXTS[0], DIMENSIONS)))
+    monkeypatch.setattr("skills.embedding.cache.WRITE_QUEUE_BYTES", 3 * entry)
+    chosen = settings(stub, through(proxy), container)
+    proxy.stall(120.0, method="PUT")  # nothing leaves the queue
+
+    async def run() -> tuple[EmbeddingOutcome, CacheState]:
+        embedder = build_embedder(chosen)
+        assert embedder is not None
+        assert embedder.cache is not None
+        outcome = await embedder.embed(TEXTS[:10], time.monotonic() + 30)
+        state = embedder.cache.state()
+        proxy.passing()
+        await embedder.aclose()
+        return outcome, state
+
+    outcome, state = asyncio.run(run())
+    assert right(outcome, TEXTS[:10])
+    assert state.writes_dropped == 7
