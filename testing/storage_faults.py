@@ -48,6 +48,7 @@ class StorageFaults(LocalHTTPStub):
         self._method: str | None = None
         self._stall = 0.0
         self._lock = threading.Lock()
+        self._path = ""
         self._wake = threading.Event()
         """Set to end every stall at once (passing(), stop())."""
 
@@ -55,14 +56,17 @@ class StorageFaults(LocalHTTPStub):
         with self._lock:
             self._status, self._method, self._stall = status, method, 0.0
 
-    def stall(self, seconds: float, method: str | None = None) -> None:
+    def stall(self, seconds: float, method: str | None = None, path: str = "") -> None:
+        """Hold matching requests `seconds` (or until `passing()`): those of `method`
+        (any when None) whose path holds `path`."""
         with self._lock:
             self._wake.clear()
             self._status, self._method, self._stall = None, method, seconds
+            self._path = path
 
     def passing(self) -> None:
         with self._lock:
-            self._status, self._method, self._stall = None, None, 0.0
+            self._status, self._method, self._stall, self._path = None, None, 0.0, ""
             self._wake.set()
 
     def stopping(self) -> None:
@@ -86,7 +90,8 @@ class StorageFaults(LocalHTTPStub):
                 with proxy._lock:
                     proxy.requests.append((self.command, self.path))
                     status, method, stall = proxy._status, proxy._method, proxy._stall
-                if stall and method in (None, self.command):
+                    path = proxy._path
+                if stall and method in (None, self.command) and path in self.path:
                     proxy._wake.wait(stall)
                 if status is not None and method in (None, self.command):
                     self._fail(status)

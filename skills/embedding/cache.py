@@ -44,6 +44,9 @@ _HEADER = struct.Struct("<4scII")
 """Magic, element type (`f` float32, `d` float64), element count, CRC-32 of the elements."""
 LOOKUP_SHARE = 0.25
 """A lookup never takes more than this share of the time left before the deadline."""
+STORE_SHARE = 0.8
+"""The share of a lookup's budget the store has to answer in; it keeps what it found by
+then, and the rest of the budget is the margin for handing it back."""
 MAX_LOOKUPS_IN_FLIGHT = 4
 """Lookups still running on a stalled store, at most; past it, requests skip the cache."""
 WRITE_QUEUE_BYTES = 64 * 1024 * 1024
@@ -249,7 +252,11 @@ class EmbeddingCache:
             self._count(misses=len(unique), skipped=len(unique))
             return {}
         task = asyncio.get_running_loop().run_in_executor(
-            self._lookup_threads, self._get, unique, budget
+            # The store gets most of the budget: what it found by then is still used.
+            self._lookup_threads,
+            self._get,
+            unique,
+            budget * STORE_SHARE,
         )
         try:
             stored = await asyncio.wait_for(asyncio.shield(task), budget)

@@ -330,3 +330,31 @@ def test_a_full_write_queue_drops_vectors_not_records(
     outcome, state = asyncio.run(run())
     assert right(outcome, TEXTS[:10])
     assert state.writes_dropped == 7
+
+
+def test_a_lookup_out_of_time_keeps_what_came_back(
+    stub: OpenAIStub, container: str, proxy: StorageFaults
+) -> None:
+    chosen = settings(stub, through(proxy), container, EMBEDDING_CACHE_LOOKUP_SECONDS="1")
+    embed(chosen, TEXTS[:6])
+    build = build_embedder(chosen)
+    assert build is not None
+    assert build.cache is not None
+    slow = cache_key(build.cache.identity, TEXTS[0])
+    proxy.stall(120.0, method="GET", path=slow)  # one entry's read hangs
+    before = len(stub.requests)
+
+    async def run() -> tuple[EmbeddingOutcome, CacheState]:
+        embedder = build_embedder(chosen)
+        assert embedder is not None
+        assert embedder.cache is not None
+        outcome = await embedder.embed(TEXTS[:6], time.monotonic() + 30)
+        state = embedder.cache.state()
+        proxy.passing()
+        await embedder.aclose()
+        return outcome, state
+
+    outcome, state = asyncio.run(run())
+    assert right(outcome, TEXTS[:6])
+    assert sent(stub, before) == [TEXTS[0]]  # the five that came back were hits
+    assert (state.hits, state.misses, state.state) == (5, 1, "ok")
