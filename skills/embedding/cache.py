@@ -258,8 +258,11 @@ class EmbeddingCache:
             unique,
             budget * STORE_SHARE,
         )
+        # A lookup given up on still ends on its thread; its error is read, not left to
+        # asyncio's "never retrieved" log line.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
         try:
-            stored = await asyncio.wait_for(asyncio.shield(task), budget)
+            found, corrupt = await asyncio.wait_for(asyncio.shield(task), budget)
         except TimeoutError:
             self._failed(f"a lookup took longer than its {budget:.3g} s budget")
             self._count(misses=len(unique), skipped=len(unique))
@@ -268,22 +271,22 @@ class EmbeddingCache:
             self._failed(str(error))
             self._count(misses=len(unique), skipped=len(unique))
             return {}
-        found: dict[str, Vector] = {}
-        corrupt = 0
-        for key, data in stored.items():
-            vector = decode_vector(data, self.identity.dimensions)
-            if vector is None:
-                corrupt += 1  # a miss: the new vector is written over it
-            else:
-                found[key] = vector
         with self._lock:
             self._failing = False
         self._count(hits=len(found), misses=len(unique) - len(found), corrupt=corrupt)
         return found
 
-    def _get(self, keys: list[str], budget: float) -> dict[str, bytes]:
+    def _get(self, keys: list[str], budget: float) -> tuple[dict[str, Vector], int]:
+        """The vectors found (decoded here, off the event loop) and how many entries were
+        corrupt or of the wrong length (misses: the new vector is written over them)."""
         try:
-            return self.store.get_many(keys, budget)
+            stored = self.store.get_many(keys, budget)
+            found: dict[str, Vector] = {}
+            for key, data in stored.items():
+                vector = decode_vector(data, self.identity.dimensions)
+                if vector is not None:
+                    found[key] = vector
+            return found, len(stored) - len(found)
         except CacheStoreError:
             raise
         except Exception as error:  # a store's own bug must not fail a record either
