@@ -69,6 +69,18 @@ ENV_OPENAI_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
 ENV_EMBEDDING_DEPLOYMENT = "AZURE_OPENAI_EMBEDDING_DEPLOYMENT"
 ENV_EMBEDDING_MODEL = "EMBEDDING_MODEL"
 ENV_EMBEDDING_DIMENSIONS = "EMBEDDING_DIMENSIONS"
+ENV_STORAGE_ACCOUNT = "AZURE_STORAGE_ACCOUNT"
+ENV_EMBEDDING_CACHE = "EMBEDDING_CACHE"
+ENV_EMBEDDING_CACHE_CONTAINER = "EMBEDDING_CACHE_CONTAINER"
+ENV_EMBEDDING_CACHE_RETENTION_DAYS = "EMBEDDING_CACHE_RETENTION_DAYS"
+EMBEDDING_CACHE_DEFAULTS = {
+    ENV_EMBEDDING_CACHE: "blob",
+    ENV_EMBEDDING_CACHE_CONTAINER: "embedding-cache",
+    ENV_EMBEDDING_CACHE_RETENTION_DAYS: "30",
+}
+"""infra/main.bicep's defaults, shown before anything is provisioned."""
+LIFECYCLE_RULE = "embedding-cache-unused"
+"""The storage account's lifecycle rule that deletes cache entries (infra/resources.bicep)."""
 BICEP_OUTPUTS = (
     ENV_SEARCH_ENDPOINT,
     ENV_SKILL_ENDPOINT,
@@ -460,6 +472,35 @@ def redacted(definitions: Definitions) -> dict[str, dict[str, Any]]:
     }
 
 
+def embedding_cache(environ: Mapping[str, str]) -> dict[str, Any]:
+    """What the deployment sets up for the embedding cache: the Function app's settings,
+    the container, the lifecycle rule and the access (infra/resources.bicep)."""
+    given = {
+        name: environ.get(name, "").strip() or d for name, d in EMBEDDING_CACHE_DEFAULTS.items()
+    }
+    mode = given[ENV_EMBEDDING_CACHE]
+    if mode == "off":
+        return {"appSettings": {ENV_EMBEDDING_CACHE: "off"}}
+    account = environ.get(ENV_STORAGE_ACCOUNT, "").strip() or "<storage account>"
+    container = given[ENV_EMBEDDING_CACHE_CONTAINER]
+    days = given[ENV_EMBEDDING_CACHE_RETENTION_DAYS]
+    return {
+        "appSettings": {
+            ENV_EMBEDDING_CACHE: mode,
+            "EMBEDDING_CACHE_ACCOUNT_URL": f"https://{account}.blob.core.windows.net/",
+            ENV_EMBEDDING_CACHE_CONTAINER: container,
+        },
+        "container": f"{account}/{container}",
+        "lifecycleRule": {
+            "name": LIFECYCLE_RULE,
+            "deletes": f"blobs under {container}/ not read for {days} days",
+            "basis": "last access time tracking (a lookup that reads an entry keeps it)",
+        },
+        "access": "the Function app's managed identity (Storage Blob Data Owner on the "
+        "account); no key, no connection string",
+    }
+
+
 def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
     given = {name: getattr(args, name, None) for name in ENV_CHUNK_SETTINGS}
     overrides = {ENV_CHUNK_SETTINGS[k]: str(v) for k, v in given.items() if v is not None}
@@ -605,6 +646,9 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
                 setup_from_environment(environment), environment
             )
             shown = [redacted(partition) for partition in partitions]
+            cache = json.dumps(embedding_cache(env), indent=2)
+            # Not a search definition: on stderr, so that stdout stays the definitions.
+            print(f"embedding cache (infra/resources.bicep): {cache}", file=sys.stderr)
             if args.out:
                 # One folder per partition when partitioned, each loadable by the replay.
                 for number, documents in enumerate(shown):
@@ -614,6 +658,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
                         (folder / f"{name}.json").write_text(
                             json.dumps(document, indent=2) + "\n", encoding="utf-8"
                         )
+                    (folder / "embedding-cache.json").write_text(cache + "\n", encoding="utf-8")
             else:
                 print(json.dumps(shown[0] if len(shown) == 1 else shown, indent=2))
             return 0

@@ -76,6 +76,18 @@ param instanceMemoryMB int = 2048
 @maxValue(1000)
 param maximumInstanceCount int = 40
 
+@description('Embedding cache: blob keeps each chunk\'s vector in a container of the storage account (re-indexing embeds only new text); off embeds every chunk every time.')
+@allowed(['blob', 'off'])
+param embeddingCache string = 'blob'
+
+@description('The embedding cache\'s container (keys and vectors only, no document text).')
+param embeddingCacheContainerName string = 'embedding-cache'
+
+@description('Cache entries no lookup has read for this many days are deleted (lifecycle rule on last access time).')
+@minValue(1)
+@maxValue(3650)
+param embeddingCacheRetentionDays int = 30
+
 var tags = { 'azd-env-name': environmentName }
 var token = toLower(uniqueString(subscription().id, environmentName, location))
 
@@ -114,6 +126,9 @@ module resources 'resources.bicep' = {
     pythonVersion: pythonVersion
     instanceMemoryMB: instanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
+    embeddingCache: embeddingCache
+    embeddingCacheContainerName: embeddingCacheContainerName
+    embeddingCacheRetentionDays: embeddingCacheRetentionDays
   }
 }
 
@@ -134,3 +149,6 @@ output AZURE_OPENAI_ENDPOINT string = resources.outputs.openAiEndpoint
 output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName
 output EMBEDDING_MODEL string = embeddingModel
 output EMBEDDING_DIMENSIONS int = embeddingDimensions
+output EMBEDDING_CACHE string = embeddingCache
+output EMBEDDING_CACHE_CONTAINER string = embeddingCacheContainerName
+output EMBEDDING_CACHE_RETENTION_DAYS int = embeddingCacheRetentionDays

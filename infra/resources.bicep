@@ -25,6 +25,9 @@ param principalType string
 param pythonVersion string
 param instanceMemoryMB int
 param maximumInstanceCount int
+param embeddingCache string
+param embeddingCacheContainerName string
+param embeddingCacheRetentionDays int
 
 @description('API version the skill calls Azure OpenAI with.')
 param openAiApiVersion string = '2024-10-21'
@@ -106,6 +109,14 @@ resource blobServices 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01
       enabled: true
       days: 7
     }
+    // The embedding cache's lifecycle rule deletes entries by last access time: a
+    // lookup that reads an entry keeps it (Azure updates the time at most once a day).
+    lastAccessTimeTrackingPolicy: {
+      enable: true
+      name: 'AccessTimeTracking'
+      trackingGranularityInDays: 1
+      blobType: ['blockBlob']
+    }
   }
 }
 
@@ -119,6 +130,44 @@ resource documentsContainer 'Microsoft.Storage/storageAccounts/blobServices/cont
   parent: blobServices
   name: documentsContainerName
   properties: { publicAccess: 'None' }
+}
+
+// The embedding cache: keys and vectors only. The Function reaches it with its identity's
+// Storage Blob Data Owner on the account (functionStorage below); the search service's
+// reader role is scoped to the documents container, so the cache is as private as the
+// index.
+resource embeddingCacheContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = if (embeddingCache == 'blob') {
+  parent: blobServices
+  name: embeddingCacheContainerName
+  properties: { publicAccess: 'None' }
+}
+
+resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05-01' = if (embeddingCache == 'blob') {
+  parent: storage
+  name: 'default'
+  properties: {
+    policy: {
+      rules: [
+        {
+          name: 'embedding-cache-unused'
+          enabled: true
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: ['blockBlob']
+              prefixMatch: ['${embeddingCacheContainerName}/']
+            }
+            actions: {
+              baseBlob: {
+                delete: { daysAfterLastAccessTimeGreaterThan: embeddingCacheRetentionDays }
+              }
+            }
+          }
+        }
+      ]
+    }
+  }
+  dependsOn: [blobServices]
 }
 
 resource search 'Microsoft.Search/searchServices@2023-11-01' = {
@@ -214,6 +263,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'EMBEDDING_MODEL', value: embeddingModel }
         { name: 'EMBEDDING_DIMENSIONS', value: string(embeddingDimensions) }
         { name: 'SKILL_DEADLINE_SECONDS', value: string(skillDeadlineSeconds) }
+        // The embedding cache, with the Function's identity (Storage Blob Data Owner): no key.
+        { name: 'EMBEDDING_CACHE', value: embeddingCache }
+        { name: 'EMBEDDING_CACHE_ACCOUNT_URL', value: storage.properties.primaryEndpoints.blob }
+        { name: 'EMBEDDING_CACHE_CONTAINER', value: embeddingCacheContainerName }
         // Easy Auth guards the app in entra mode, so the host stops asking for keys.
         { name: 'FUNCTION_AUTH_LEVEL', value: skillAuth == 'entra' ? 'anonymous' : 'function' }
       ]

@@ -60,6 +60,17 @@ if ! stamped "$dev_stamp" "$dev_wanted"; then
   pip_install -r requirements-spark.txt
   echo "$dev_wanted" > "$dev_stamp"
 fi
+# Azurite, the Azure Storage emulator the embedding cache's tests run against: the npm
+# package pinned in testing/azurite/package-lock.json, installed into that folder (never
+# globally) when node and npm are here; without them those tests skip and say why.
+azurite_stamp=testing/azurite/node_modules/.setup-stamp
+azurite_wanted=$(digest testing/azurite/package-lock.json)
+if command -v npm >/dev/null 2>&1 && ! stamped "$azurite_stamp" "$azurite_wanted"; then
+  echo "setup: installing Azurite into testing/azurite (npm ci: ~360 MB, a minute)" >&2
+  (cd testing/azurite && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null) \
+    && echo "$azurite_wanted" > "$azurite_stamp" \
+    || echo "setup: npm ci in testing/azurite failed; the embedding cache's Azurite tests will skip" >&2
+fi
 # checkov (tests/infra/test_infra_bicep.py) gets its own virtualenv: it pins packaging<24,
 # which pytest 9 in .venv cannot share.
 tools_stamp=.venv-tools/.requirements-stamp

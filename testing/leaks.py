@@ -166,6 +166,17 @@ LIBRARY_PHRASES = (
     "failed to retrieve a token",
     "authentication unavailable",
     "aka.ms/azsdk",
+    # azure-storage-blob (the embedding cache's blob store)
+    "ErrorCode:",
+    "RequestId:",
+    "The specified blob does not exist",
+    "The specified container does not exist",
+    "Connection string is either blank or malformed",
+    # sqlite3 (the embedding cache's local store)
+    "database or disk is full",
+    "file is not a database",
+    "database is locked",
+    "unable to open database file",
 )
 """Words of the messages zlib, gzip, json, codecs, pydantic, httpx, aiohttp, openai and
 the Azure SDK raise (tests/hardening/test_honest_scan.py makes each library raise and checks that
@@ -177,6 +188,11 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]*\", li
 URL_USER_INFO = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/?#@\"'<>]+@")
 URL_QUERY = re.compile(r"\bhttps?://[^\s?#\"'<>]*\?[^\s\"'<>#]+")
 KEY_PARAMETER = re.compile(r"\b(?:api[-_]?key|code|sig|access_token|token)=", re.IGNORECASE)
+CONNECTION_STRING = re.compile(
+    r"\b(?:AccountKey|SharedAccessSignature|SharedAccessKey|DefaultEndpointsProtocol)=",
+    re.IGNORECASE,
+)
+"""A storage connection string's parts (the embedding cache's EMBEDDING_CACHE_CONNECTION_STRING)."""
 SECRETS = (
     "S3cr3t",
     "words-key",
@@ -188,6 +204,7 @@ SECRETS = (
     "rerank-secret",
     "soak-key-9f2c",
     "soak-S3cr3t",
+    "Eby8vdM02xNOcqFlqUwJPLlm",
 )
 """Keys and passwords the tests and the soak configure that no answer may show. Short or
 word-like ones ("k", "test", "the-function-key") would be found in any text, as a
@@ -205,7 +222,7 @@ def dishonest(
     """
     found = leaks(text)
     found += [m.group(0) for m in EXCEPTION_WORD.finditer(text)]
-    for pattern in (TRACEBACK, URL_USER_INFO, URL_QUERY, KEY_PARAMETER):
+    for pattern in (TRACEBACK, URL_USER_INFO, URL_QUERY, KEY_PARAMETER, CONNECTION_STRING):
         found += [m.group(0) for m in pattern.finditer(text)]
     found += [phrase for phrase in (*LIBRARY_PHRASES, *secrets) if phrase in text]
     distinct = [word for word in dict.fromkeys(found) if word not in OUR_EXCEPTION_WORDS]

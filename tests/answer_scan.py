@@ -28,6 +28,8 @@ SKILL_LOGGERS = (
     "function_app",
     "uvicorn",
     "azure.functions",
+    "azure.core",
+    "azure.storage",
     "httpx",
     "httpcore",
     "openai",

@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 
 from skills.skill.app import build_app
+from testing.azurite import Azurite
 from tests.answer_scan import ACTIVE, Recorder, recording
 
 if TYPE_CHECKING:
@@ -249,6 +250,17 @@ def live_servers() -> Iterator[LiveServers]:
     servers = LiveServers()
     yield servers
     servers.stop()
+
+
+@pytest.fixture(scope="session")
+def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
+    """Azurite (blob) on a free port of 127.0.0.1 with its own data folder, for the
+    session; skipped, saying why, where node or the npm package is missing."""
+    why = Azurite.available()
+    if why is not None:
+        pytest.skip(why)
+    with Azurite(tmp_path_factory.mktemp("azurite")) as server:
+        yield server
 
 
 @pytest.fixture(autouse=True)

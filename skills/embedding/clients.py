@@ -17,12 +17,15 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import openai
 
 from chunking.measure.encodings import load_encoding
 from chunking.measure.sizing import TokenSizer
+from skills.embedding.cache import CacheIdentity, EmbeddingCache
+from skills.embedding.cache_stores import BlobStore, SqliteStore
 from skills.embedding.embedder import (
     RETRYABLE,
     BatchEmbedder,
@@ -612,12 +615,14 @@ def build_embedder(
     encoding_format: EncodingFormat | None = None,
     local_loader: Callable[[], Any] | None = None,
     role: E5Role = "passage",
+    cache_credential: Any | None = None,
 ) -> BatchEmbedder | None:
     """The embedder the settings ask for; None for the `none` provider.
 
     The keyword arguments are seams for tests and other hosts: a credential instead of
     DefaultAzureCredential, a faster retry policy, float instead of base64 answers, a
-    stand-in for the local model, and the e5 role (the skill embeds passages only).
+    stand-in for the local model, the e5 role (the skill embeds passages only), and the
+    blob cache's credential instead of DefaultAzureCredential.
     """
     if settings.provider == "none":
         return None
@@ -642,4 +647,39 @@ def build_embedder(
         batch_tokens=settings.batch_tokens,
         concurrency=concurrency,
         retry=retry or RetryPolicy(max_retries=settings.max_retries),
+        cache=build_cache(
+            settings,
+            CacheIdentity(
+                provider=settings.provider,
+                model=settings.model,
+                deployment=(
+                    settings.azure_deployment if settings.provider == "azure_openai" else None
+                ),
+                dimensions=settings.dimensions,
+                # What else changes the floats: base64 answers are float32, "float" ones
+                # are decimal text; e5 reads passages and questions with different prefixes.
+                variant=role if settings.provider == "local" else (encoding_format or "base64"),
+            ),
+            credential=cache_credential,
+        ),
     )
+
+
+def build_cache(
+    settings: EmbeddingSettings, identity: CacheIdentity, *, credential: Any | None = None
+) -> EmbeddingCache | None:
+    """The cache EMBEDDING_CACHE asks for (nothing connects until the first lookup)."""
+    chosen = settings.cache
+    store: SqliteStore | BlobStore
+    if chosen.mode == "local" and chosen.path:
+        store = SqliteStore(Path(chosen.path))
+    elif chosen.mode == "blob":
+        store = BlobStore(
+            container=chosen.container,
+            account_url=chosen.account_url,
+            connection_string=chosen.connection_string,
+            credential=credential,
+        )
+    else:
+        return None
+    return EmbeddingCache(store, identity, mode=chosen.mode, lookup_seconds=chosen.lookup_seconds)

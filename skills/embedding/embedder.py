@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from chunking.measure.sizing import TextSizer
+    from skills.embedding.cache import EmbeddingCache
     from skills.embedding.local import ModelLoad
 
 Vector = list[float]
@@ -132,7 +133,7 @@ class EmbeddingStats:
     embedded: int
     failed: int
     tokens: int
-    """Tokens (cl100k_base) of the inputs that got vectors."""
+    """Tokens (cl100k_base) of the inputs that got vectors from the service (not the cache)."""
     batches: int
     requests: int
     """HTTP requests sent, retries included."""
@@ -140,6 +141,8 @@ class EmbeddingStats:
     throttled: int
     """Answers with HTTP 429."""
     seconds: float
+    cached: int = 0
+    """Inputs whose vectors came from the embedding cache (counted in `embedded` too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +221,9 @@ class BatchEmbedder:
         batch_tokens: int,
         concurrency: int,
         retry: RetryPolicy,
+        cache: EmbeddingCache | None = None,
     ) -> None:
+        """With a `cache`, inputs are looked up first and only the misses are sent."""
         self.client = client
         self.sizer = sizer
         self.dimensions = dimensions
@@ -227,11 +232,14 @@ class BatchEmbedder:
         self.batch_tokens = batch_tokens
         self.concurrency = concurrency
         self.retry = retry
+        self.cache = cache
         self.description = client.description
 
     async def aclose(self) -> None:
-        """Release the client's connections."""
+        """Release the client's connections (and write what the cache has queued)."""
         await self.client.aclose()
+        if self.cache is not None:
+            await self.cache.aclose()
 
     def load(self) -> ModelLoad | None:
         """What a local model's thread is doing (None for a remote service)."""
@@ -261,8 +269,15 @@ class BatchEmbedder:
                 )
             else:
                 sendable.append((index, size))
-        batches = plan_batches(sendable, self.batch_size, self.batch_tokens)
+        keys = await self._look_up(texts, sendable, results, deadline)
+        missed = [(index, size) for index, size in sendable if results[index] is None]
+        cached = len(sendable) - len(missed)
+        batches = plan_batches(missed, self.batch_size, self.batch_tokens)
         run = _Run(self, texts, deadline, progress, total=len(sendable))
+        if cached:
+            run.done = cached
+            if progress is not None:
+                progress(cached, len(sendable))
         tasks = [asyncio.create_task(run.send(batch)) for batch in batches]
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=max(deadline - time.monotonic(), 0))
@@ -290,21 +305,55 @@ class BatchEmbedder:
 
         final = tuple(result for result in results if result is not None)
         assert len(final) == len(texts)  # one result per input, always
-        embedded = [size for (index, size) in sendable if not isinstance(final[index], Failure)]
+        if self.cache is not None:
+            # Encoded here (off the event loop) and queued for the cache's writer thread:
+            # the answer does not wait for the writes. A vector the model made of part of
+            # its text is not kept (its warning would be lost on a hit).
+            await asyncio.to_thread(
+                self.cache.save,
+                {
+                    keys[index]: made
+                    for index, _ in missed
+                    if not isinstance(made := final[index], Failure) and index not in truncated
+                },
+            )
+        embedded = [size for (index, size) in missed if not isinstance(final[index], Failure)]
         stats = EmbeddingStats(
             inputs=len(texts),
-            embedded=len(embedded),
-            failed=len(texts) - len(embedded),
+            embedded=len(embedded) + cached,
+            failed=len(texts) - len(embedded) - cached,
             tokens=sum(embedded),
             batches=len(batches),
             requests=run.requests,
             retries=run.retries,
             throttled=run.throttled,
             seconds=round(time.monotonic() - started, 3),
+            cached=cached,
         )
         return EmbeddingOutcome(
             final, stats, frozenset(truncated), run.retry_after, read_limit=read_limit
         )
+
+    async def _look_up(
+        self,
+        texts: Sequence[str],
+        sendable: list[tuple[int, int]],
+        results: list[Vector | Failure | None],
+        deadline: float,
+    ) -> dict[int, str]:
+        """Fill `results` with the cache's vectors; the key of each sendable input."""
+        if self.cache is None or not sendable:
+            return {}
+        indexes = [index for index, _ in sendable]
+        # Hashing a large record's texts takes a while: off the event loop, as sizing is.
+        hashed = await asyncio.to_thread(self.cache.keys, [texts[i] for i in indexes])
+        keys = dict(zip(indexes, hashed, strict=True))
+        found = await self.cache.lookup(list(keys.values()), deadline)
+        for index, key in keys.items():
+            vector = found.get(key)
+            if vector is not None:
+                results[index] = list(vector)
+        return keys
 
     def check_reply(self, reply: ClientReply, count: int) -> Failure | None:
         """Why a reply cannot be used, or None: wrong count, wrong size, non-finite values."""

@@ -12,8 +12,14 @@ from __future__ import annotations
 import logging
 import re
 
-HTTP_LIBRARY_LOGGERS = ("httpx", "httpx2")
-"""Loggers that write a request's full URL (httpcore logs host and port only)."""
+HTTP_LIBRARY_LOGGERS = (
+    "httpx",
+    "httpx2",
+    "azure.core.pipeline.policies.http_logging_policy",
+    "azure.storage.blob._shared.policies",
+)
+"""Loggers that write a request's full URL (httpcore logs host and port only; the Azure
+SDK's, for the embedding cache's blob store, log a SAS token's query as it is sent)."""
 _URL = re.compile(
     r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?:[^\s/?#@\"']*@)?(?P<rest>[^\s?#\"']*)"
     r"(?:\?[^\s#\"']*)?"

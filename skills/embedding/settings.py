@@ -8,6 +8,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
 from urllib.parse import urlsplit
 
+from skills.embedding.cache_settings import (
+    CACHE_ENV_NAMES,
+    ENV_EMBEDDING_CACHE_ACCOUNT_URL,
+    ENV_EMBEDDING_CACHE_CONNECTION_STRING,
+    CacheSettings,
+    describe_cache,
+    load_cache_settings,
+)
 from skills.embedding.values import parse_choice, parse_integer, shown_url
 
 if TYPE_CHECKING:
@@ -45,9 +53,12 @@ EMBEDDING_ENV_NAMES = (
     ENV_EMBEDDING_BATCH_TOKENS,
     ENV_EMBEDDING_CONCURRENCY,
     ENV_EMBEDDING_MAX_RETRIES,
+    *CACHE_ENV_NAMES,
 )
 """Every embedding app setting, in the order /api/health lists them."""
-SECRET_ENV_NAMES = frozenset({ENV_AZURE_OPENAI_API_KEY, ENV_OPENAI_API_KEY})
+SECRET_ENV_NAMES = frozenset(
+    {ENV_AZURE_OPENAI_API_KEY, ENV_OPENAI_API_KEY, ENV_EMBEDDING_CACHE_CONNECTION_STRING}
+)
 """Settings whose values are never shown or logged; /api/health only says whether they are set."""
 
 MAX_INPUTS_PER_REQUEST = 2048
@@ -197,6 +208,8 @@ class EmbeddingSettings:
     """Most requests in flight at once for one skill call."""
     max_retries: int = DEFAULT_MAX_RETRIES
     """Retries per request after a 429, a 5xx or a timeout, within the skill's deadline."""
+    cache: CacheSettings = field(default_factory=CacheSettings)
+    """Where vectors already made are looked up before a request (EMBEDDING_CACHE)."""
 
 
 def local_provider_installed(model: str = LOCAL_MODEL) -> bool:
@@ -258,6 +271,11 @@ def load_embedding_settings(
             f"{ENV_OPENAI_API_KEY} (api.openai.com)"
         )
     problems.extend(_unusable(given, provider))
+    cache = load_cache_settings(given, problems)
+    if cache.mode == "blob" and cache.account_url:
+        problem = url_problem(ENV_EMBEDDING_CACHE_ACCOUNT_URL, cache.account_url)
+        if problem:
+            problems.append(problem)
 
     return EmbeddingSettings(
         provider=provider,
@@ -282,6 +300,7 @@ def load_embedding_settings(
         ),
         concurrency=integer(ENV_EMBEDDING_CONCURRENCY, 1, 64, DEFAULT_CONCURRENCY),
         max_retries=integer(ENV_EMBEDDING_MAX_RETRIES, 0, 20, DEFAULT_MAX_RETRIES),
+        cache=cache,
     )
 
 
@@ -454,6 +473,7 @@ def describe_embedding(settings: EmbeddingSettings) -> list[tuple[str, str, obje
         ("embeddingBatchTokens", ENV_EMBEDDING_BATCH_TOKENS, settings.batch_tokens),
         ("embeddingConcurrency", ENV_EMBEDDING_CONCURRENCY, settings.concurrency),
         ("embeddingMaxRetries", ENV_EMBEDDING_MAX_RETRIES, settings.max_retries),
+        *describe_cache(settings.cache),
     ]
 
 

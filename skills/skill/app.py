@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from skills.embedding.cache import CacheState
     from skills.embedding.embedder import Embedder
     from skills.embedding.local import ModelLoad
     from skills.embedding.scoring import PairClient
@@ -150,6 +151,14 @@ def build_app(
                     # The model is still on a batch whose request was answered: requests
                     # that need embeddings wait for it.
                     report["status"], status = "degraded", HTTP_UNAVAILABLE
+            # The cache never fails a record: its state is reported, never the status.
+            cache = embedders.cache_state()
+            if cache is not None or embedding.cache.mode != "off":
+                report["embeddingCache"] = (
+                    cache.as_json()
+                    if cache is not None
+                    else {"mode": embedding.cache.mode, "state": "unused"}
+                )
             report["memory"] = budgets.get(settings_now).state().as_json()
             state = chunkers.state()
             if state is not None:
@@ -312,6 +321,13 @@ class _EmbedderSlot:
         """The local model's load, when the embedder runs one."""
         embedder = self.given or self.built
         return embedder.load() if isinstance(embedder, BatchEmbedder) else None
+
+    def cache_state(self) -> CacheState | None:
+        """The embedding cache's state, once the embedder that has one is built."""
+        embedder = self.given or self.built
+        if isinstance(embedder, BatchEmbedder) and embedder.cache is not None:
+            return embedder.cache.state()
+        return None
 
 
 class _ChunkerSlot:

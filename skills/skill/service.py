@@ -215,6 +215,7 @@ def log_embedding(outcome: EmbeddingOutcome, *, records: int, provider: str) -> 
         "records": records,
         "chunks": stats.inputs,
         "embedded": stats.embedded,
+        "cached": stats.cached,
         "failed": stats.failed,
         "tokens": stats.tokens,
         "batches": stats.batches,

@@ -130,6 +130,29 @@ def test_the_resources_the_app_needs_are_there() -> None:
     assert config("blobServices")["properties"]["deleteRetentionPolicy"]["enabled"] is True
 
 
+def test_the_embedding_cache_is_deployed_with_its_lifecycle_rule() -> None:
+    assert config("embeddingCacheContainer")["properties"] == {"publicAccess": "None"}
+    assert "embeddingCacheContainerName" in leaves(config("embeddingCacheContainer")["name"])
+    tracking = config("blobServices")["properties"]["lastAccessTimeTrackingPolicy"]
+    assert tracking["enable"] is True
+    (rule,) = config("lifecycle")["properties"]["policy"]["rules"]
+    assert rule["enabled"] is True
+    definition = rule["definition"]
+    assert definition["filters"]["prefixMatch"] == ["${embeddingCacheContainerName}/"]
+    delete = definition["actions"]["baseBlob"]["delete"]
+    assert "embeddingCacheRetentionDays" in leaves(delete["daysAfterLastAccessTimeGreaterThan"])
+    settings = app_settings()
+    assert "embeddingCache" in leaves(settings["EMBEDDING_CACHE"])
+    assert "embeddingCacheContainerName" in leaves(settings["EMBEDDING_CACHE_CONTAINER"])
+    assert "storage" in leaves(settings["EMBEDDING_CACHE_ACCOUNT_URL"])
+    # Managed identity: the account's Owner role covers the container; no connection string.
+    assert "EMBEDDING_CACHE_CONNECTION_STRING" not in settings
+    assert ("functionApp", "storageBlobDataOwner", "storage") in role_assignments()
+    main = parsed_bicep()["main"]
+    assert main["parameters"]["embeddingCache"]["default"] == "blob"
+    assert {"EMBEDDING_CACHE", "EMBEDDING_CACHE_CONTAINER"} <= set(main["outputs"])
+
+
 def role_assignments() -> set[tuple[str, str, str]]:
     """(who, role, scope) for every role assignment in resources.bicep."""
     found = set()

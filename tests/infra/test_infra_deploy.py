@@ -207,9 +207,25 @@ def test_the_function_key_comes_from_resource_manager(service: RecordingService)
 
 def test_show_needs_no_azure_and_hides_the_key(capsys: pytest.CaptureFixture[str]) -> None:
     assert deploy.main(["show", "--maximum-page-length", "800"], environ={}) == 0
-    out = capsys.readouterr().out
-    assert '"source": "=800"' in out
-    assert "<function key>" in out
+    shown = capsys.readouterr()
+    assert '"source": "=800"' in shown.out
+    assert "<function key>" in shown.out
+    # The embedding cache the Bicep sets up: settings, container, lifecycle rule, access.
+    assert '"EMBEDDING_CACHE": "blob"' in shown.err
+    assert "https://<storage account>.blob.core.windows.net/" in shown.err
+    assert "not read for 30 days" in shown.err
+    assert "embedding-cache-unused" in shown.err
+
+
+def test_show_prints_the_deployed_embedding_cache(capsys: pytest.CaptureFixture[str]) -> None:
+    env = {"AZURE_STORAGE_ACCOUNT": "stabc", "EMBEDDING_CACHE_RETENTION_DAYS": "7"}
+    assert deploy.main(["show"], environ=env) == 0
+    err = capsys.readouterr().err
+    assert "https://stabc.blob.core.windows.net/" in err
+    assert "stabc/embedding-cache" in err
+    assert "not read for 7 days" in err
+    assert deploy.main(["show"], environ={"EMBEDDING_CACHE": "off"}) == 0
+    assert '"EMBEDDING_CACHE": "off"' in capsys.readouterr().err
 
 
 def test_apply_lists_every_missing_setting_at_once(capsys: pytest.CaptureFixture[str]) -> None:

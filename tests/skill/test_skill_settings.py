@@ -81,6 +81,13 @@ def test_every_app_setting_is_read() -> None:
             "EMBEDDING_BATCH_TOKENS": "20000",
             "EMBEDDING_CONCURRENCY": "2",
             "EMBEDDING_MAX_RETRIES": "0",
+            # EMBEDDING_CACHE_ACCOUNT_URL is left out: it and the connection string exclude
+            # each other.
+            "EMBEDDING_CACHE": "Blob",
+            "EMBEDDING_CACHE_PATH": "/tmp/unused-by-blob",
+            "EMBEDDING_CACHE_CONTAINER": "vectors",
+            "EMBEDDING_CACHE_CONNECTION_STRING": "AccountKey=cache-secret",
+            "EMBEDDING_CACHE_LOOKUP_SECONDS": "0.5",
             "CHUNK_WORKERS": "3",
             "CHUNK_MARKDOWN_HEADER_DEPTH": "H4",
             # CROSS_ENCODER_PATH is the one left out: it and RERANK_ENDPOINT exclude each other.
@@ -122,6 +129,9 @@ def test_every_app_setting_is_read() -> None:
     assert embedding.openai_base_url == "http://127.0.0.1:9/v1"
     assert (embedding.batch_size, embedding.batch_tokens) == (64, 20000)
     assert (embedding.concurrency, embedding.max_retries) == (2, 0)
+    cache = embedding.cache
+    assert (cache.mode, cache.container, cache.lookup_seconds) == ("blob", "vectors", 0.5)
+    assert cache.connection_string == "AccountKey=cache-secret"
     assert "secret" not in repr(settings)
     pairs = settings.pairs
     assert (pairs.source, pairs.rerank_endpoint) == ("rerank", "https://rerank.example")
@@ -129,7 +139,10 @@ def test_every_app_setting_is_read() -> None:
         "rerank-secret",
         "rerank-multilingual-v3.0",
     )
-    assert settings.app_settings_used == frozenset(ALL_ENV_NAMES) - {"CROSS_ENCODER_PATH"}
+    assert settings.app_settings_used == frozenset(ALL_ENV_NAMES) - {
+        "CROSS_ENCODER_PATH",
+        "EMBEDDING_CACHE_ACCOUNT_URL",
+    }
 
 
 def test_blank_values_count_as_unset() -> None:
