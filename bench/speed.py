@@ -21,7 +21,10 @@ import gc
 import importlib.metadata
 import math
 import platform
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -378,6 +381,65 @@ def _versions() -> str:
     return ", ".join(found)
 
 
+START_UP_UNITS = ("characters", "azureOpenAITokens")
+HEAVY_PACKAGES = ("bs4", "lxml", "markdown_it", "numpy", "tiktoken", "yaml")
+"""Packages a markdown document should load only when it needs them (issue 40)."""
+
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def _chunk_command(unit: str, path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *flags, "-m", "chunking", "--unit", unit, str(path)],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+
+def start_up_seconds(unit: str, path: Path) -> float:
+    """CPU seconds of one `python -m chunking --unit UNIT PATH` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    _chunk_command(unit, path)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def imported_packages(unit: str, path: Path) -> set[str]:
+    """The top-level packages that command imports (`-X importtime` names every module)."""
+    stderr = _chunk_command(unit, path, "-X", "importtime").stderr
+    return {
+        line.rsplit("|", 1)[1].strip().split(".", 1)[0]
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+
+
+def start_up_report(rounds: int) -> list[str]:
+    """The start-up table: best CPU of `rounds` processes per unit, interleaved."""
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "one-line.md"
+        path.write_text("# Hello\n", encoding="utf-8")
+        for _ in range(rounds):
+            for unit in START_UP_UNITS:
+                cpu = start_up_seconds(unit, path)
+                best[unit] = min(cpu, best.get(unit, cpu))
+        loaded = {unit: imported_packages(unit, path) for unit in START_UP_UNITS}
+    rows = [
+        "# Start-up of python -m chunking on a one-line markdown file",
+        "",
+        f"| unit | CPU seconds (best of {rounds}) | heavy packages loaded |",
+        "| --- | ---: | --- |",
+    ]
+    for unit in START_UP_UNITS:
+        heavy = ", ".join(name for name in HEAVY_PACKAGES if name in loaded[unit]) or "none"
+        rows.append(f"| {unit} | {best[unit]:.3f} | {heavy} |")
+    return rows
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
@@ -397,6 +459,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-peers", action="store_true", help="only ours and the floors")
     parser.add_argument("--only", choices=["markdown", "html"], help="one corpus instead of both")
     parser.add_argument(
+        "--start-up",
+        action="store_true",
+        help="only the start-up: CPU of `python -m chunking` on a one-line markdown file, "
+        "per unit, best of --rounds fresh processes, and the heavy packages it loads",
+    )
+    parser.add_argument(
         "--rounds",
         type=int,
         default=DEFAULT_ROUNDS,
@@ -408,6 +476,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the report."""
     args = parse_args(argv)
+    if args.start_up:
+        print("\n".join(start_up_report(max(1, args.rounds))))
+        return 0
     limit = args.files if args.files is not None else QUICK_FILES if args.quick else None
     limits = LIMITS[args.unit]
     kinds: list[Kind] = [args.only] if args.only else ["markdown", "html"]

@@ -169,6 +169,22 @@ def _shipped_ranks(file: str) -> dict[bytes, int]:
     return checked_ranks(file, tiktoken_file(file))
 
 
+def shipped_ranks(encoding: tiktoken.Encoding) -> Mapping[bytes, int] | None:
+    """The mergeable ranks of the shipped file `encoding` is built from (read and checked
+    once per process), or None when it is no shipped encoding: derived tables (each
+    token's byte length) come from them at C speed, not from a decode per token."""
+    recipe = RECIPES.get(encoding.name)
+    if recipe is None:
+        return None
+    ranks = _shipped_ranks(recipe.file)
+    highest = max(ranks[next(reversed(ranks))], *recipe.special_tokens.values())
+    if encoding.n_vocab != highest + 1:
+        return None
+    token, rank = next(reversed(ranks.items()))
+    # The same name and size, and its last token the file's: the shipped vocabulary.
+    return ranks if encoding.decode_single_token_bytes(rank) == token else None
+
+
 def checked_ranks(file: str, data: bytes) -> dict[bytes, int]:
     """The ranks in the contents of .tiktoken file `file`, after checking its hash."""
     expected = FILE_HASHES[file]

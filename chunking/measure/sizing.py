@@ -7,14 +7,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from chunking.measure.encodings import load_encoding
-from chunking.measure.token_spans import TokenSpans
 from chunking.options import Unit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import tiktoken
+
+    from chunking.measure.token_spans import TokenSpans
 
 
 class TextSizer(Protocol):
@@ -145,6 +145,8 @@ class TokenSizer:
 
     def spans(self, source: str, begin: int = 0, end: int | None = None) -> TokenSpans:
         """Token counts of spans of `source`, from one encoding of `source[begin:end]`."""
+        from chunking.measure.token_spans import TokenSpans  # noqa: PLC0415  # tokens mode only (numpy)
+
         return TokenSpans(self.encoding, source, begin, end)
 
 
@@ -152,4 +154,7 @@ def make_sizer(unit: Unit, encoder_model_name: str) -> Sizer:
     """The sizer for a unit; loads the encoding (once per process) for tokens."""
     if unit is Unit.CHARACTERS:
         return CharacterSizer()
+    # Imported on use: characters mode never loads tiktoken (or numpy, its token index's).
+    from chunking.measure.encodings import load_encoding  # noqa: PLC0415
+
     return TokenSizer(load_encoding(encoder_model_name))

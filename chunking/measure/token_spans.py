@@ -24,13 +24,17 @@ import string
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from chunking.measure.encodings import shipped_ranks
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    import numpy as np
     import numpy.typing as npt
     import tiktoken
+
+    _Ends = npt.NDArray[np.integer[Any]] | list[int]
+    """Token ends: numpy's array for a long text, a list for a short one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,11 @@ PIN_SEARCH_CHARACTERS = 4_096
 that far (a run of `.`, a line of letters) is cut where the part ends anyway, and a
 span across such a cut is counted directly."""
 
+NUMPY_INDEX_CHARACTERS = 4_096
+"""Texts this long and longer are indexed with numpy (loaded then); a shorter one in
+Python, so a short document never loads numpy (`parse.markdown.blocks` draws the
+line tables' line at the same length)."""
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 _CONTINUATION_MASK, _CONTINUATION = 0xC0, 0x80
@@ -128,9 +137,21 @@ _MAX_UTF8_WIDTH = 4
 def _token_byte_lengths(encoding: tiktoken.Encoding, wide: bool) -> npt.NDArray[np.integer[Any]]:
     """UTF-8 length of every token of `encoding` (0 for ids it does not use),
     as 64-bit integers if `wide`, else 32-bit."""
+    import numpy as np  # noqa: PLC0415  # on first need: a one-line text never loads it
+
     lengths: npt.NDArray[np.integer[Any]] = np.zeros(
         encoding.n_vocab, dtype=np.int64 if wide else np.int32
     )
+    ranks = shipped_ranks(encoding)
+    if ranks is not None:
+        # From the ranks in two passes at C speed: a decode per token (100,000 calls
+        # for cl100k) was a fifth of a start-up in tokens mode.
+        count = len(ranks)
+        tokens = np.fromiter(ranks.values(), dtype=np.int64, count=count)
+        lengths[tokens] = np.fromiter(map(len, ranks), dtype=lengths.dtype, count=count)
+        for special in encoding.special_tokens_set:
+            lengths[encoding.encode_single_token(special)] = len(special.encode("utf-8"))
+        return lengths
     for token in range(encoding.n_vocab):
         try:
             lengths[token] = len(encoding.decode_single_token_bytes(token))
@@ -169,7 +190,7 @@ class TokenSpans:
         """Where `_build` cut the encoded range between parts at an unpinned position
         (ascending): the index's tokens there are not those of a text across it, so a
         span holding one is counted directly."""
-        self._token_ends: npt.NDArray[np.integer[Any]] | None = None
+        self._token_ends: _Ends | None = None
         """Where each token of the encoded range ends, in code points from its
         start, ascending (a token ending inside a character ends after it)."""
         self._scalar_ends: Sequence[int] = ()
@@ -229,6 +250,15 @@ class TokenSpans:
     def totals(self, positions: Sequence[int]) -> list[int]:
         """`total` of each of `positions`, in one vectorized search."""
         ends = self._index()
+        if isinstance(ends, list):
+            # A short text's index: its few positions bisected one by one.
+            high = self._end - self._begin
+            return [
+                bisect.bisect_right(ends, min(max(position - self._begin, 0), high))
+                for position in positions
+            ]
+        import numpy as np  # noqa: PLC0415  # loaded with the index
+
         offsets: npt.NDArray[np.integer[Any]] = np.asarray(positions, dtype=np.int64) - self._begin
         # Two ufuncs in place: np.clip's dispatch cost more than the search.
         np.maximum(offsets, 0, out=offsets)
@@ -340,11 +370,11 @@ class TokenSpans:
     def _holds_surrogate(self, start: int, end: int) -> bool:
         return _holds(self._surrogates, start, end)
 
-    def _index(self) -> npt.NDArray[np.integer[Any]]:
+    def _index(self) -> _Ends:
         """The token end offsets, built on first need."""
         return self._token_ends if self._token_ends is not None else self._build()
 
-    def _build(self) -> npt.NDArray[np.integer[Any]]:
+    def _build(self) -> _Ends:
         source = self._source[self._begin : self._end]
         utf8: bytes | None = None
         if not source.isascii():
@@ -361,6 +391,11 @@ class TokenSpans:
         # 32-bit offsets when they cannot overflow (any request the skill
         # accepts): half the memory, and numpy sums them several times faster.
         wide = len(source) * _MAX_UTF8_WIDTH >= 2**31
+        if len(source) < NUMPY_INDEX_CHARACTERS and len(source) <= self._part:
+            return self._build_short(source, utf8)
+        # numpy is loaded with the first long index: a short text never needs it.
+        import numpy as np  # noqa: PLC0415
+
         tokens = self._encode_in_parts(source)
         # Sums run in place in the one buffer: casting sums and fresh buffers
         # cost numpy several times the arithmetic on a 16 M character document.
@@ -381,8 +416,24 @@ class TokenSpans:
         self._scalar_ends = ends.data
         return ends
 
+    def _build_short(self, source: str, utf8: bytes | None) -> list[int]:
+        """The index of a short text (one part), as `_build` makes it, in Python."""
+        tokens = self._encoding.encode_ordinary(source)
+        ends = list(itertools.accumulate(map(len, self._encoding.decode_tokens_bytes(tokens))))
+        if utf8 is not None:
+            # Byte ends to code point ends, as in `_build`.
+            starts_before = list(
+                itertools.accumulate((byte & _CONTINUATION_MASK) != _CONTINUATION for byte in utf8)
+            )
+            ends = [starts_before[end - 1] for end in ends]
+        self._token_ends = ends
+        self._scalar_ends = ends
+        return ends
+
     def _encode_in_parts(self, source: str) -> npt.NDArray[np.integer[Any]]:
         """The tokens of `source` (the encoded range), encoded part by part."""
+        import numpy as np  # noqa: PLC0415
+
         cuts = [0]
         while cuts[-1] + self._part < len(source):
             nominal = cuts[-1] + self._part

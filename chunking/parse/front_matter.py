@@ -11,12 +11,13 @@ the markdown parse before).
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+from typing import TYPE_CHECKING
 
-import yaml
-
-_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
 
 _ENTRY = re.compile(r"([A-Za-z_][\w.\-]*):(?: +(.*?))? *")
 """A top-level `key: value` line (ASCII key, value on the same line)."""
@@ -29,7 +30,14 @@ refuses as values)."""
 logger = logging.getLogger(__name__)
 
 _STR = "tag:yaml.org,2002:str"
-_RESOLVER = yaml.resolver.Resolver()
+
+
+@functools.cache
+def _resolver() -> yaml.resolver.Resolver:
+    # PyYAML is loaded on first need: a document without front matter never needs it.
+    import yaml  # noqa: PLC0415
+
+    return yaml.resolver.Resolver()
 
 
 class _NeedsYaml(Exception):
@@ -81,7 +89,9 @@ class _Plain(str):
     def resolved(self) -> str | None:
         """The value as text if YAML reads it as a string (not a number, boolean
         or null), else None."""
-        tag = _RESOLVER.resolve(yaml.ScalarNode, str(self), (True, False))  # type: ignore[no-untyped-call]
+        import yaml  # noqa: PLC0415
+
+        tag = _resolver().resolve(yaml.ScalarNode, str(self), (True, False))  # type: ignore[no-untyped-call]
         return str(self) if tag == _STR else None
 
 
@@ -115,10 +125,13 @@ def _value(text: str) -> str | None:
 
 
 def _yaml_title(content: str) -> tuple[str | None, str | None]:
+    import yaml  # noqa: PLC0415
+
+    # libyaml's loader when PyYAML has it: the pure-Python one was a sixth
+    # of the whole parse on the corpus.
+    loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        # libyaml's loader when PyYAML has it: the pure-Python one was a sixth
-        # of the whole parse on the corpus.
-        data = yaml.load(content, Loader=_YAML_LOADER)
+        data = yaml.load(content, Loader=loader)
     # ValueError: PyYAML builds dates and numbers with Python constructors,
     # which reject values like `2024-02-30`; RecursionError: deeply nested flow
     # collections.
@@ -131,6 +144,8 @@ def _yaml_title(content: str) -> tuple[str | None, str | None]:
 
 def _unreadable(error: Exception) -> str:
     """Why the front matter could not be read, in words for the document's author."""
+    import yaml  # noqa: PLC0415
+
     if isinstance(error, yaml.MarkedYAMLError):
         mark = error.problem_mark or error.context_mark
         where = "" if mark is None else f" (at line {mark.line + 1} of the front matter)"

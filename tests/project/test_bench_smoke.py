@@ -52,6 +52,23 @@ def test_quick_run_prints_our_row_floors_and_ratios() -> None:
     assert "3 files" in out
 
 
+def test_start_up_run_prints_both_units_and_what_they_load() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.speed", "--start-up", "--rounds", "1"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| unit | CPU seconds (best of 1) |")
+    units = [row.split("|")[1].strip() for row in rows[2:]]
+    assert units == ["characters", "azureOpenAITokens"]
+    # Tokens mode loads tiktoken; the report names it (and not bs4, which markdown skips).
+    assert "tiktoken" in rows[3]
+    assert "bs4" not in result.stdout
+
+
 def _missing_peer(*_args: object) -> object:
     raise ImportError("No module named 'not_a_chunker'")
 

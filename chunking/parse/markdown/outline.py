@@ -19,7 +19,7 @@ from chunking.model import Anchor, Block, BlockKind, Heading, Outline, Region
 from chunking.offsets import skip_space_back
 from chunking.parse.front_matter import front_matter_title, metadata_block
 from chunking.parse.gc_pause import paused_gc
-from chunking.parse.markdown import markdown_it_parser, mdx, pulldown_parser
+from chunking.parse.markdown import mdx, pulldown_parser
 from chunking.parse.markdown.blocks import line_starts
 from chunking.parse.markdown.docfx import docfx_containers
 from chunking.parse.markdown.pages import marker_lines, page_layout
@@ -71,13 +71,14 @@ class _Lines:
 def parse_markdown(
     text: str,
     parser: BlockParser = pulldown_parser.parse_blocks,
-    fallback: BlockParser = markdown_it_parser.parse_blocks,
+    fallback: BlockParser | None = None,
     *,
     file_name: str | None = None,
 ) -> Outline:
     """Parse markdown `text` into an outline whose offsets index `text` itself.
 
-    `parser` reads the blocks; should it fail, `fallback` does, with a warning.
+    `parser` reads the blocks; should it fail, `fallback` does, with a warning
+    (markdown-it-py's, loaded only then, when none is given).
     `file_name` tells an MDX page (`.mdx`) when its text does not.
     """
     # Blocks, headings and anchors by the million, none in a cycle: the collector's
@@ -88,7 +89,7 @@ def parse_markdown(
 
 
 def _outline(
-    text: str, parser: BlockParser, fallback: BlockParser, file_name: str | None
+    text: str, parser: BlockParser, fallback: BlockParser | None, file_name: str | None
 ) -> Outline:
     has_bom = text.startswith(_BOM)
     lines = _line_table(text, skip=len(_BOM) if has_bom else 0)
@@ -182,7 +183,7 @@ def _hidden(
 
 
 def _parse_blocks(
-    text: str, parser: BlockParser, fallback: BlockParser
+    text: str, parser: BlockParser, fallback: BlockParser | None
 ) -> tuple[ParsedMarkdown, list[str]]:
     """The parser's blocks; the fallback's, with a warning, if the parser fails."""
     try:
@@ -196,6 +197,10 @@ def _parse_blocks(
         # at debug.
         logger.warning("the markdown parser failed (%s); fell back", type(error).__name__)
         logger.debug("the markdown parser's failure", exc_info=error)
+        if fallback is None:
+            from chunking.parse.markdown import markdown_it_parser  # noqa: PLC0415
+
+            fallback = markdown_it_parser.parse_blocks
         return fallback(text), [
             "the markdown parser failed on this document, so the fallback parser "
             "(markdown-it-py) read it; the chunks are still complete"

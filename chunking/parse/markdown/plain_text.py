@@ -18,9 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from chunking.model import BlockKind, RegionKind
+from chunking.parse.markdown.blocks import NUMPY_LINES_CHARACTERS
 from chunking.parse.markdown.plain_markup import Markup, MarkupScan
 
 if TYPE_CHECKING:
@@ -132,6 +131,11 @@ class PlainText:
     ) -> tuple[list[int], list[int]]:
         """`plain_start` of each of `starts` and `plain_end` of each of `ends`, in one
         vectorized search: an outline has tens of thousands of offsets to map."""
+        if len(self.source) < NUMPY_LINES_CHARACTERS:
+            # A short text's few offsets: numpy's fixed cost (and loading it) outweighs them.
+            return list(map(self.plain_start, starts)), list(map(self.plain_end, ends))
+        import numpy as np  # noqa: PLC0415  # a long text's offsets only
+
         pieces = np.asarray(self.source_starts)
         plain = np.asarray(self.plain_starts)
         kept = np.asarray(self.kinds) == _KEEP

@@ -19,9 +19,11 @@ from chunking.measure.encodings import (
     EncodingUnavailable,
     checked_ranks,
     load_encoding,
+    shipped_ranks,
     stock_encoding,
     tiktoken_file,
 )
+from chunking.measure.token_spans import _token_byte_lengths
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
 from skills.skill.render import record_data
@@ -253,3 +255,35 @@ def test_o200k_known_token_ids() -> None:
     assert o200k.encode("hello world") == [24912, 2375]
     assert len(o200k.encode_ordinary("it's")) < len(load_encoding("cl100k_base").encode("it's"))
     assert o200k.encode("<|endofprompt|>", allowed_special="all") == [200018]
+
+
+def _byte_lengths_decoded(encoding: tiktoken.Encoding) -> list[int]:
+    """Each token id's UTF-8 length, decoded one by one (0 for ids the encoding skips)."""
+    lengths = []
+    for token in range(encoding.n_vocab):
+        try:
+            lengths.append(len(encoding.decode_single_token_bytes(token)))
+        except KeyError:
+            lengths.append(0)
+    return lengths
+
+
+@pytest.mark.parametrize("name", SUPPORTED_ENCODERS)
+def test_token_byte_lengths_from_the_ranks_are_those_decoded(name: str) -> None:
+    # Issue 40: the table comes from the shipped ranks at C speed, not 100,000 decodes.
+    encoding = load_encoding(name)
+    assert shipped_ranks(encoding) is not None
+    for wide in (False, True):
+        assert _token_byte_lengths(encoding, wide).tolist() == _byte_lengths_decoded(encoding)
+
+
+def test_an_encoding_of_other_ranks_is_not_taken_for_a_shipped_one() -> None:
+    shipped = load_encoding("cl100k_base")
+    other = tiktoken.Encoding(
+        name="cl100k_base",  # the name alone does not make it cl100k
+        pat_str=shipped._pat_str,
+        mergeable_ranks={bytes([byte]): byte for byte in range(256)} | {b"ab": 256},
+        special_tokens={},
+    )
+    assert shipped_ranks(other) is None
+    assert _token_byte_lengths(other, False).tolist() == [1] * 256 + [2]

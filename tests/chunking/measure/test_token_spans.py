@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chunking.measure import token_spans
 from chunking.measure.encodings import load_encoding
 from chunking.measure.sizing import CharacterSizer, utf16_length
 from chunking.measure.token_spans import LONG_COUNT_CHARACTERS, TokenSpans, tokens_add_up
@@ -224,3 +225,27 @@ def test_long_direct_counts_are_remembered_within_a_bound() -> None:
     for text in texts * 2:
         assert spans.count(text) == _direct(text)
     assert spans._long_characters <= LONG_COUNT_CHARACTERS
+
+
+@pytest.mark.parametrize("name", ["guide.md", "accents"])
+def test_a_short_texts_index_is_the_one_numpy_builds(name: str) -> None:
+    # Issue 40: below NUMPY_INDEX_CHARACTERS the index is built in Python (no numpy loaded).
+    text = (
+        ("Größe: 5 µm — naïve café.\nLine two 😀 end\n" * 20)
+        if name == "accents"
+        else ("# Guide\n\nRun `tool --flag` now, then check [the log](x.md).\n\n" * 20)
+    )
+    assert len(text) < token_spans.NUMPY_INDEX_CHARACTERS
+    encoding = load_encoding("cl100k_base")
+    positions = list(range(-3, len(text) + 4))
+    short = TokenSpans(encoding, text, 5, len(text) - 5)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(token_spans, "NUMPY_INDEX_CHARACTERS", 0)
+        long = TokenSpans(encoding, text, 5, len(text) - 5)
+        long_totals = long.totals(positions)
+    short_totals = short.totals(positions)
+    assert isinstance(short._token_ends, list)
+    assert not isinstance(long._token_ends, list)
+    assert short_totals == long_totals
+    assert [short.total(p) for p in positions] == long_totals
+    assert short.horizon(30) == long.horizon(30)
