@@ -207,6 +207,12 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         # wiki navigation boxes and page footers (MediaWiki's `navbox`, `vertical-navbox`,
         # `catlinks`, `printfooter`), which older pages give no navigation role
         "navbox", "navboxes", "catlinks", "printfooter",
+        # bylines and datelines: who wrote it and when, page metadata rather than text
+        # (`byline`, `entry-byline`, `date-and-time`'s `datestamp`, `article-posted-date`)
+        "byline", "bylines", "dateline", "timestamp", "datestamp", "pubdate", "posted",
+        # links to the previous and next post (`nav-previous`, `loop-nav`, `prevlink`)
+        "nav", "prevnext", "prevlink", "nextlink", "prevpost", "nextpost", "postnav",
+        "pagenav",
     }
 )  # fmt: skip
 _LAYOUT_WORDS: Final = frozenset(
@@ -281,6 +287,10 @@ _LINK_DENSITY: Final = 0.5
 _TEXT_PER_LINK: Final = 10
 """A link list carries little text besides its links (separators, a date, a count):
 a list of bug reports or references whose links are a word in a sentence is content."""
+_RESIDUE: Final = 40
+_RESIDUE_RATIO: Final = 2
+"""A box is furniture when named furniture inside it had at least twice the text left
+beside it, and what is left is shorter than this (a label, a separator, a count)."""
 _FORM_TEXT: Final = 400
 """A form with less text than this (labels, a prompt) is a sign-up, login or comment form."""
 _KEEP_SHARE: Final = 0.15
@@ -430,6 +440,11 @@ def alt_description(alt: str) -> str:
     return alt
 
 
+def _only_child(link: Element, image: Element) -> bool:
+    """`image` is all `link` holds: no text before or after it, no other element."""
+    return len(link) == 1 and not (link.text or "").strip() and not (image.tail or "").strip()
+
+
 def _skipped(element: Element) -> bool:
     name = element.tag
     if name in DROP_TAGS or name in BOILERPLATE_TAGS:
@@ -461,7 +476,58 @@ def furniture(top: list[Element]) -> set[Element]:
     if wrappers:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
-    return walk.named | walk.by_structure() | walk.skipped
+    dropped = walk.named | walk.by_structure() | walk.skipped
+    return dropped | _orphan_headings(top, dropped)
+
+
+def _orphan_headings(top: list[Element], dropped: set[Element]) -> set[Element]:
+    """Headings (or boxes holding only a heading) whose section is all furniture: the
+    "3 comments" over a comment thread, the "Related stories" over a related list, when
+    the heading stands beside what it titles rather than inside it."""
+    orphans: set[Element] = set()
+    for root in top:
+        if type(root.tag) is not str or root in dropped:
+            continue
+        for parent in root.iter():
+            if parent in dropped or not len(parent):
+                continue
+            children = [child for child in parent if type(child.tag) is str]
+            for index, child in enumerate(children):
+                if child in dropped or not _is_heading_box(child):
+                    continue
+                section = _section_after(children, index)
+                if (
+                    section
+                    and all(
+                        sibling in dropped or not _text_of(sibling).strip() for sibling in section
+                    )
+                    and any(sibling in dropped for sibling in section)
+                ):
+                    orphans.add(child)
+    return orphans
+
+
+def _is_heading_box(element: Element) -> bool:
+    """A subheading, or an element whose only text is one subheading's."""
+    if element.tag in _SUBHEADINGS:
+        return True
+    inner = [child for child in element if type(child.tag) is str]
+    return (
+        len(inner) == 1
+        and inner[0].tag in _SUBHEADINGS
+        and not (element.text or "").strip()
+        and not (inner[0].tail or "").strip()
+    )
+
+
+def _section_after(children: list[Element], index: int) -> list[Element]:
+    """The siblings after `children[index]` up to the next heading (or heading box)."""
+    section: list[Element] = []
+    for sibling in children[index + 1 :]:
+        if sibling.tag in _HEADINGS or _is_heading_box(sibling):
+            break
+        section.append(sibling)
+    return section
 
 
 class _FurnitureWalk:
@@ -490,7 +556,7 @@ class _FurnitureWalk:
     def run(self, top: list[Element]) -> None:
         # Frames: [element, children, text, link text, links, all text (nothing
         # dropped), holds an h1, running text, preorder number, headlines, holds a
-        # heading].
+        # heading, text of named furniture below, links in it, alt text of icon links].
         stack: list[list[Any]] = []
         order = 0
         skipped = self.skipped
@@ -503,7 +569,9 @@ class _FurnitureWalk:
                     skipped.add(root)
                 continue
             size = len((root.text or "").strip())
-            stack.append([root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False])
+            stack.append(
+                [root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False, 0, 0, 0]
+            )
             order += 1
             while stack:
                 frame = stack[-1]
@@ -525,6 +593,12 @@ class _FurnitureWalk:
                         continue
                     text = child.text
                     size = len(text.strip()) if text and not text.isspace() else 0
+                    if name == "img" and frame[0].tag == "a" and _only_child(frame[0], child):
+                        # An icon link: the renderer writes its alt text ("Print", "Share
+                        # on Facebook"), which makes a bar of them as link-dense to the
+                        # reader as a bar of words.  Counted apart from the text, as it
+                        # is no part of how much a page or a teaser says.
+                        frame[13] += len(image_description(child).strip())
                     order += 1
                     if (
                         not len(child)
@@ -541,15 +615,21 @@ class _FurnitureWalk:
                             frame[7] += size
                         continue
                     stack.append(
-                        [child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1, 0, False]
-                    )
+                        [
+                            child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1,
+                            0, False, 0, 0, 0,
+                        ]
+                    )  # fmt: skip
                     break
                 else:
                     stack.pop()
                     self.leave(frame, order, stack[-1] if stack else None)
 
     def leave(self, frame: list[Any], end: int, parent: list[Any] | None) -> None:
-        element, _, text, link, links, everything, heading, prose, first, headlines, titled = frame
+        (
+            element, _, text, link, links, everything, heading, prose, first, headlines, titled,
+            gone, gone_links, icons,
+        ) = frame  # fmt: skip
         name = element.tag
         if name in _SUBHEADINGS:
             titled = True
@@ -579,20 +659,35 @@ class _FurnitureWalk:
         )
         if heading and kind < _CONTENT:
             kind = _NONE
-        if (kind in (_FURNITURE, _LAYOUT) and element not in self.keep) or (
-            name == "form" and text < _FORM_TEXT
+        if (
+            (kind in (_FURNITURE, _LAYOUT) and element not in self.keep)
+            or (name == "form" and text < _FORM_TEXT)
+            or (
+                # What is left of a box once its named furniture is out: the "From:" of
+                # a byline list, the "Share this:" of a share bar.
+                parent is not None
+                and kind < _CONTENT
+                and not heading
+                and name in _FURNITURE_TAGS
+                and text < _RESIDUE
+                and gone >= _RESIDUE_RATIO * text
+                and gone
+            )
         ):
             self.named.add(element)
             if kind == _LAYOUT:
                 self.layout.append((element, everything))
-            text = link = links = prose = headlines = 0
+            gone, gone_links = everything + icons, links + gone_links
+            text = link = links = prose = headlines = icons = 0
         elif (
             parent is not None
             and kind != _NOTES
             and name in _LINK_LIST_TAGS
-            and links >= _MIN_LINKS
-            and link > _LINK_DENSITY * text
-            and text - link < _TEXT_PER_LINK * links
+            and links + gone_links >= _MIN_LINKS
+            # Named furniture inside counts as links: a menu whose "previous" and "next"
+            # links are named for what they are is still a menu.
+            and link + gone + icons > _LINK_DENSITY * (text + gone + icons)
+            and text - link < _TEXT_PER_LINK * (links + gone_links)
         ):
             self.linked.append((first, end, text, element))
         if (
@@ -616,6 +711,9 @@ class _FurnitureWalk:
             parent[7] += prose
             parent[9] += headlines
             parent[10] = parent[10] or titled
+            parent[11] += gone
+            parent[12] += gone_links
+            parent[13] += icons
         else:
             self.total += everything
             self.kept += text
@@ -644,6 +742,7 @@ class _FurnitureWalk:
         teasers = [
             item for item in self.teasers if not (item[0] <= core_first and core_end <= item[1])
         ]
+
         dropped: set[Element] = set()
         for chosen in (linked, linked + teasers):
             if self.kept - _outermost_size(chosen) < _KEEP_SHARE * self.total:
