@@ -209,7 +209,8 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         "navbox", "navboxes", "catlinks", "printfooter",
         # bylines and datelines: who wrote it and when, page metadata rather than text
         # (`byline`, `entry-byline`, `date-and-time`'s `datestamp`, `article-posted-date`)
-        "byline", "bylines", "dateline", "timestamp", "datestamp", "pubdate", "posted",
+        "byline", "bylines", "dateline", "timestamp", "datestamp", "pubdate",
+        "posted",
         # links to the previous and next post (`nav-previous`, `loop-nav`, `prevlink`)
         "nav", "prevnext", "prevlink", "nextlink", "prevpost", "nextpost", "postnav",
         "pagenav",
@@ -281,16 +282,17 @@ A document's own headings link nowhere, or to themselves (`#fragment` permalinks
 _TEASER_TEXT: Final = 300
 """At most this much text per headline in a teaser list: a title, a kicker, a date and a
 one-line standfirst.  Sections of a document say more under each heading."""
+_HEADLINE_TEXT: Final = 24
+"""Average link text of a list of other stories' headlines (a sentence; "git-add(1)",
+"HashMap" or "Storms of 2020" in a "See also" list are shorter)."""
+_AROUND_TEXT: Final = 100
+"""Running text needed on both sides of a headline list for it to be set in the article."""
 _PART_SPLIT = re.compile(r"[-_:.]+|(?<=[a-z])(?=[A-Z])")
 _MIN_LINKS: Final = 3
 _LINK_DENSITY: Final = 0.5
 _TEXT_PER_LINK: Final = 10
 """A link list carries little text besides its links (separators, a date, a count):
 a list of bug reports or references whose links are a word in a sentence is content."""
-_RESIDUE: Final = 40
-_RESIDUE_RATIO: Final = 2
-"""A box is furniture when named furniture inside it had at least twice the text left
-beside it, and what is left is shorter than this (a label, a separator, a count)."""
 _FORM_TEXT: Final = 400
 """A form with less text than this (labels, a prompt) is a sign-up, login or comment form."""
 _KEEP_SHARE: Final = 0.15
@@ -476,32 +478,36 @@ def furniture(top: list[Element]) -> set[Element]:
     if wrappers:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
-    dropped = walk.named | walk.by_structure() | walk.skipped
-    return dropped | _orphan_headings(top, dropped)
+    dropped = walk.named | walk.by_structure()
+    return dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
 
 
-def _orphan_headings(top: list[Element], dropped: set[Element]) -> set[Element]:
-    """Headings (or boxes holding only a heading) whose section is all furniture: the
-    "3 comments" over a comment thread, the "Related stories" over a related list, when
-    the heading stands beside what it titles rather than inside it."""
+def _orphan_headings(
+    top: list[Element], furniture: set[Element], skipped: set[Element]
+) -> set[Element]:
+    """Headings (or boxes holding only a heading) whose section is page furniture that
+    says something: the "3 comments" over a comment thread, the "Related stories" over
+    a related list, when the heading stands beside what it titles rather than inside it.
+
+    Only furniture found by name or structure counts: a heading over a `<nav>` or a
+    hidden element may title what the page still shows elsewhere."""
     orphans: set[Element] = set()
     for root in top:
-        if type(root.tag) is not str or root in dropped:
+        if type(root.tag) is not str or root in furniture or root in skipped:
             continue
         for parent in root.iter():
-            if parent in dropped or not len(parent):
+            if parent in furniture or parent in skipped or not len(parent):
                 continue
             children = [child for child in parent if type(child.tag) is str]
             for index, child in enumerate(children):
-                if child in dropped or not _is_heading_box(child):
+                if child in furniture or child in skipped or not _is_heading_box(child):
                     continue
-                section = _section_after(children, index)
-                if (
-                    section
-                    and all(
-                        sibling in dropped or not _text_of(sibling).strip() for sibling in section
-                    )
-                    and any(sibling in dropped for sibling in section)
+                section = [
+                    (sibling in furniture, bool(_text_of(sibling).strip()))
+                    for sibling in _section_after(children, index)
+                ]
+                if any(gone and said for gone, said in section) and all(
+                    gone or not said for gone, said in section
                 ):
                     orphans.add(child)
     return orphans
@@ -542,6 +548,10 @@ class _FurnitureWalk:
         self.layout: list[tuple[Element, int]] = []
         """Elements named for a layout word, with their whole text size."""
         self.linked: list[tuple[int, int, int, Element]] = []
+        self.headline_lists: set[Element] = set()
+        """The link-dense containers whose links are headlines of other pages."""
+        self.paragraphs: list[tuple[int, int]] = []
+        """(preorder number, running text size) of paragraphs, in preorder."""
         """(first, end, text size, element) of link-dense containers, by preorder."""
         self.teasers: list[tuple[int, int, int, Element]] = []
         """(first, end, text size, element) of teaser lists, by preorder."""
@@ -556,7 +566,8 @@ class _FurnitureWalk:
     def run(self, top: list[Element]) -> None:
         # Frames: [element, children, text, link text, links, all text (nothing
         # dropped), holds an h1, running text, preorder number, headlines, holds a
-        # heading, text of named furniture below, links in it, alt text of icon links].
+        # heading, text of named furniture below, links in it, alt text of icon links,
+        # links to other pages, link text of named furniture below].
         stack: list[list[Any]] = []
         order = 0
         skipped = self.skipped
@@ -570,8 +581,11 @@ class _FurnitureWalk:
                 continue
             size = len((root.text or "").strip())
             stack.append(
-                [root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False, 0, 0, 0]
-            )
+                [
+                    root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False,
+                    0, 0, 0, 0, 0,
+                ]
+            )  # fmt: skip
             order += 1
             while stack:
                 frame = stack[-1]
@@ -611,13 +625,15 @@ class _FurnitureWalk:
                         if name == "a":
                             frame[3] += size
                             frame[4] += 1
+                            if _points_away(child):
+                                frame[14] += 1
                         elif name in running:
                             frame[7] += size
                         continue
                     stack.append(
                         [
                             child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1,
-                            0, False, 0, 0, 0,
+                            0, False, 0, 0, 0, 0, 0,
                         ]
                     )  # fmt: skip
                     break
@@ -628,7 +644,7 @@ class _FurnitureWalk:
     def leave(self, frame: list[Any], end: int, parent: list[Any] | None) -> None:
         (
             element, _, text, link, links, everything, heading, prose, first, headlines, titled,
-            gone, gone_links, icons,
+            gone, gone_links, icons, away, gone_link,
         ) = frame  # fmt: skip
         name = element.tag
         if name in _SUBHEADINGS:
@@ -644,10 +660,12 @@ class _FurnitureWalk:
             headlines = 1  # <a href="/other-story"><h3>...</h3></a>
         if name == "a":
             link, links = text, links + 1
+            away += _points_away(element)
         elif name in _PROSE_TAGS:
             if name in _RUNNING_TAGS:
                 prose = max(prose, text - link)
-            link = links = 0
+                self.paragraphs.append((first, prose))
+            link = links = away = 0
         elif name == "li":
             # A list item's own words are running text too (status posts and release
             # notes are lists); its links still count towards the list's link density.
@@ -659,37 +677,31 @@ class _FurnitureWalk:
         )
         if heading and kind < _CONTENT:
             kind = _NONE
-        if (
-            (kind in (_FURNITURE, _LAYOUT) and element not in self.keep)
-            or (name == "form" and text < _FORM_TEXT)
-            or (
-                # What is left of a box once its named furniture is out: the "From:" of
-                # a byline list, the "Share this:" of a share bar.
-                parent is not None
-                and kind < _CONTENT
-                and not heading
-                and name in _FURNITURE_TAGS
-                and text < _RESIDUE
-                and gone >= _RESIDUE_RATIO * text
-                and gone
-            )
+        if (kind in (_FURNITURE, _LAYOUT) and element not in self.keep) or (
+            name == "form" and text < _FORM_TEXT
         ):
             self.named.add(element)
             if kind == _LAYOUT:
                 self.layout.append((element, everything))
-            gone, gone_links = everything + icons, links + gone_links
-            text = link = links = prose = headlines = icons = 0
+            gone, gone_links, gone_link = everything + icons, links + gone_links, link + gone_link
+            text = link = links = prose = headlines = icons = away = 0
         elif (
             parent is not None
             and kind != _NOTES
             and name in _LINK_LIST_TAGS
             and links + gone_links >= _MIN_LINKS
-            # Named furniture inside counts as links: a menu whose "previous" and "next"
-            # links are named for what they are is still a menu.
-            and link + gone + icons > _LINK_DENSITY * (text + gone + icons)
+            # Named furniture inside still counts, its links as links: a menu whose
+            # "previous" and "next" links are named for what they are is still a menu.
+            and link + gone_link + icons > _LINK_DENSITY * (text + gone + icons)
             and text - link < _TEXT_PER_LINK * (links + gone_links)
         ):
             self.linked.append((first, end, text, element))
+            if (
+                away >= _MIN_LINKS
+                and 2 * away >= links
+                and _headline_size(link, links) >= _HEADLINE_TEXT
+            ):
+                self.headline_lists.add(element)
         if (
             headlines >= _MIN_TEASERS
             and parent is not None
@@ -713,7 +725,9 @@ class _FurnitureWalk:
             parent[10] = parent[10] or titled
             parent[11] += gone
             parent[12] += gone_links
+            parent[15] += gone_link
             parent[13] += icons
+            parent[14] += away
         else:
             self.total += everything
             self.kept += text
@@ -738,6 +752,7 @@ class _FurnitureWalk:
             if not (
                 core_first <= item[0] < core_end or (item[0] <= core_first and core_end <= item[1])
             )
+            or (core_first < item[0] and self._related(item, core_first, core_end))
         ]
         teasers = [
             item for item in self.teasers if not (item[0] <= core_first and core_end <= item[1])
@@ -749,6 +764,20 @@ class _FurnitureWalk:
                 break
             dropped = {element for _, _, _, element in chosen}
         return dropped
+
+    def _related(self, item: tuple[int, int, int, Element], first: int, end: int) -> bool:
+        """A list of other stories' headlines set between the core's paragraphs
+        ("Related", "Read also"): running text before it and after it in the core.
+        A list of links at the end of a document ("See also") is the document's."""
+        if item[3] not in self.headline_lists:
+            return False
+        before = sum(size for at, size in self.paragraphs if first <= at < item[0])
+        after = sum(size for at, size in self.paragraphs if item[1] <= at < end)
+        return before >= _AROUND_TEXT and after >= _AROUND_TEXT
+
+
+def _headline_size(link: int, links: int) -> float:
+    return link / links if links else 0.0
 
 
 def _outermost_size(items: list[tuple[int, int, int, Element]]) -> int:
