@@ -466,9 +466,13 @@ def furniture(top: list[Element]) -> set[Element]:
     An element is furniture if a class or id names it so (`_FURNITURE_WORDS`), if it
     is a short form, a container whose text is mostly links (`_LINK_LIST_TAGS`)
     outside the core: the smallest element holding most of the page's running text
-    (a list of links inside the article, its "See also", is the article's), or a
-    teaser list (`_MIN_TEASERS`) anywhere but around the core: cards of other stories
-    are placed between an article's paragraphs too.
+    (a list of links inside the article, its "See also", is the article's, unless its
+    links are other pages' headlines and the article's paragraphs go on after it:
+    `_HEADLINE_TEXT`, `_AROUND_TEXT`), or a teaser list (`_MIN_TEASERS`) anywhere but
+    around the core: cards of other stories are placed between an article's
+    paragraphs too.  Named furniture inside a container still counts towards its link
+    density (its links as links), and an icon link's alt text as link text.  A heading
+    whose section is all such furniture goes with it.
     """
     walk = _FurnitureWalk(set())
     walk.run(top)
