@@ -207,6 +207,13 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         # wiki navigation boxes and page footers (MediaWiki's `navbox`, `vertical-navbox`,
         # `catlinks`, `printfooter`), which older pages give no navigation role
         "navbox", "navboxes", "catlinks", "printfooter",
+        # bylines and datelines: who wrote it and when, page metadata rather than text
+        # (`byline`, `entry-byline`, `date-and-time`'s `datestamp`, `article-posted-date`)
+        "byline", "bylines", "dateline", "timestamp", "datestamp", "pubdate",
+        "posted",
+        # links to the previous and next post (`nav-previous`, `loop-nav`, `prevlink`)
+        "nav", "prevnext", "prevlink", "nextlink", "prevpost", "nextpost", "postnav",
+        "pagenav",
     }
 )  # fmt: skip
 _LAYOUT_WORDS: Final = frozenset(
@@ -275,6 +282,11 @@ A document's own headings link nowhere, or to themselves (`#fragment` permalinks
 _TEASER_TEXT: Final = 300
 """At most this much text per headline in a teaser list: a title, a kicker, a date and a
 one-line standfirst.  Sections of a document say more under each heading."""
+_HEADLINE_TEXT: Final = 24
+"""Average link text of a list of other stories' headlines (a sentence; "git-add(1)",
+"HashMap" or "Storms of 2020" in a "See also" list are shorter)."""
+_AROUND_TEXT: Final = 100
+"""Running text needed on both sides of a headline list for it to be set in the article."""
 _PART_SPLIT = re.compile(r"[-_:.]+|(?<=[a-z])(?=[A-Z])")
 _MIN_LINKS: Final = 3
 _LINK_DENSITY: Final = 0.5
@@ -430,6 +442,11 @@ def alt_description(alt: str) -> str:
     return alt
 
 
+def _only_child(link: Element, image: Element) -> bool:
+    """`image` is all `link` holds: no text before or after it, no other element."""
+    return len(link) == 1 and not (link.text or "").strip() and not (image.tail or "").strip()
+
+
 def _skipped(element: Element) -> bool:
     name = element.tag
     if name in DROP_TAGS or name in BOILERPLATE_TAGS:
@@ -449,9 +466,13 @@ def furniture(top: list[Element]) -> set[Element]:
     An element is furniture if a class or id names it so (`_FURNITURE_WORDS`), if it
     is a short form, a container whose text is mostly links (`_LINK_LIST_TAGS`)
     outside the core: the smallest element holding most of the page's running text
-    (a list of links inside the article, its "See also", is the article's), or a
-    teaser list (`_MIN_TEASERS`) anywhere but around the core: cards of other stories
-    are placed between an article's paragraphs too.
+    (a list of links inside the article, its "See also", is the article's, unless its
+    links are other pages' headlines and the article's paragraphs go on after it:
+    `_HEADLINE_TEXT`, `_AROUND_TEXT`), or a teaser list (`_MIN_TEASERS`) anywhere but
+    around the core: cards of other stories are placed between an article's
+    paragraphs too.  Named furniture inside a container still counts towards its link
+    density (its links as links), and an icon link's alt text as link text.  A heading
+    whose section is all such furniture goes with it.
     """
     walk = _FurnitureWalk(set())
     walk.run(top)
@@ -461,7 +482,62 @@ def furniture(top: list[Element]) -> set[Element]:
     if wrappers:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
-    return walk.named | walk.by_structure() | walk.skipped
+    dropped = walk.named | walk.by_structure()
+    return dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
+
+
+def _orphan_headings(
+    top: list[Element], furniture: set[Element], skipped: set[Element]
+) -> set[Element]:
+    """Headings (or boxes holding only a heading) whose section is page furniture that
+    says something: the "3 comments" over a comment thread, the "Related stories" over
+    a related list, when the heading stands beside what it titles rather than inside it.
+
+    Only furniture found by name or structure counts: a heading over a `<nav>` or a
+    hidden element may title what the page still shows elsewhere."""
+    orphans: set[Element] = set()
+    for root in top:
+        if type(root.tag) is not str or root in furniture or root in skipped:
+            continue
+        for parent in root.iter():
+            if parent in furniture or parent in skipped or not len(parent):
+                continue
+            children = [child for child in parent if type(child.tag) is str]
+            for index, child in enumerate(children):
+                if child in furniture or child in skipped or not _is_heading_box(child):
+                    continue
+                section = [
+                    (sibling in furniture, bool(_text_of(sibling).strip()))
+                    for sibling in _section_after(children, index)
+                ]
+                if any(gone and said for gone, said in section) and all(
+                    gone or not said for gone, said in section
+                ):
+                    orphans.add(child)
+    return orphans
+
+
+def _is_heading_box(element: Element) -> bool:
+    """A subheading, or an element whose only text is one subheading's."""
+    if element.tag in _SUBHEADINGS:
+        return True
+    inner = [child for child in element if type(child.tag) is str]
+    return (
+        len(inner) == 1
+        and inner[0].tag in _SUBHEADINGS
+        and not (element.text or "").strip()
+        and not (inner[0].tail or "").strip()
+    )
+
+
+def _section_after(children: list[Element], index: int) -> list[Element]:
+    """The siblings after `children[index]` up to the next heading (or heading box)."""
+    section: list[Element] = []
+    for sibling in children[index + 1 :]:
+        if sibling.tag in _HEADINGS or _is_heading_box(sibling):
+            break
+        section.append(sibling)
+    return section
 
 
 class _FurnitureWalk:
@@ -476,6 +552,10 @@ class _FurnitureWalk:
         self.layout: list[tuple[Element, int]] = []
         """Elements named for a layout word, with their whole text size."""
         self.linked: list[tuple[int, int, int, Element]] = []
+        self.headline_lists: set[Element] = set()
+        """The link-dense containers whose links are headlines of other pages."""
+        self.paragraphs: list[tuple[int, int]] = []
+        """(preorder number, running text size) of paragraphs, in preorder."""
         """(first, end, text size, element) of link-dense containers, by preorder."""
         self.teasers: list[tuple[int, int, int, Element]] = []
         """(first, end, text size, element) of teaser lists, by preorder."""
@@ -490,7 +570,8 @@ class _FurnitureWalk:
     def run(self, top: list[Element]) -> None:
         # Frames: [element, children, text, link text, links, all text (nothing
         # dropped), holds an h1, running text, preorder number, headlines, holds a
-        # heading].
+        # heading, text of named furniture below, links in it, alt text of icon links,
+        # links to other pages, link text of named furniture below].
         stack: list[list[Any]] = []
         order = 0
         skipped = self.skipped
@@ -503,7 +584,12 @@ class _FurnitureWalk:
                     skipped.add(root)
                 continue
             size = len((root.text or "").strip())
-            stack.append([root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False])
+            stack.append(
+                [
+                    root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False,
+                    0, 0, 0, 0, 0,
+                ]
+            )  # fmt: skip
             order += 1
             while stack:
                 frame = stack[-1]
@@ -525,6 +611,12 @@ class _FurnitureWalk:
                         continue
                     text = child.text
                     size = len(text.strip()) if text and not text.isspace() else 0
+                    if name == "img" and frame[0].tag == "a" and _only_child(frame[0], child):
+                        # An icon link: the renderer writes its alt text ("Print", "Share
+                        # on Facebook"), which makes a bar of them as link-dense to the
+                        # reader as a bar of words.  Counted apart from the text, as it
+                        # is no part of how much a page or a teaser says.
+                        frame[13] += len(image_description(child).strip())
                     order += 1
                     if (
                         not len(child)
@@ -537,19 +629,27 @@ class _FurnitureWalk:
                         if name == "a":
                             frame[3] += size
                             frame[4] += 1
+                            if _points_away(child):
+                                frame[14] += 1
                         elif name in running:
                             frame[7] += size
                         continue
                     stack.append(
-                        [child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1, 0, False]
-                    )
+                        [
+                            child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1,
+                            0, False, 0, 0, 0, 0, 0,
+                        ]
+                    )  # fmt: skip
                     break
                 else:
                     stack.pop()
                     self.leave(frame, order, stack[-1] if stack else None)
 
     def leave(self, frame: list[Any], end: int, parent: list[Any] | None) -> None:
-        element, _, text, link, links, everything, heading, prose, first, headlines, titled = frame
+        (
+            element, _, text, link, links, everything, heading, prose, first, headlines, titled,
+            gone, gone_links, icons, away, gone_link,
+        ) = frame  # fmt: skip
         name = element.tag
         if name in _SUBHEADINGS:
             titled = True
@@ -564,10 +664,12 @@ class _FurnitureWalk:
             headlines = 1  # <a href="/other-story"><h3>...</h3></a>
         if name == "a":
             link, links = text, links + 1
+            away += _points_away(element)
         elif name in _PROSE_TAGS:
             if name in _RUNNING_TAGS:
                 prose = max(prose, text - link)
-            link = links = 0
+                self.paragraphs.append((first, prose))
+            link = links = away = 0
         elif name == "li":
             # A list item's own words are running text too (status posts and release
             # notes are lists); its links still count towards the list's link density.
@@ -585,16 +687,25 @@ class _FurnitureWalk:
             self.named.add(element)
             if kind == _LAYOUT:
                 self.layout.append((element, everything))
-            text = link = links = prose = headlines = 0
+            gone, gone_links, gone_link = everything + icons, links + gone_links, link + gone_link
+            text = link = links = prose = headlines = icons = away = 0
         elif (
             parent is not None
             and kind != _NOTES
             and name in _LINK_LIST_TAGS
-            and links >= _MIN_LINKS
-            and link > _LINK_DENSITY * text
-            and text - link < _TEXT_PER_LINK * links
+            and links + gone_links >= _MIN_LINKS
+            # Named furniture inside still counts, its links as links: a menu whose
+            # "previous" and "next" links are named for what they are is still a menu.
+            and link + gone_link + icons > _LINK_DENSITY * (text + gone + icons)
+            and text - link < _TEXT_PER_LINK * (links + gone_links)
         ):
             self.linked.append((first, end, text, element))
+            if (
+                away >= _MIN_LINKS
+                and 2 * away >= links
+                and _headline_size(link, links) >= _HEADLINE_TEXT
+            ):
+                self.headline_lists.add(element)
         if (
             headlines >= _MIN_TEASERS
             and parent is not None
@@ -616,6 +727,11 @@ class _FurnitureWalk:
             parent[7] += prose
             parent[9] += headlines
             parent[10] = parent[10] or titled
+            parent[11] += gone
+            parent[12] += gone_links
+            parent[15] += gone_link
+            parent[13] += icons
+            parent[14] += away
         else:
             self.total += everything
             self.kept += text
@@ -640,16 +756,32 @@ class _FurnitureWalk:
             if not (
                 core_first <= item[0] < core_end or (item[0] <= core_first and core_end <= item[1])
             )
+            or (core_first < item[0] and self._related(item, core_first, core_end))
         ]
         teasers = [
             item for item in self.teasers if not (item[0] <= core_first and core_end <= item[1])
         ]
+
         dropped: set[Element] = set()
         for chosen in (linked, linked + teasers):
             if self.kept - _outermost_size(chosen) < _KEEP_SHARE * self.total:
                 break
             dropped = {element for _, _, _, element in chosen}
         return dropped
+
+    def _related(self, item: tuple[int, int, int, Element], first: int, end: int) -> bool:
+        """A list of other stories' headlines set between the core's paragraphs
+        ("Related", "Read also"): running text before it and after it in the core.
+        A list of links at the end of a document ("See also") is the document's."""
+        if item[3] not in self.headline_lists:
+            return False
+        before = sum(size for at, size in self.paragraphs if first <= at < item[0])
+        after = sum(size for at, size in self.paragraphs if item[1] <= at < end)
+        return before >= _AROUND_TEXT and after >= _AROUND_TEXT
+
+
+def _headline_size(link: int, links: int) -> float:
+    return link / links if links else 0.0
 
 
 def _outermost_size(items: list[tuple[int, int, int, Element]]) -> int:

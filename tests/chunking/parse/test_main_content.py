@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING
 import pytest
 from bs4 import BeautifulSoup
 
-from bench.main_content import DEFAULT_PAGES, covered_text, measure, report, words
+from bench.main_content import (
+    DEFAULT_PAGES,
+    covered_text,
+    groups,
+    measure,
+    report,
+    report_groups,
+    words,
+)
 from tests.paths import ROOT
 
 if TYPE_CHECKING:
@@ -95,8 +103,54 @@ def test_documentation_pages_of_six_other_generators_leak_little() -> None:
     the highest rust-reference-match's 0.143 (its grammar boxes, which the reference
     drops and the chunks keep). Recall below 0.99 is the reference's: Readability keeps
     mdBook's keyboard-help pop-up and Valgrind's FAQ question list twice."""
-    figures = [f for f in measure(HELD_OUT) if f.name not in NEWS_AND_BLOGS]
+    (documentation,) = [g for g in groups(HELD_OUT) if g.name == "documentation"]
+    figures = measure(HELD_OUT, set(documentation.pages))
     assert len(figures) == 14
     assert sum(f.leak for f in figures) / len(figures) <= 0.03
     assert max(f.leak for f in figures) <= 0.15
     assert min(f.recall for f in figures) >= 0.90
+
+
+def test_groups_are_reported_apart_each_against_its_own_goal(tmp_path: Path) -> None:
+    """Issue 37: pages the rules were tuned on and pages nobody tuned on are reported
+    apart; a page in no group still shows, under "other"."""
+    for name in ("news", "blog", "loose"):
+        (tmp_path / f"{name}.html").write_text(PAGE)
+        (tmp_path / f"{name}.expected.html").write_text(REFERENCE)
+    (tmp_path / "groups.json").write_text(
+        '{"tuned": {"about": "written on", "pages": ["news"]},'
+        ' "unseen": {"about": "never read", "goal": {"leak": 0.5, "recall": 0.5, "over": 0},'
+        ' "pages": ["blog"]}}'
+    )
+    chosen = groups(tmp_path)
+    assert [(g.name, g.goal.leak) for g in chosen] == [("tuned", 0.08), ("unseen", 0.5)]
+    lines, met = report_groups(measure(tmp_path), chosen)
+    text = "\n".join(lines)
+    assert [line for line in lines if line.startswith("## ")] == [
+        "## tuned: written on",
+        "## unseen: never read",
+        "## other: pages in no group",
+    ]
+    assert text.count("| news |") == text.count("| blog |") == text.count("| loose |") == 1
+    assert not met  # the tuned group's leak is over 0.08
+    assert measure(tmp_path, {"blog"})[0].name == "blog"
+    assert len(measure(tmp_path, {"blog"})) == 1
+
+
+def test_issue_37_pages_nobody_tuned_on_leak_less_than_before() -> None:
+    """Issue 37, item 3 (bench/pages/groups.json; SOURCES.md says where the pages come
+    from). Before the issue-37 rules: unseen-tune (6 pages, the rules were written on
+    them) recall 0.947, leak 0.087; unseen-check (7 pages, measured only) recall 0.991,
+    leak 0.103. After: 0.941 / 0.066 and 0.991 / 0.090. The goal (leak <= 0.05, no page
+    over 0.20) is not met: what is left is mostly each short page's title and dateline,
+    which Readability's reference leaves out (die-partei-luebeck, 48 reference words,
+    0.360), and comments and menus that reference keeps (love-hina-news)."""
+    by_group = {group.name: group for group in groups(HELD_OUT)}
+    for name, most_leak, least_recall in (
+        ("unseen-tune", 0.07, 0.94),
+        ("unseen-check", 0.095, 0.99),
+    ):
+        figures = measure(HELD_OUT, set(by_group[name].pages))
+        assert len(figures) == len(by_group[name].pages) >= 6
+        assert sum(f.leak for f in figures) / len(figures) <= most_leak, name
+        assert sum(f.recall for f in figures) / len(figures) >= least_recall, name

@@ -1,0 +1,122 @@
+"""Issue 37, item 3: classes of page furniture on news, blog and club pages, each shown
+on a real page (bench/pages and ../shared/realworld; where they come from in their
+SOURCES.md), the article's text and headings kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunking.parse.html.render import parse_html
+from tests.paths import ROOT, SHARED
+
+PAGES = ROOT / "bench" / "pages"
+SHARED_PAGES = SHARED / "realworld" / "html"
+needs_shared = pytest.mark.skipif(
+    not SHARED_PAGES.is_dir(), reason=f"no real pages at {SHARED_PAGES}"
+)
+
+
+def rendered(path: str) -> str:
+    folder = SHARED_PAGES if path.startswith("shared/") else PAGES
+    name = path.removeprefix("shared/")
+    return parse_html((folder / f"{name}.html").read_text(encoding="utf-8")).source
+
+
+def assert_keeps(page: str, kept: list[str], left_out: list[str]) -> None:
+    assert [text for text in kept if text not in page] == []
+    assert [text for text in left_out if text in page] == []
+
+
+def test_a_byline_is_left_out() -> None:
+    # Herald Sun's `<li class="byline first">by: Laurie Oakes</li>`; the column's
+    # author stays where the page titles it.
+    assert_keeps(
+        rendered("herald-sun-1"),
+        ["# Angry media won’t buckle over new surveillance laws", "## Laurie Oakes"],
+        ["by: Laurie Oakes"],
+    )
+
+
+@needs_shared
+def test_a_byline_box_goes_but_the_title_beside_it_stays() -> None:
+    # ACLU's byline pane sits in one box with the `<h1>` and a named tag list: the box
+    # is not a link list for all that the furniture in it is links.
+    assert_keeps(
+        rendered("shared/aclu"),
+        ["# Facebook Is Tracking Me Even Though I’m Not on Facebook", "I don't use Facebook."],
+        ["Daniel Kahn Gillmor, Senior Staff Technologist", "April 5, 2018 | 6:00 PM"],
+    )
+
+
+def test_links_to_the_previous_and_next_post_are_left_out() -> None:
+    # ebb.org's `<div id="prevlink">` after the post.
+    assert_keeps(
+        rendered("ebb-org"),
+        ["The last 33 days have been unprecedentedly difficult", "other deplorable actions."],
+        ["Chasing Quick Fixes To Sustainability"],
+    )
+
+
+@needs_shared
+def test_a_menu_stays_a_menu_when_its_previous_and_next_links_are_named() -> None:
+    """PIXNET's post footer: category links and `nav`-named previous/next links. Named
+    furniture inside a box still counts as links, so the box is still a link list."""
+    assert_keeps(
+        rendered("shared/pixnet"),
+        ["產生短網址"],
+        ["全站分類：國內旅遊", "此分類上一篇："],
+    )
+
+
+def test_a_bar_of_icon_links_is_a_link_bar() -> None:
+    # love-hina.ch's `<div id="buttons">`: three image links whose alt texts the
+    # renderer writes ("Teste dein Wissen", ...), named nothing.
+    assert_keeps(
+        rendered("love-hina-news"),
+        ["Kapitel 121 ist nun auch online."],
+        ["Teste dein Wissen", "Umfrage anzeigen", "Drucker Optimierte Version anzeigen"],
+    )
+
+
+def test_the_heading_of_a_left_out_comment_thread_goes_with_it() -> None:
+    # jovelblog's `<h3 id="comments">3 Kommentare</h3>` stands beside the
+    # `<ol class="commentlist">` it titles.
+    assert_keeps(
+        rendered("jovelblog-post"),
+        ["Gut investierte 20 Cent, wenn auch das Bilt kein Meisterwerk war!"],
+        ["3 Kommentare", "Pingback von"],
+    )
+
+
+@needs_shared
+def test_a_list_of_other_stories_between_an_articles_paragraphs_is_left_out() -> None:
+    """CNET en Español's "Artículos Relacionados" box (three headline links set between
+    two paragraphs) with its class names replaced by a CSS-in-JS hash, as such sites
+    publish them: no vocabulary names it, its place in the article does."""
+    page = (SHARED_PAGES / "cnet-svg-classes.html").read_text(encoding="utf-8")
+    named = 'class="shortcode related-links float_left" section="shortcodeRelatedLinks"'
+    assert named in page
+    text = parse_html(page.replace(named, 'class="css-1q2w3e"')).source
+    assert_keeps(
+        text,
+        ["Twitter Lite es la versión ligera", "Entre sus novedades, Twitter Lite permite"],
+        ["Artículos Relacionados", "Este es el hombre que eliminó la cuenta de Twitter"],
+    )
+
+
+def test_a_see_also_list_at_the_end_of_an_article_is_kept() -> None:
+    """The same kind of list after the last paragraph is the document's own."""
+    sentences = "".join(
+        f"<p>Paragraph {n} of the report says what the council decided and why.</p>"
+        for n in range(6)
+    )
+    links = "".join(
+        f"<li><a href='/news/story-{n}'>The council decided something else on day {n}</a></li>"
+        for n in range(4)
+    )
+    page = parse_html(
+        f"<html><body><div class='c'><h1>Report</h1>{sentences}"
+        f"<h2>See also</h2><ul>{links}</ul></div></body></html>"
+    ).source
+    assert "something else on day 3" in page
+    assert "## See also" in page
