@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from chunking.options import Unit
 from chunking.parse.decode import DecodedFile, decode_file
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from skills.commands.cli import Parser
 from skills.embedding.clients import build_embedder
 from skills.embedding.scoring import ScoringService
@@ -127,7 +127,7 @@ def _print_json(document: object, indent: int | None) -> None:
 def arguments_parser() -> argparse.ArgumentParser:
     """The command line's options (`push` is handed to skills.search.push before them)."""
     parser = Parser(
-        prog="python -m skills",
+        prog=command_name("python -m skills", "chunk-skill"),
         description="Chunk files through the custom skill's request path and print the "
         "response records as JSON. App settings (CHUNK_*, EMBEDDING_*, ...) come from the "
         "environment.\n\nsubcommands:\n"

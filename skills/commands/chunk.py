@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 from chunking.options import OptionError
 from chunking.parse.decode import blank
 from chunking.pipeline import chunk_document
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from chunking.scoring import ScoringError
 from skills.commands.cli import (
     Parser,
@@ -32,7 +32,7 @@ SCORING_FAILED = 1
 
 def _arguments() -> argparse.ArgumentParser:
     parser = Parser(
-        prog="python -m chunking",
+        prog=command_name("python -m chunking", "chunk"),
         description="Chunk markdown, HTML or text by structure; prints one JSON line per "
         "chunk. The defaults are the skill's, so this previews what the indexer gets.",
         epilog="examples:\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chunking.options import OptionError
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from chunking.scoring import ScoringError
 from skills.commands.chunk_map.build import map_document
 from skills.commands.chunk_map.page import render_chunk_map, settings_line
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def _arguments() -> Parser:
     parser = Parser(
-        prog="python -m chunking.report",
+        prog=command_name("python -m chunking.report", "chunk-map"),
         description="Write one document's chunk map: a self-contained HTML page of the text "
         "with each chunk's span as a coloured band, overlaps striped, and each chunk's "
         "embedded prefix and size. The defaults are the skill's.",
