@@ -38,6 +38,7 @@ from skills.search.definitions import (
     INDEXER_BATCH_SIZE,
     SKILL_BATCH_SIZE,
     SKILL_DEGREE_OF_PARALLELISM,
+    ChunkSettings,
     Definitions,
     SearchSetup,
     SkillAuth,
@@ -169,6 +170,29 @@ APPLY_REQUIRED = tuple(
 """What `apply` needs in every case (azd provision writes them all)."""
 KEY_LOOKUP_REQUIRED = (ENV_SUBSCRIPTION_ID, ENV_RESOURCE_GROUP, ENV_FUNCTION_APP_NAME)
 """What reading the function key from Resource Manager needs, without SKILL_FUNCTION_KEY."""
+
+
+def lengths_line(chunk: ChunkSettings, environ: Mapping[str, str]) -> str:
+    """The lengths the skillset will send, and why they are those (the one rule's deploy
+    case: app settings where given, else the skill's defaults, else for characters the
+    starting values Microsoft's chunking guidance cites)."""
+    names = (ENV_CHUNK_SETTINGS["maximum_page_length"], ENV_CHUNK_SETTINGS["page_overlap_length"])
+    given = [name for name in names if environ.get(name, "").strip()]
+    if len(given) == len(names):
+        why = f"from {' and '.join(given)}"
+    elif chunk.unit is Unit.CHARACTERS:
+        why = (
+            "the deploy's starting values in characters, as Microsoft's chunking guidance "
+            "cites them for the Split skill: docs/guide/deploy.md"
+        )
+    else:
+        why = "the skill's defaults"
+    if given and len(given) < len(names):
+        why += f"; {given[0]} set"
+    return (
+        f"chunk lengths: maximumPageLength {chunk.maximum_page_length}, pageOverlapLength "
+        f"{chunk.page_overlap_length}, {chunk.unit.value} ({why})"
+    )
 
 
 def placeholder_settings() -> dict[str, str]:
@@ -610,6 +634,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
                 )
             env = {**placeholders, **env}
             setup = setup_from_environment(env)
+            print(f"dry run: {lengths_line(setup.chunk, env)}")
             apply(
                 partitions_from_environment(setup, env),
                 Target(endpoint or "<search endpoint>", AzureKeyCredential("dry-run")),
@@ -664,6 +689,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
                 run_indexer(target, name, reset=args.reset, log=print)
             return 0
         setup = setup_from_environment(env, lambda: fetch_function_key(env, credential()))
+        print(lengths_line(setup.chunk, env))
         apply(
             partitions_from_environment(setup, env),
             target,

@@ -292,9 +292,12 @@ def _settings_line(settings: Settings | SettingsError, inputs: dict[str, object]
         else f"embeddings: {embedding.provider} {embedding.model}, "
         f"{embedding.dimensions} dimensions"
     )
+    why = ""
+    if "maximumPageLength" not in inputs and "pageOverlapLength" not in inputs:
+        why = f" (default: {settings.length_defaults_reason(unit)})"
     return (
         f"settings: {_unit_name(unit)}, maximumPageLength {length}, "
-        f"pageOverlapLength {overlap}, strategy {inputs.get('strategy', settings.strategy)}; "
+        f"pageOverlapLength {overlap}{why}, strategy {inputs.get('strategy', settings.strategy)}; "
         f"{embedded}"
     )
 

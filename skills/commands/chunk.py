@@ -16,6 +16,7 @@ from skills.commands.cli import (
     add_chunk_arguments,
     chunk_options,
     command_line_scoring,
+    defaults_epilog,
     expand_folders,
     read_or_exit,
 )
@@ -34,8 +35,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser = Parser(
         prog=command_name("python -m chunking", "chunk"),
         description="Chunk markdown, HTML or text by structure; prints one JSON line per "
-        "chunk. The defaults are the skill's, so this previews what the indexer gets.",
-        epilog="examples:\n"
+        "chunk. The defaults are the local skill's, so this previews what it gives.",
+        epilog=f"{defaults_epilog()}\n\nexamples:\n"
         "  python -m chunking samples/concepts-network.md\n"
         "  python -m chunking --unit characters --max 2000 --overlap 200 page.html",
     )

