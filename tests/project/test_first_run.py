@@ -16,6 +16,7 @@ from chunking import Unit
 from skills.embedding.settings import E5_MODEL, MINILM_MODEL
 from skills.skill.settings import load_settings
 from tests.paths import ROOT
+from tests.project.doc_samples import as_shown, shown, without_times
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -85,6 +86,11 @@ def test_the_samples_summary_has_no_warning_about_our_own_defaults(tmp_path: Pat
     assert [value["recordId"] for value in values] == list(SAMPLES)
     assert all(value["warnings"] == [] for value in values)
     assert all("embedding" in chunk for value in values for chunk in value["data"]["chunks"])
+    # Issue 39, item 8: the page shows this run's output (python -m tests.project.doc_samples).
+    assert without_times(shown()) == without_times(as_shown(done.stdout)), (
+        "docs/guide/getting-started.md's sample output has drifted: "
+        ".venv/bin/python -m tests.project.doc_samples writes it"
+    )
 
 
 def test_the_summary_shows_warnings_and_errors_in_full(tmp_path: Path) -> None:
