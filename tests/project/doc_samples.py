@@ -8,14 +8,12 @@ machine's, not the code's).
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from tests.paths import ROOT
+from tests.processes import run_python
 
 PAGE = ROOT / "docs" / "guide" / "getting-started.md"
 SAMPLES = ("samples/concepts-network.md", "samples/git-stash.html")
@@ -36,14 +34,8 @@ def run_sh_line() -> str:
 
 def summary(output: Path) -> str:
     """`python -m skills --summary` on the samples with the local model, as ./run.sh runs it."""
-    done = subprocess.run(
-        [sys.executable, *COMMAND, "--output", str(output), *SAMPLES],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-        env={**os.environ, "EMBEDDING_PROVIDER": "local"},
+    done = run_python(
+        *COMMAND, "--output", str(output), *SAMPLES, env={"EMBEDDING_PROVIDER": "local"}
     )
     if done.returncode != 0:
         raise RuntimeError(done.stderr)

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -15,10 +12,11 @@ import pytest
 from chunking import Unit
 from skills.embedding.settings import E5_MODEL, MINILM_MODEL
 from skills.skill.settings import load_settings
-from tests.paths import ROOT
+from tests.processes import run_python
 from tests.project.doc_samples import as_shown, shown, without_times
 
 if TYPE_CHECKING:
+    import subprocess
     from pathlib import Path
 
 SAMPLES = ("samples/concepts-network.md", "samples/git-stash.html")
@@ -27,15 +25,7 @@ SCREEN_LINES = 40
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-        env={**os.environ, **(env or {})},
-    )
+    return run_python(*args, env=env)
 
 
 def test_the_local_models_defaults_are_lengths_they_read_whole() -> None:
