@@ -20,6 +20,7 @@ from evaluation.embedding import (
     Embeddings,
     ProviderName,
     build_embeddings,
+    e5_installed,
 )
 from evaluation.multi import (
     ENV_CROSS_ENCODER,
@@ -44,6 +45,7 @@ from evaluation.settings import (
     Setting,
 )
 from evaluation.sweeps import BY_FLAG, SWEEPS, items
+from skills.embedding.settings import E5_MODEL, LOCAL_MODELS, MINILM_MODEL
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -289,6 +291,28 @@ def refuse_missing_packages(
         )
 
 
+EVALUATION_LOCAL_MODELS = {"e5": E5_MODEL, "local": E5_MODEL, "minilm": MINILM_MODEL}
+"""The `--embedding` names that embed with a local model, and which (LOCAL_MODELS' keys)."""
+
+
+def quick_lengths(argv: Sequence[str]) -> tuple[int, int, str]:
+    """`--quick`'s lengths by the skill's one rule: what the evaluation's local model reads
+    whole where one embeds (the smallest window when several), else the skill's defaults."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--embedding")
+    named = [n.strip() for n in (pre.parse_known_args(list(argv))[0].embedding or "").split(",")]
+    named = [name for name in named if name] or (["e5"] if e5_installed() else [])
+    models = [LOCAL_MODELS[m] for m in (EVALUATION_LOCAL_MODELS.get(n) for n in named) if m]
+    if not models:
+        length, overlap = int(QUICK_GRID["max"]), int(QUICK_GRID["overlap"])
+        return length, overlap, "the skill's defaults: no local model embeds"
+    name, model = min(
+        ((n, m) for n, m in LOCAL_MODELS.items() if m in models), key=lambda p: p[1].max_positions
+    )
+    length, overlap = model.tokens_default
+    return length, overlap, f"{name} reads {model.max_positions} word pieces: chunks it reads whole"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the sweep; exit 2 with one message on bad options, documents or questions,
     130 with one line on Ctrl-C (every embedding done is kept in the cache)."""
@@ -304,6 +328,11 @@ def main(argv: list[str] | None = None) -> int:
         quick = dict(QUICK_GRID)
         if any(item.split("=")[0] == "--limits" for item in argv):
             quick = {k: v for k, v in quick.items() if k not in {"max", "overlap", "unit"}}
+        elif not any(item.split("=")[0] in {"--max", "--overlap"} for item in argv):
+            length, overlap, why = quick_lengths(argv)
+            quick.update(max=str(length), overlap=str(overlap))
+            print(f"quick: {length}/{overlap} tokens ({why}); --max/--overlap change them",
+                  file=sys.stderr)  # fmt: skip
         parser.set_defaults(**quick)
     arguments = parser.parse_args(argv)
     if arguments.set or arguments.sets or "," in (arguments.embedding or ""):
