@@ -20,8 +20,12 @@ if ((json)); then
   exec .venv/bin/python -m skills "${args[@]}"
 fi
 mkdir -p output
+# A refused run writes no response: an earlier one left in place would look like this one's.
+rm -f output/response.json
 status=0
 .venv/bin/python -m skills --summary --output output/response.json "${args[@]}" || status=$?
-echo
-echo "The whole response (chunks, offsets, vectors): output/response.json; ./run.sh --json prints it."
+if [[ -f output/response.json ]]; then
+  echo
+  echo "The whole response (chunks, offsets, vectors): output/response.json; ./run.sh --json prints it."
+fi
 exit "$status"

@@ -11,24 +11,30 @@
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from chunking.options import (
+    PAGE_OVERLAP_LENGTH,
     ChunkOptions,
     Limits,
     OptionError,
+    ParameterNames,
     SectionPacking,
     SplitMode,
     Unit,
     default_lengths,
+    strategy_conflicts,
 )
 from chunking.parse.decode import BinaryFile, decode_file
 from chunking.pipeline import chunk_document
 
 if TYPE_CHECKING:
     import os
+    from collections.abc import Iterable
 
     from chunking.model import ChunkedDocument
     from chunking.pipeline import FormatName
@@ -60,14 +66,24 @@ def chunk_options(
     chosen = unit if isinstance(unit, Unit) else UNIT_NAMES.get(unit)
     if chosen is None:
         raise OptionError(f"unit must be one of {', '.join(UNIT_NAMES)} (got {unit!r})")
+    # The skill's and the command line's refusals, in this API's words.
+    problems = strategy_conflicts(
+        strategy, [PAGE_OVERLAP_LENGTH] if overlap is not None else [], LIBRARY_NAMES
+    )
+    if problems:
+        raise OptionError("; ".join(problems))
     default_max, default_overlap = default_lengths(chosen)
     base = ChunkOptions()
-    return ChunkOptions(
-        limits=Limits(
+    try:
+        limits = Limits(
             unit=chosen,
             maximum_page_length=default_max if max_length is None else max_length,
             page_overlap_length=default_overlap if overlap is None else overlap,
-        ),
+        )
+    except OptionError as error:
+        raise OptionError(_in_library_words(str(error), chosen)) from None
+    return ChunkOptions(
+        limits=limits,
         mode=SplitMode.SENTENCES if sentences else SplitMode.PAGES,
         encoder_model_name=encoder or base.encoder_model_name,
         language=language or base.language,
@@ -75,6 +91,33 @@ def chunk_options(
         section_fill=SectionPacking(sections).fill,
         strategy=strategy,
     )
+
+
+LIBRARY_SPELLING = {"maximumPageLength": "max_length", PAGE_OVERLAP_LENGTH: "overlap"}
+"""The record inputs `chunk_options` takes under other names."""
+LIBRARY_NAMES = ParameterNames("argument", lambda name: LIBRARY_SPELLING.get(name, name))
+"""Parameters as this API's messages name them: argument overlap, not pageOverlapLength."""
+OPTION_KEYWORDS = frozenset(inspect.signature(chunk_options).parameters)
+
+
+def _in_library_words(message: str, unit: Unit) -> str:
+    """A Limits refusal with the skill's names turned into this API's."""
+    for name, spelled in LIBRARY_SPELLING.items():
+        message = message.replace(name, spelled)
+    if unit is Unit.TOKENS:
+        message = message.replace(Unit.TOKENS.value, 'tokens (unit="tokens")')
+    return message
+
+
+def _check_keywords(given: Iterable[str]) -> None:
+    """OptionError for a keyword `chunk_options` does not take, with the nearest one."""
+    for name in given:
+        if name not in OPTION_KEYWORDS:
+            near = difflib.get_close_matches(name, sorted(OPTION_KEYWORDS), n=1)
+            hint = f"; did you mean {near[0]}?" if near else ""
+            raise OptionError(
+                f"unknown option {name!r}{hint} (options: {', '.join(sorted(OPTION_KEYWORDS))})"
+            )
 
 
 def chunk_text(
@@ -94,6 +137,7 @@ def chunk_text(
     if options is not None and option_values:
         raise OptionError(f"give options or {', '.join(option_values)}, not both")
     if options is None:
+        _check_keywords(option_values)
         options = chunk_options(**option_values)  # type: ignore[arg-type]
     return chunk_document(
         text, options=options, format=format, title=title, file_name=file_name, scoring=scoring

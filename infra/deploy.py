@@ -28,6 +28,7 @@ from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoun
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
 from chunking import Unit
+from chunking.pipes import command_name
 from skills.commands.cli import HelpFormatter
 from skills.parameters import DEPLOYED_PARAMETERS
 from skills.search.checks import check_definitions, check_partitions, web_api_skills
@@ -37,6 +38,7 @@ from skills.search.definitions import (
     INDEXER_BATCH_SIZE,
     SKILL_BATCH_SIZE,
     SKILL_DEGREE_OF_PARALLELISM,
+    ChunkSettings,
     Definitions,
     SearchSetup,
     SkillAuth,
@@ -182,6 +184,47 @@ KEY_LOOKUP_REQUIRED = (ENV_SUBSCRIPTION_ID, ENV_RESOURCE_GROUP, ENV_FUNCTION_APP
 """What reading the function key from Resource Manager needs, without SKILL_FUNCTION_KEY."""
 
 
+def lengths_line(chunk: ChunkSettings, environ: Mapping[str, str]) -> str:
+    """The lengths the skillset will send, and why they are those (the one rule's deploy
+    case: app settings where given, else the skill's defaults, else for characters the
+    starting values Microsoft's chunking guidance cites)."""
+    names = (ENV_CHUNK_SETTINGS["maximum_page_length"], ENV_CHUNK_SETTINGS["page_overlap_length"])
+    given = [name for name in names if environ.get(name, "").strip()]
+    if len(given) == len(names):
+        why = f"from {' and '.join(given)}"
+    elif chunk.unit is Unit.CHARACTERS:
+        why = (
+            "the deploy's starting values in characters, as Microsoft's chunking guidance "
+            "cites them for the Split skill: docs/guide/deploy.md"
+        )
+    else:
+        why = "the skill's defaults"
+    if given and len(given) < len(names):
+        why += f"; {given[0]} set"
+    return (
+        f"chunk lengths: maximumPageLength {chunk.maximum_page_length}, pageOverlapLength "
+        f"{chunk.page_overlap_length}, {chunk.unit.value} ({why})"
+    )
+
+
+def placeholder_settings() -> dict[str, str]:
+    """What `show` and `apply --dry-run` put in place of settings not provisioned yet."""
+    placeholders = {
+        name: f"<{name}>"
+        for name in BICEP_OUTPUTS
+        if name not in {ENV_SKILL_AUTH, ENV_SKILL_AUTH_RESOURCE_ID}
+    }
+    placeholders.update(
+        {
+            ENV_SKILL_ENDPOINT: "https://<app>/api/chunk",
+            ENV_EMBEDDING_DIMENSIONS: "1536",
+            ENV_EMBEDDING_MODEL: "text-embedding-3-small",
+            ENV_FUNCTION_KEY: "<function key>",
+        }
+    )
+    return placeholders
+
+
 def missing_settings(environ: Mapping[str, str], command: str, *, dry_run: bool = False) -> str:
     """Every setting `command` needs that is not set, in one message ("" when none is):
     so one run names them all, not one per run."""
@@ -193,16 +236,14 @@ def missing_settings(environ: Mapping[str, str], command: str, *, dry_run: bool 
         return f"not set: {ENV_SEARCH_ENDPOINT}" if unset(ENV_SEARCH_ENDPOINT) else ""
     if command != "apply":
         return ""
-    missing = [
-        name
-        for name in APPLY_REQUIRED
-        if unset(name) and not (dry_run and name == ENV_SEARCH_ENDPOINT)
-    ]
+    if dry_run:
+        return ""  # placeholders stand in (placeholder_settings), and the dry run says so
+    missing = [name for name in APPLY_REQUIRED if unset(name)]
     mode = environ.get(ENV_SKILL_AUTH, "").strip() or "functionKey"
     if mode == "entra" and unset(ENV_SKILL_AUTH_RESOURCE_ID):
         missing.append(ENV_SKILL_AUTH_RESOURCE_ID)
     lookup = [name for name in KEY_LOOKUP_REQUIRED if unset(name)]
-    if mode == "functionKey" and unset(ENV_FUNCTION_KEY) and lookup and not dry_run:
+    if mode == "functionKey" and unset(ENV_FUNCTION_KEY) and lookup:
         missing.append(f"{ENV_FUNCTION_KEY} (or {', '.join(lookup)} to read it from Azure)")
     if not missing:
         return ""
@@ -537,7 +578,7 @@ def add_chunk_flags(parser: argparse.ArgumentParser) -> None:
 def arguments_parser() -> argparse.ArgumentParser:
     """The command line's options, one subcommand each for apply, show, run and status."""
     parser = argparse.ArgumentParser(
-        prog="python -m infra.deploy",
+        prog=command_name("python -m infra.deploy", "chunk-deploy"),
         description=__doc__.split("\n\n")[0] if __doc__ else None,
         formatter_class=HelpFormatter,
         epilog="examples:\n"
@@ -603,7 +644,8 @@ def arguments_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = arguments_parser().parse_args(argv)
+    parser = arguments_parser()
+    args = parser.parse_args(argv)
 
     if environ is None:  # the real environment, over the azd environment's file
         env: dict[str, str] = {**azd_environment(Path.cwd()), **os.environ}
@@ -615,12 +657,25 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     dry_run = bool(getattr(args, "dry_run", False))
     missing = missing_settings(env, args.command, dry_run=dry_run)
     if missing:
-        print(f"python -m infra.deploy: {missing}", file=sys.stderr)
+        print(f"{parser.prog}: {missing}", file=sys.stderr)
         return 2
     endpoint = env.get(ENV_SEARCH_ENDPOINT, "").strip()
     try:
         if dry_run:
-            setup = setup_from_environment({ENV_FUNCTION_KEY: "<function key>", **env})
+            placeholders = {
+                name: value
+                for name, value in placeholder_settings().items()
+                if not env.get(name, "").strip()
+            }
+            placed = sorted(set(placeholders) & {*APPLY_REQUIRED, ENV_FUNCTION_KEY})
+            if placed:
+                print(
+                    f"dry run: not set, so placeholders stand in: {', '.join(placed)} "
+                    "(`azd provision` sets them; `apply` without --dry-run needs them)"
+                )
+            env = {**placeholders, **env}
+            setup = setup_from_environment(env)
+            print(f"dry run: {lengths_line(setup.chunk, env)}")
             apply(
                 partitions_from_environment(setup, env),
                 Target(endpoint or "<search endpoint>", AzureKeyCredential("dry-run")),
@@ -630,18 +685,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
             )
             return 0
         if args.command == "show":
-            # Placeholders stand in for what is not provisioned yet.
-            placeholders = {
-                name: f"<{name}>"
-                for name in BICEP_OUTPUTS
-                if name not in {ENV_SKILL_AUTH, ENV_SKILL_AUTH_RESOURCE_ID}
-            }
-            placeholders.update(
-                {ENV_SKILL_ENDPOINT: "https://<app>/api/chunk", ENV_EMBEDDING_DIMENSIONS: "1536"}
-            )
-            placeholders[ENV_EMBEDDING_MODEL] = "text-embedding-3-small"
-            placeholders[ENV_FUNCTION_KEY] = "<function key>"
-            environment = {**placeholders, **env}
+            environment = {**placeholder_settings(), **env}
             partitions = partitions_from_environment(
                 setup_from_environment(environment), environment
             )
@@ -690,6 +734,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
                 run_indexer(target, name, reset=args.reset, log=print)
             return 0
         setup = setup_from_environment(env, lambda: fetch_function_key(env, credential()))
+        print(lengths_line(setup.chunk, env))
         apply(
             partitions_from_environment(setup, env),
             target,
@@ -700,13 +745,13 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
             recreate_index=args.recreate_index,
         )
     except DeployError as error:
-        print(f"python -m infra.deploy: {error}", file=sys.stderr)
+        print(f"{parser.prog}: {error}", file=sys.stderr)
         return 2
     except AzureError as error:
         line = describe_service_error(
             error, endpoint=endpoint, endpoint_setting=ENV_SEARCH_ENDPOINT
         )
-        print(f"python -m infra.deploy: {line}", file=sys.stderr)
+        print(f"{parser.prog}: {line}", file=sys.stderr)
         return 1
     return 0
 

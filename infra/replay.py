@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from chunking.pipes import command_name
 from skills.search.checks import web_api_skills
 from skills.search.definitions import INDEXED_EXTENSIONS, build_definitions
 from skills.search.indexer import (
@@ -134,7 +135,7 @@ def arguments_parser() -> argparse.ArgumentParser:
     from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = argparse.ArgumentParser(
-        prog="python -m infra.replay",
+        prog=command_name("python -m infra.replay", "chunk-replay"),
         formatter_class=HelpFormatter,
         description="Replay the indexer's calls to the chunking skill on local files and "
         "validate the projected chunk documents against the index. Without --endpoint it "

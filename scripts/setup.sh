@@ -27,10 +27,10 @@ if ((dev == 0)); then
   # The developer install holds everything the runtime one does.
   if ! stamped "$runtime_stamp" "$runtime_wanted" && ! stamped "$dev_stamp" "$dev_wanted"; then
     echo "setup: installing the skill's runtime and its offline embedding model into .venv" \
-      "(requirements.txt, requirements-local.txt: about 425 MB installed, a minute or more)." \
+      "(requirements.txt, requirements-local.txt: about 370 MB installed, a minute or more)." \
       "./test.sh installs the developer tools." >&2
     # --no-compile: Python compiles the few modules a run imports when it imports them;
-    # compiling all ~425 MB up front is a third of the install's CPU time.
+    # compiling all ~370 MB up front is a third of the install's CPU time.
     pip_install --no-compile -r requirements.txt -r requirements-local.txt
     echo "$runtime_wanted" > "$runtime_stamp"
   fi

@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import base64
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from chunking.options import Unit
 from chunking.parse.decode import DecodedFile, decode_file
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from skills.commands.cli import Parser
 from skills.embedding.clients import build_embedder
 from skills.embedding.scoring import ScoringService
@@ -116,18 +117,31 @@ def parse_input(assignment: str) -> tuple[str, object]:
         return name, value
 
 
+NUMBER_LIST = re.compile(r"\[\n\s*(-?\d[-+.eE\d]*(?:,\n\s*-?\d[-+.eE\d]*)*)\n\s*\]")
+"""An indented JSON array of numbers (a vector), one number a line."""
+
+
+def dumps(document: object, indent: int | None, *, ensure_ascii: bool = False) -> str:
+    """JSON, indented with each array of numbers on one line: a vector is one line, not
+    384, so the skill's answer to a page reads on a screen or two."""
+    text = json.dumps(document, indent=indent, ensure_ascii=ensure_ascii)
+    if indent is None:
+        return text
+    return NUMBER_LIST.sub(lambda m: "[" + re.sub(r",\n\s*", ", ", m.group(1)) + "]", text)
+
+
 def _print_json(document: object, indent: int | None) -> None:
     """Print as UTF-8 JSON; escape everything if the terminal cannot take some character."""
     try:
-        print(json.dumps(document, indent=indent, ensure_ascii=False))
+        print(dumps(document, indent))
     except UnicodeEncodeError:
-        print(json.dumps(document, indent=indent, ensure_ascii=True))
+        print(dumps(document, indent, ensure_ascii=True))
 
 
 def arguments_parser() -> argparse.ArgumentParser:
     """The command line's options (`push` is handed to skills.search.push before them)."""
     parser = Parser(
-        prog="python -m skills",
+        prog=command_name("python -m skills", "chunk-skill"),
         description="Chunk files through the custom skill's request path and print the "
         "response records as JSON. App settings (CHUNK_*, EMBEDDING_*, ...) come from the "
         "environment.\n\nsubcommands:\n"
@@ -219,7 +233,7 @@ def _write_json(document: object, indent: int | None, output: str | None) -> boo
         return True
     try:
         with open(output, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=indent, ensure_ascii=False)
+            handle.write(dumps(document, indent))
     except (OSError, UnicodeEncodeError) as error:
         print(f"python -m skills: cannot write {output}: {error}", file=sys.stderr)
         return False
@@ -292,9 +306,12 @@ def _settings_line(settings: Settings | SettingsError, inputs: dict[str, object]
         else f"embeddings: {embedding.provider} {embedding.model}, "
         f"{embedding.dimensions} dimensions"
     )
+    why = ""
+    if "maximumPageLength" not in inputs and "pageOverlapLength" not in inputs:
+        why = f" (default: {settings.length_defaults_reason(unit)})"
     return (
         f"settings: {_unit_name(unit)}, maximumPageLength {length}, "
-        f"pageOverlapLength {overlap}, strategy {inputs.get('strategy', settings.strategy)}; "
+        f"pageOverlapLength {overlap}{why}, strategy {inputs.get('strategy', settings.strategy)}; "
         f"{embedded}"
     )
 

@@ -29,14 +29,24 @@ def free_port() -> int:
 
 
 @contextmanager
-def uvicorn_subprocess(env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The skill served by uvicorn in a child process; yields its base URL and the process."""
+def uvicorn_subprocess(
+    env: dict[str, str], *, python: Path | None = None, cwd: Path = PROJECT
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The skill served by uvicorn in a child process (this python, or `python`, from
+    `cwd`); yields its base URL and the process."""
     port = free_port()
-    command = [sys.executable, "-m", "uvicorn", "function_app:api", "--host", "127.0.0.1"]
+    command = [
+        str(python or sys.executable),
+        "-m",
+        "uvicorn",
+        "function_app:api",
+        "--host",
+        "127.0.0.1",
+    ]
     command += ["--port", str(port), "--log-level", "warning"]
     process = subprocess.Popen(
         command,
-        cwd=PROJECT,
+        cwd=cwd,
         env=env,
     )
     url = f"http://127.0.0.1:{port}"

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, TextIO
 from chunking.options import OptionError
 from chunking.parse.decode import blank
 from chunking.pipeline import chunk_document
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from chunking.scoring import ScoringError
 from skills.commands.cli import (
     Parser,
     add_chunk_arguments,
     chunk_options,
     command_line_scoring,
+    defaults_epilog,
     expand_folders,
     read_or_exit,
 )
@@ -32,10 +33,10 @@ SCORING_FAILED = 1
 
 def _arguments() -> argparse.ArgumentParser:
     parser = Parser(
-        prog="python -m chunking",
+        prog=command_name("python -m chunking", "chunk"),
         description="Chunk markdown, HTML or text by structure; prints one JSON line per "
-        "chunk. The defaults are the skill's, so this previews what the indexer gets.",
-        epilog="examples:\n"
+        "chunk. The defaults are the local skill's, so this previews what it gives.",
+        epilog=f"{defaults_epilog()}\n\nexamples:\n"
         "  python -m chunking samples/concepts-network.md\n"
         "  python -m chunking --unit characters --max 2000 --overlap 200 page.html",
     )

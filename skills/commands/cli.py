@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import errno
 import os
 import sys
+import textwrap
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -20,7 +22,6 @@ from chunking.options import (
     SectionPacking,
     SplitMode,
     Unit,
-    default_lengths,
     strategy_conflicts,
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
@@ -30,10 +31,13 @@ from chunking.plan.semantic_params import SemanticBreaks
 from chunking.plan.words_params import WordScope, WordWindows, default_word_overlap
 from chunking.scoring import Scoring
 from skills.parameters import FLAG_PARAMETERS, given_parameters
+from skills.skill.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+HELP_WIDTH = 78
+"""Columns of the help's own paragraphs (argparse wraps the options to the terminal)."""
 SKIPPED_SHOWN = 5
 """Files of a folder that are not chunked: this many are named in the warning."""
 
@@ -69,7 +73,20 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: {message}\n")
+        self.exit(2, f"{self.prog}: {message}{self.nearest_flags(message)}\n")
+
+    def nearest_flags(self, message: str) -> str:
+        """`; did you mean --max?` for each unrecognized flag that is near one of ours."""
+        if not message.startswith("unrecognized arguments: "):
+            return ""
+        flags = [flag for flag in self._option_string_actions if flag.startswith("--")]
+        hints = []
+        for given in message.removeprefix("unrecognized arguments: ").split():
+            name = given.split("=", 1)[0]
+            near = difflib.get_close_matches(name, flags, n=1, cutoff=0.7)
+            if name.startswith("-") and near:
+                hints.append(f"{name}: did you mean {near[0]}?")
+        return f" ({'; '.join(hints)})" if hints else ""
 
 
 def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,12 +107,43 @@ def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag.name, type=kind, default=flag.default, help=flag.help)
 
 
+def skill_settings() -> Settings:
+    """The app settings of this environment, read as the local skill (./run.sh, uvicorn)
+    reads them; OptionError when the skill would refuse them."""
+    try:
+        return load_settings(os.environ)
+    except SettingsError as error:
+        raise OptionError(f"app settings: {error}") from None
+
+
+def defaults_reason(args: argparse.Namespace) -> str | None:
+    """Why the lengths are what they are when neither --max nor --overlap was given."""
+    if args.max is not None or args.overlap is not None:
+        return None
+    return f"the local skill's defaults: {skill_settings().length_defaults_reason(Unit(args.unit))}"
+
+
+def defaults_epilog() -> str:
+    """The help's line on the default lengths, as this environment's app settings make them."""
+    try:
+        settings = skill_settings()
+    except OptionError as error:
+        return textwrap.fill(f"Default lengths: none, {error}", width=HELP_WIDTH)
+    tokens, characters = (settings.length_defaults(unit) for unit in (Unit.TOKENS, Unit.CHARACTERS))
+    return textwrap.fill(
+        f"Without --max and --overlap: what the local skill cuts with this environment's app "
+        f"settings, {tokens[0]}/{tokens[1]} tokens, {characters[0]}/{characters[1]} characters "
+        f"({settings.length_defaults_reason(Unit.TOKENS)}).",
+        width=HELP_WIDTH,
+    )
+
+
 def chunk_options(args: argparse.Namespace) -> ChunkOptions:
     """The options `add_chunk_arguments` parsed; `OptionError` names a bad one."""
     check_strategy(args)
     unit = Unit(args.unit)
-    # The skill's defaults (with Azure OpenAI), so a preview is what the indexer gets.
-    default_max, default_overlap = default_lengths(unit)
+    # What the local skill would cut with these app settings, so a preview is what it gives.
+    default_max, default_overlap = skill_settings().length_defaults(unit)
     try:
         limits = Limits(
             unit=unit,

@@ -34,7 +34,7 @@ from azure.core.exceptions import AzureError
 from azure.search.documents import SearchClient, SearchIndexingBufferedSender
 from azure.search.documents.indexes import SearchIndexClient
 
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from skills.embedding.clients import build_embedder
 from skills.search.checks import web_api_skills
 from skills.search.definitions import (
@@ -377,7 +377,7 @@ def arguments_parser() -> argparse.ArgumentParser:
     from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = argparse.ArgumentParser(
-        prog="python -m skills push",
+        prog=command_name("python -m skills push", "chunk-push", "chunk-skill push"),
         formatter_class=HelpFormatter,
         description="Chunk and embed local files with the skill's settings and upload the "
         "chunk documents to an Azure AI Search index (no indexer needed). App settings "
@@ -401,11 +401,12 @@ def arguments_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m skills push`: 0 when everything was uploaded or unchanged."""
-    args = arguments_parser().parse_args(argv)
-    return run_piped(lambda: _run(args))
+    parser = arguments_parser()
+    args = parser.parse_args(argv)
+    return run_piped(lambda: _run(args, parser.prog))
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, prog: str) -> int:
     settings = settings_from_environment()
     if isinstance(settings, SettingsError):
         print(f"error: {settings}", file=sys.stderr)
@@ -440,7 +441,7 @@ def _run(args: argparse.Namespace) -> int:
             endpoint_setting="--endpoint" if args.endpoint else ENV_SEARCH_ENDPOINT,
             index=args.index,
         )
-        print(f"python -m skills push: {line}", file=sys.stderr)
+        print(f"{prog}: {line}", file=sys.stderr)
         return EXIT_REFUSED
     sys.stderr.write("\n")
     print_summary(summary)

@@ -172,7 +172,9 @@ def build_app(
                     # record that ran long: not "ok". Starting workers are not a fault:
                     # requests wait for them (within their deadline).
                     status = HTTP_UNAVAILABLE
-        return _json_response(report, status)
+        # ?pretty (any value): indented, for a person reading curl's output.
+        indent = 2 if "pretty" in request.query_params else None
+        return _json_response(report, status, indent=indent)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -376,9 +378,12 @@ def _error_response(error: RequestError, headers: Mapping[str, str] | None = Non
     return Response(render_error(error), status_code=error.status, media_type=JSON, headers=headers)
 
 
-def _json_response(document: dict[str, object], status: int) -> Response:
+def _json_response(
+    document: dict[str, object], status: int, *, indent: int | None = None
+) -> Response:
+    text = json.dumps(document, ensure_ascii=False, indent=indent) + ("\n" if indent else "")
     return Response(
-        json.dumps(document, ensure_ascii=False).encode("utf-8"),
+        text.encode("utf-8"),
         status_code=status,
         media_type=JSON,
     )

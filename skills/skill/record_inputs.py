@@ -5,6 +5,7 @@ Precedence for every parameter: record input > app setting > built-in default.
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from dataclasses import dataclass
@@ -192,7 +193,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
     if unknown:
         reader.warnings.append(
-            f"ignored unknown input(s) {', '.join(map(repr, unknown))}; "
+            f"ignored unknown input(s) {', '.join(map(_with_nearest, unknown))}; "
             f"known inputs are {', '.join(KNOWN_INPUTS)}"
         )
 
@@ -428,3 +429,11 @@ __all__ = [
     "read_record_inputs",
     "replace_lone_surrogates",
 ]
+
+
+def _with_nearest(name: str) -> str:
+    """`'maximumPagelength' (did you mean 'maximumPageLength'?)`, or the name alone."""
+    near = difflib.get_close_matches(name, KNOWN_INPUTS, n=1, cutoff=0.75) or [
+        known for known in KNOWN_INPUTS if known.lower() == name.lower()
+    ]
+    return f"{name!r} (did you mean {near[0]!r}?)" if near else repr(name)

@@ -199,6 +199,32 @@ class Settings:
             overlap if self.page_overlap_length is None else self.page_overlap_length,
         )
 
+    def length_defaults_reason(self, unit: Unit) -> str:
+        """Why `length_defaults(unit)` are what they are, for a summary or a help line: the
+        app settings where given, else the local model's window where it embeds, else the
+        Split skill's defaults (the one rule every surface follows)."""
+        given = [
+            name
+            for name, value in (
+                (ENV_MAXIMUM_PAGE_LENGTH, self.maximum_page_length),
+                (ENV_PAGE_OVERLAP_LENGTH, self.page_overlap_length),
+            )
+            if value is not None
+        ]
+        local = (
+            LOCAL_MODELS.get(self.embedding.model) if self.embedding.provider == "local" else None
+        )
+        if local is not None:
+            why = (
+                f"the local model {self.embedding.model} reads {local.max_positions} "
+                "word pieces, so chunks it reads whole"
+            )
+        else:
+            why = "the Split skill's"
+        if len(given) == 2:
+            return f"from {' and '.join(given)}"
+        return f"{why}{', ' + given[0] + ' set' if given else ''}"
+
 
 def load_settings(
     environ: Mapping[str, str],

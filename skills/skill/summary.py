@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -11,9 +12,11 @@ if TYPE_CHECKING:
 
 SHOWN_CHUNKS = 8
 """Chunk lines per document; the rest are counted, so two documents fit a screen."""
-HEADING_WIDTH = 60
-"""Characters of a heading path shown; longer paths keep their end (the nearest heading)."""
+HEADING_WIDTH = 64
+"""Characters of a heading path shown; longer paths keep their end (the nearest headings)."""
 HEADING_SEPARATOR = " › "
+_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+"""A markdown ATX heading line (CommonMark's rule: up to three spaces, closing #s cut)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,15 +64,62 @@ def _document_lines(item: AnsweredFile, unit: str) -> list[str]:
 
 
 def _path(chunk: Mapping[str, object]) -> str:
-    """The chunk's heading path (its title when it has none); a long one keeps its first
-    and last headings."""
+    """The chunk's heading path, then the first heading its content starts with when that
+    is a deeper one and how many more sections it holds, so two chunks under one heading
+    tell apart, or `(continued)` when it goes on with a section an earlier chunk began; a
+    long path keeps its end (the nearest headings). A chunk before any
+    heading shows `(before the first heading; title ...)`."""
     headings = chunk.get("headings")
     parts = [str(h) for h in headings] if isinstance(headings, list) else []
-    path = HEADING_SEPARATOR.join(parts) or f"({chunk.get('title') or 'no heading'})"
-    if len(path) > HEADING_WIDTH and len(parts) > 1:
-        middle = ["…"] if len(parts) > 2 else []
-        path = HEADING_SEPARATOR.join([_clip(parts[0], HEADING_WIDTH // 3), *middle, parts[-1]])
-    return _clip(path, HEADING_WIDTH)
+    content = chunk.get("content")
+    content = content if isinstance(content, str) else ""
+    inside = _content_headings(content)
+    if inside and parts and inside[0] == parts[-1]:
+        inside = inside[1:]  # the chunk starts at its own path's last heading
+        more = len(inside)
+    else:
+        more = max(len(inside) - 1, 0)
+        parts += inside[:1]
+    suffix = f" (+{more} more section{'s' if more > 1 else ''})" if more else ""
+    first = next((line for line in content.splitlines() if line.strip()), "")
+    if parts and content and not _ATX.match(first):
+        suffix = " (continued)" + suffix  # the rest of a section a chunk before began
+    if not parts:
+        title = chunk.get("title")
+        return _clip(f"(before the first heading; title {title})" if title else "(no heading)",
+                     HEADING_WIDTH)  # fmt: skip
+    return _keep_end(parts, HEADING_WIDTH - len(suffix)) + suffix
+
+
+def _content_headings(content: str) -> list[str]:
+    """The markdown headings of a chunk's content, outside code fences."""
+    found: list[str] = []
+    fence = ""
+    for line in content.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = "" if fence == marker else fence or marker
+            continue
+        match = _ATX.match(line)
+        if match and not fence:
+            found.append(match.group(1).strip())
+    return found
+
+
+def _keep_end(parts: Sequence[str], width: int) -> str:
+    """`parts` joined, or `… › ` and as many of the last ones as fit in `width`."""
+    path = HEADING_SEPARATOR.join(parts)
+    if len(path) <= width:
+        return path
+    kept: list[str] = []
+    for part in reversed(parts):
+        if len(HEADING_SEPARATOR.join(["…", part, *kept])) > width:
+            break
+        kept.insert(0, part)
+    if not kept:
+        return "…" + parts[-1][-(width - 1) :]
+    return HEADING_SEPARATOR.join(["…", *kept])
 
 
 def _clip(text: str, width: int) -> str:

@@ -377,7 +377,10 @@ RECORDS: dict[str, tuple[object, Expect]] = {
     ),
     "unknown inputs": (
         {"text": "x", "colour": "blue", "MaximumPageLength": 10},
-        Warned("ignored unknown input(s) 'MaximumPageLength', 'colour'"),
+        Warned(
+            "ignored unknown input(s) 'MaximumPageLength' "
+            "(did you mean 'maximumPageLength'?), 'colour'"
+        ),
     ),
     "every problem at once": (
         {"text": 1, "unit": 2, "maximumPageLength": "x", "url": 3},

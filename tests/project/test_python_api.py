@@ -25,7 +25,9 @@ def test_plain_options_default_to_the_skills_lengths() -> None:
     assert chunk_options(max_length=300, unit="tokens").limits.page_overlap_length == 64
     with pytest.raises(OptionError, match="unit must be one of"):
         chunk_options(unit="words")  # type: ignore[arg-type]
-    with pytest.raises(OptionError, match="pageOverlapLength"):
+    with pytest.raises(
+        OptionError, match="overlap must be at least 0 and less than half of max_length"
+    ):
         chunk_options(max_length=2000, overlap=1500, unit="characters")
 
 
@@ -80,3 +82,25 @@ def test_sections_stays_an_alias_of_section_packing() -> None:
 
     assert chunking.Sections is chunking.SectionPacking
     assert chunking.Sections("packed") is chunking.SectionPacking.PACKED
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"max_length": 10, "unit": "characters"}, "max_length must be between 300 and 50000"),
+        ({"max_length": 100_000}, 'max_length must be between 64 and 8191 tokens (unit="tokens")'),
+        ({"max_lenght": 500}, "unknown option 'max_lenght'; did you mean max_length?"),
+        (
+            {"strategy": "words", "overlap": 10},
+            "argument overlap does not apply to strategy 'words'",
+        ),
+    ],
+)
+def test_the_librarys_refusals_use_its_own_names(options: dict[str, object], words: str) -> None:
+    """Issue 39, item 9: the same refusals as the skill and the command line, in the
+    keyword names a caller of chunk_text wrote, never maximumPageLength."""
+    with pytest.raises(OptionError) as refused:
+        chunk_text("# T\n\nHello.", **options)  # type: ignore[arg-type]
+    assert words in str(refused.value)
+    assert "maximumPageLength" not in str(refused.value)
+    assert "pageOverlapLength" not in str(refused.value)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chunking.options import OptionError
-from chunking.pipes import run_piped
+from chunking.pipes import command_name, run_piped
 from chunking.scoring import ScoringError
 from skills.commands.chunk_map.build import map_document
 from skills.commands.chunk_map.page import render_chunk_map, settings_line
@@ -16,6 +16,8 @@ from skills.commands.cli import (
     add_chunk_arguments,
     chunk_options,
     command_line_scoring,
+    defaults_epilog,
+    defaults_reason,
     read_or_exit,
 )
 
@@ -25,11 +27,11 @@ if TYPE_CHECKING:
 
 def _arguments() -> Parser:
     parser = Parser(
-        prog="python -m chunking.report",
+        prog=command_name("python -m chunking.report", "chunk-map"),
         description="Write one document's chunk map: a self-contained HTML page of the text "
         "with each chunk's span as a coloured band, overlaps striped, and each chunk's "
-        "embedded prefix and size. The defaults are the skill's.",
-        epilog="examples:\n"
+        "embedded prefix and size. The defaults are the local skill's.",
+        epilog=f"{defaults_epilog()}\n\nexamples:\n"
         "  python -m chunking.report samples/concepts-network.md -o map.html\n"
         "  python -m chunking.report page.html --unit characters --max 2000 -o map.html",
     )
@@ -77,9 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         parser.exit(2, f"{parser.prog}: cannot write {args.output}: {error.strerror}\n")
     document = chunk_map.document
+    reason = defaults_reason(args)
+    why = f" ({reason})" if reason else ""
     print(
         f"{args.output}: {len(document.chunks)} chunks of {name}, "
-        f"{len(document.warnings)} warning(s); {settings_line(options)}",
+        f"{len(document.warnings)} warning(s); {settings_line(options)}{why}",
         file=sys.stderr,
     )
     return 0
