@@ -26,9 +26,9 @@ from skills import __version__
 from skills.embedding.embedder import BatchEmbedder
 from skills.embedding.scoring import ScoringService, build_pair_client
 from skills.skill.contract import RequestError, render_error
-from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas
+from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas, transfer_deadline
 from skills.skill.request_body import ERROR_HEADERS, read_body
-from skills.skill.service import answer_chunk_request, request_deadline, request_limit
+from skills.skill.service import answer_chunk_request, request_limit
 from skills.skill.settings import (
     SettingsError,
     describe_settings,
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from skills.embedding.embedder import Embedder
     from skills.embedding.local import ModelLoad
     from skills.embedding.scoring import PairClient
+    from skills.skill.request_body import BodyMemory
     from skills.skill.settings import Settings
     from skills.skill.workers import ChunkerState, RecordChunker
 
@@ -86,16 +87,21 @@ def build_app(
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
         settings_now = current()
-        # Memory first: a request that does not fit beside those in flight waits here,
-        # before its body is read (docs/design/hardening.md, "Memory in flight").
-        reservation = await budgets.admit(request.headers, settings_now, started)
-        if isinstance(reservation, RequestError):
-            return _error_response(reservation, budgets.turned_away_headers())
+        # Memory by what arrives: the body's bytes as they come, then what it may cost
+        # (docs/design/hardening.md, "Memory in flight").
+        admission = budgets.admission(settings_now, started)
+        reservation = admission.reservation
         try:
-            body = await _read_body(request, settings_now, started)
+            body = await _read_body(request, settings_now, started, admission)
             if isinstance(body, RequestError):
                 reservation.release()
+                if body.status == HTTP_UNAVAILABLE:
+                    return _error_response(body, budgets.turned_away_headers())
                 return _error_response(body, ERROR_HEADERS.get(body.status))
+            refused = await admission.admit_body(len(body), settings_now)
+            if refused is not None:
+                reservation.release()
+                return _error_response(refused, budgets.turned_away_headers())
             answer = await answer_chunk_request(
                 body,
                 settings_now,
@@ -150,7 +156,12 @@ def build_app(
                     # The model is still on a batch whose request was answered: requests
                     # that need embeddings wait for it.
                     report["status"], status = "degraded", HTTP_UNAVAILABLE
-            report["memory"] = budgets.get(settings_now).state().as_json()
+            memory = budgets.get(settings_now).state()
+            report["memory"] = memory.as_json()
+            if memory.hostage:
+                # Clients that stopped sending (or reading) hold memory a request waits
+                # for, or a quarter of it: not "ok", though every worker may be idle.
+                report["status"], status = "degraded", HTTP_UNAVAILABLE
             state = chunkers.state()
             if state is not None:
                 report["chunking"] = state.as_json()
@@ -342,17 +353,21 @@ class _ChunkerSlot:
 
 
 async def _read_body(
-    request: Request, settings: Settings | SettingsError, started: float
+    request: Request, settings: Settings | SettingsError, started: float, memory: BodyMemory
 ) -> bytes | RequestError:
-    """The body (gunzipped if it came so), or a 4xx: 413 as soon as it is known to exceed
-    the limit, and 408 if it has not arrived in full by the deadline."""
+    """The body (gunzipped if it came so), its bytes held in `memory` as they arrive, or a
+    4xx: 413 as soon as it is known to exceed the limit, 408 if it has not arrived in full
+    by the transfer deadline; or the 503 when it got no memory in time."""
+    deadline, setting = transfer_deadline(settings)
     return await read_body(
         request.stream(),
         content_length=request.headers.get("content-length"),
         content_encoding=request.headers.get("content-encoding"),
         limit=request_limit(settings),
-        deadline=request_deadline(settings),
+        deadline=deadline,
+        deadline_setting=setting,
         started=started,
+        memory=memory,
     )
 
 
