@@ -27,7 +27,7 @@ from skills.embedding.embedder import BatchEmbedder
 from skills.embedding.scoring import ScoringService, build_pair_client
 from skills.skill.contract import RequestError, render_error
 from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas, transfer_deadline
-from skills.skill.request_body import ERROR_HEADERS, read_body
+from skills.skill.request_body import CLOSE, ERROR_HEADERS, framing_error, read_body
 from skills.skill.service import answer_chunk_request, request_limit
 from skills.skill.settings import (
     SettingsError,
@@ -87,6 +87,9 @@ def build_app(
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
         settings_now = current()
+        framing = framing_error(request.headers.items())
+        if framing is not None:  # before a byte of the body is read
+            return _error_response(framing, CLOSE)
         # Memory by what arrives: the body's bytes as they come, then what it may cost
         # (docs/design/hardening.md, "Memory in flight").
         admission = budgets.admission(settings_now, started)

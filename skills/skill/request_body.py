@@ -16,7 +16,7 @@ from skills.skill.contract import RequestError
 from skills.skill.service import too_large
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Mapping
+    from collections.abc import AsyncIterator, Mapping, Sequence
 
 GZIP_WBITS = 16 + zlib.MAX_WBITS
 """zlib's window bits for a gzip stream (header and trailer) with the largest window."""
@@ -34,6 +34,30 @@ ERROR_HEADERS: Mapping[int, Mapping[str, str]] = {
 """Response headers that go with a body error: after a 408 the connection still holds
 part of a body, so it is closed (RFC 9110 15.5.9); a 415 for a content coding names the
 codings the skill accepts (RFC 9110 15.5.16)."""
+
+
+CONFLICTING_FRAMING = (
+    "The request has both a Content-Length and a Transfer-Encoding header, which say "
+    "different things about where its body ends (RFC 9112, section 6.3); send one of them: "
+    "Content-Length with the body's size, or Transfer-Encoding: chunked alone."
+)
+CLOSE = {"Connection": "close"}
+"""Headers for an answer sent before the body was read: the connection still holds it."""
+
+
+def framing_error(headers: Sequence[tuple[str, str]]) -> RequestError | None:
+    """The 400 for a request whose headers frame its body two ways (`headers` as sent,
+    names in any case, every value).
+
+    With both, a server reads the body by Transfer-Encoding and ignores the length; a
+    proxy in front may not, and the two then disagree on where the next request starts
+    (request smuggling). RFC 9112 lets a server refuse such a request, and the skill has
+    no client that sends one: the indexer sends Content-Length.
+    """
+    names = {name.lower() for name, _ in headers}
+    if "content-length" in names and "transfer-encoding" in names:
+        return RequestError(400, CONFLICTING_FRAMING)
+    return None
 
 
 class BodyMemory(Protocol):
@@ -243,4 +267,12 @@ def _too_large_inflated(size: int, limit: int) -> RequestError:
     )
 
 
-__all__ = ["ERROR_HEADERS", "BodyMemory", "LimitedGunzip", "NotGzip", "read_body"]
+__all__ = [
+    "CLOSE",
+    "ERROR_HEADERS",
+    "BodyMemory",
+    "LimitedGunzip",
+    "NotGzip",
+    "framing_error",
+    "read_body",
+]

@@ -150,3 +150,36 @@ def test_health_is_degraded_while_a_client_that_stopped_sending_holds_the_memory
         healthy = _wait_for(client, url, lambda h: h.json()["memory"]["requests"] == 0)
     assert (healthy.status_code, healthy.json()["status"]) == (200, "ok")
     assert healthy.json()["memory"]["stalled"] == 0
+
+
+def _chunked(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n0\r\n\r\n"
+
+
+def test_a_request_framed_two_ways_is_a_400_and_holds_nothing(live_servers: LiveServers) -> None:
+    """Regression (issue 35, item 3): `Content-Length: 1` with `Transfer-Encoding:
+    chunked` and a 60 MB body: 8 such requests took the app to 754 MB with nothing
+    reserved, and the records were refused with a misleading "lower the batchSize"."""
+    url = _serve(live_servers)
+    with closing(_connect(url)) as liar, httpx.Client(timeout=GIVE_UP_SECONDS) as client:
+        liar.sendall(
+            b"POST /api/chunk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n" + _chunked(TINY)
+        )
+        status, headers, body = _answer(liar)
+        assert status == 400
+        assert headers["connection"] == "close"
+        message = json.loads(body)["error"]["message"]
+        assert message.startswith("The request has both a Content-Length and a Transfer-Encoding")
+        assert "RFC 9112" in message
+        memory = _wait_for(client, url, lambda h: h.json()["memory"]["requests"] == 0)
+    assert memory.json()["memory"]["peak"] == 0  # not a byte of its body was held
+    # Either framing alone is answered.
+    with closing(_connect(url)) as honest:
+        honest.sendall(
+            b"POST /api/chunk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n" + _chunked(TINY)
+        )
+        status, _, body = _answer(honest)
+    assert status == 200
+    assert json.loads(body)["values"][0]["data"]["chunks"]
