@@ -15,18 +15,20 @@ from __future__ import annotations
 import gzip
 import json
 import socket
+import threading
 import time
-from contextlib import closing
+from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+import uvicorn
 
 from skills.skill.app import build_app
 from skills.skill.settings import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from tests.conftest import LiveServers
 
@@ -82,7 +84,7 @@ def _wait_for(
 ) -> httpx.Response:
     give_up = time.monotonic() + GIVE_UP_SECONDS
     while not check(health := _health(client, url)):
-        assert time.monotonic() < give_up, health.json()
+        assert time.monotonic() < give_up, health.json().get("memory")
         time.sleep(0.02)
     return health
 
@@ -183,3 +185,76 @@ def test_a_request_framed_two_ways_is_a_400_and_holds_nothing(live_servers: Live
         status, _, body = _answer(honest)
     assert status == 200
     assert json.loads(body)["values"][0]["data"]["chunks"]
+
+
+SMALL_BUFFER = 4096
+"""Socket buffers for the never-reading client and the server's connections: a 1 MB
+answer cannot hide in the kernel's (loopback buffers grow to several MB otherwise)."""
+
+
+@contextmanager
+def _serve_small_buffers(settings: Settings) -> Iterator[str]:
+    """build_app(settings) under uvicorn on 127.0.0.1, its connections' send buffers small
+    (accepted sockets inherit SO_SNDBUF from the listening one)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(build_app(settings), log_level="critical"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    give_up = time.monotonic() + GIVE_UP_SECONDS
+    while not server.started:
+        assert time.monotonic() < give_up
+        assert thread.is_alive()
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(GIVE_UP_SECONDS)
+
+
+def test_an_answer_nobody_reads_holds_its_memory_until_the_transfer_deadline_then_is_dropped() -> (
+    None
+):
+    """Regression (issue 35, item 2): the reservation ended when the answer was handed to
+    the socket, not when it was read: 20 clients that never read ~55 MB answers took the
+    app to 1,210 MB while `in_flight` was 0 and health "ok", freed only when they left."""
+    text = "# Words\n\n" + "Plain words in a sentence of text. " * 6_000  # ~200,000
+    record = {"recordId": "r", "data": {"text": text, "maximumPageLength": 300}}
+    record["data"].update(unit="characters", pageOverlapLength=0)
+    body = json.dumps({"values": [record]}).encode()
+    settings = Settings(
+        memory_budget_bytes=200_000_000,
+        chunk_workers=0,
+        deadline_seconds=30.0,
+        transfer_deadline_seconds=2.0,
+    )
+    with _serve_small_buffers(settings) as url, httpx.Client(timeout=GIVE_UP_SECONDS) as client:
+        host, port = url.removeprefix("http://").split(":")
+        reader = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)
+        reader.settimeout(GIVE_UP_SECONDS)
+        reader.connect((host, int(port)))
+        with closing(reader):
+            reader.sendall(
+                b"POST /api/chunk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            # Its answer waits on the client: held, and stalled.
+            held = _wait_for(client, url, lambda h: h.json()["memory"]["stalled"] > 500_000)
+            assert held.json()["memory"]["requests"] == 1
+            # A tiny request is answered meanwhile.
+            assert client.post(f"{url}/api/chunk", content=TINY).status_code == 200
+            # By the transfer deadline it is dropped, and its memory given back.
+            after = _wait_for(client, url, lambda h: h.json()["memory"]["requests"] == 0)
+            assert after.json()["memory"]["in_flight"] == 0
+            received = b""
+            while part := reader.recv(65_536):
+                received += part
+        head, _, answer = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200")
+        declared = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+        # The connection was closed before the answer was read in full.
+        assert 0 < len(answer) < declared
