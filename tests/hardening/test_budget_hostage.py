@@ -15,20 +15,18 @@ from __future__ import annotations
 import gzip
 import json
 import socket
-import threading
 import time
-from contextlib import closing, contextmanager
+from contextlib import closing
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
-import uvicorn
 
 from skills.skill.app import build_app
 from skills.skill.settings import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     from tests.conftest import LiveServers
 
@@ -192,37 +190,15 @@ SMALL_BUFFER = 4096
 answer cannot hide in the kernel's (loopback buffers grow to several MB otherwise)."""
 
 
-@contextmanager
-def _serve_small_buffers(settings: Settings) -> Iterator[str]:
-    """build_app(settings) under uvicorn on 127.0.0.1, its connections' send buffers small
-    (accepted sockets inherit SO_SNDBUF from the listening one)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(build_app(settings), log_level="critical"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    give_up = time.monotonic() + GIVE_UP_SECONDS
-    while not server.started:
-        assert time.monotonic() < give_up
-        assert thread.is_alive()
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(GIVE_UP_SECONDS)
-
-
-def test_an_answer_nobody_reads_holds_its_memory_until_the_transfer_deadline_then_is_dropped() -> (
-    None
-):
+def test_an_answer_nobody_reads_holds_its_memory_until_the_transfer_deadline_then_is_dropped(
+    live_servers: LiveServers,
+) -> None:
     """Regression (issue 35, item 2): the reservation ended when the answer was handed to
     the socket, not when it was read: 20 clients that never read ~55 MB answers took the
     app to 1,210 MB while `in_flight` was 0 and health "ok", freed only when they left."""
     text = "# Words\n\n" + "Plain words in a sentence of text. " * 6_000  # ~200,000
-    record = {"recordId": "r", "data": {"text": text, "maximumPageLength": 300}}
-    record["data"].update(unit="characters", pageOverlapLength=0)
+    data = {"text": text, "unit": "characters", "maximumPageLength": 300, "pageOverlapLength": 0}
+    record = {"recordId": "r", "data": data}
     body = json.dumps({"values": [record]}).encode()
     settings = Settings(
         memory_budget_bytes=200_000_000,
@@ -230,7 +206,8 @@ def test_an_answer_nobody_reads_holds_its_memory_until_the_transfer_deadline_the
         deadline_seconds=30.0,
         transfer_deadline_seconds=2.0,
     )
-    with _serve_small_buffers(settings) as url, httpx.Client(timeout=GIVE_UP_SECONDS) as client:
+    url = live_servers.start_app(build_app(settings), send_buffer=SMALL_BUFFER)
+    with httpx.Client(timeout=GIVE_UP_SECONDS) as client:
         host, port = url.removeprefix("http://").split(":")
         reader = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)
