@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chunking.files import read_limited
 from evaluation.reader_text import reader_occurrences
 
 if TYPE_CHECKING:
@@ -17,9 +18,13 @@ if TYPE_CHECKING:
 class QuestionFileError(ValueError):
     """The question file has bad lines; `problems` lists every one, with its line number."""
 
-    def __init__(self, path: Path, problems: list[str]) -> None:
+    def __init__(self, path: Path, problems: list[str], *, unreadable: bool = False) -> None:
         shown = "\n".join(f"  {problem}" for problem in problems)
-        super().__init__(f"{path}: {len(problems)} bad line(s), nothing was evaluated:\n{shown}")
+        super().__init__(
+            f"cannot read {path}: {problems[0]}"
+            if unreadable
+            else f"{path}: {len(problems)} bad line(s), nothing was evaluated:\n{shown}"
+        )
         self.problems = problems
 
 
@@ -46,8 +51,10 @@ def load_questions(path: Path, documents: dict[str, EvalDocument]) -> list[Quest
     problems: list[str] = []
     questions: list[Question] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
+        lines = read_limited(path).decode("utf-8").splitlines()
+    except OSError as error:
+        raise QuestionFileError(path, [str(error.strerror)], unreadable=True) from error
+    except UnicodeDecodeError as error:
         raise QuestionFileError(path, [f"cannot read the file: {error}"]) from error
     for number, line in enumerate(lines, 1):
         if not line.strip():
