@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,10 @@ SHOWN_CHUNKS = 8
 HEADING_WIDTH = 60
 """Characters of a heading path shown; longer paths keep their end (the nearest heading)."""
 HEADING_SEPARATOR = " › "
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Format characters that reorder what a terminal shows after them (Trojan Source)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +43,7 @@ def summary_lines(answered: Sequence[AnsweredFile], unit: str, settings: str) ->
 
 def _document_lines(item: AnsweredFile, unit: str) -> list[str]:
     record = item.record
-    name = str(record.get("recordId"))
+    name = printable(str(record.get("recordId")))
     data = record.get("data")
     chunks = data.get("chunks") if isinstance(data, dict) else None
     chunks = chunks if isinstance(chunks, list) else []
@@ -56,7 +61,7 @@ def _document_lines(item: AnsweredFile, unit: str) -> list[str]:
         lines.append(f"  ... {len(chunks) - SHOWN_CHUNKS} more chunk(s)")
     for kind in ("errors", "warnings"):
         for entry in _messages(record.get(kind)):
-            lines.append(f"  {kind[:-1]}: {entry}")
+            lines.append(f"  {kind[:-1]}: {printable(entry)}")
     return lines
 
 
@@ -64,12 +69,27 @@ def _path(chunk: Mapping[str, object]) -> str:
     """The chunk's heading path (its title when it has none); a long one keeps its first
     and last headings."""
     headings = chunk.get("headings")
-    parts = [str(h) for h in headings] if isinstance(headings, list) else []
-    path = HEADING_SEPARATOR.join(parts) or f"({chunk.get('title') or 'no heading'})"
+    parts = [printable(str(h)) for h in headings] if isinstance(headings, list) else []
+    title = printable(str(chunk.get("title") or "no heading"))
+    path = HEADING_SEPARATOR.join(parts) or f"({title})"
     if len(path) > HEADING_WIDTH and len(parts) > 1:
         middle = ["…"] if len(parts) > 2 else []
         path = HEADING_SEPARATOR.join([_clip(parts[0], HEADING_WIDTH // 3), *middle, parts[-1]])
     return _clip(path, HEADING_WIDTH)
+
+
+def printable(text: str) -> str:
+    """`text` with every control character (C0, DEL, C1: a heading holding ESC ] 0 ; ...
+    BEL would retitle the terminal, ESC [ 2 J clear it) and bidirectional override shown
+    as an escape (`\\x1b`, `\\u202e`) instead of sent to the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(
+        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+        if unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS
+        else c
+        for c in text
+    )
 
 
 def _clip(text: str, width: int) -> str:
