@@ -29,7 +29,12 @@ from skills.skill.memory_budget import (
     record_cost,
     upper_cost,
 )
-from skills.skill.settings import Settings
+from skills.skill.settings import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    DEFAULT_MEMORY_BUDGET_BYTES,
+    Settings,
+)
+from tests.paths import ROOT
 from tests.skill.test_worker_capacity import HOLD, HoldingEmbedder
 
 if TYPE_CHECKING:
@@ -267,3 +272,18 @@ def test_a_waiter_whose_request_is_cancelled_leaves_nothing_reserved() -> None:
         return state.in_flight, state.waiting, state.turned_away
 
     assert asyncio.run(scenario()) == (0, 0, 0)
+
+
+def test_the_hardening_guide_states_what_the_cost_model_reserves() -> None:
+    """The guide's figures are the code's (issue 35, item 4: it claimed that two requests
+    at their caps run at once, while the model reserved the whole budget for one)."""
+    guide = (ROOT / "docs" / "design" / "hardening.md").read_text(encoding="utf-8")
+    mib = 2**20
+    largest = upper_cost(DEFAULT_MAX_REQUEST_BYTES, Settings())
+    assert largest == 640 * mib == DEFAULT_MEMORY_BUDGET_BYTES
+    assert "costs 64 MiB + 256 MiB + 320 MiB = 640 MiB" in guide
+    # From 2 MiB of body the answer's allowance is at its cap: 330 MiB or more each.
+    assert upper_cost(2 * mib, Settings()) >= 330 * mib > DEFAULT_MEMORY_BUDGET_BYTES // 2
+    assert upper_cost(2 * mib - 1, Settings()) < 330 * mib
+    assert "budget admits **one** at a time" in guide
+    assert "330 MiB or more for any body of 2 MiB or more" in guide
