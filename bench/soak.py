@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -61,6 +62,15 @@ SOAK_USER_INFO = "soak-user:soak-S3cr3t"
 SOAK_KEY = "soak-key-9f2c"
 """Both in testing/leaks.py's SECRETS: no answer or log line may show them."""
 KIB = 1024
+TRANSFER_DEADLINE_SECONDS = 10.0
+"""The soak's TRANSFER_DEADLINE_SECONDS (at most half the deadline): hostile clients that
+stop sending or reading are cut within a short run."""
+HOSTILE_KINDS = ("slow body", "never reads", "lying frame")
+"""Issue 35's clients: a body declared 64 MiB that comes a byte a second, an answer never
+read (a small receive buffer), Content-Length with Transfer-Encoding."""
+HOSTILE_EXPECTED = {"slow body": 408, "lying frame": 400}
+"""The status each hostile kind must get (a never-reading client gets its connection
+closed; it is counted, not checked)."""
 
 PATHOLOGICAL: tuple[tuple[str, Callable[[], dict[str, object]]], ...] = (
     ("a million '.'", lambda: {"text": "." * 1_000_000}),
@@ -161,6 +171,12 @@ class SoakTally:
     log_python_words: int = 0
     """Log lines with an exception name, a traceback or a library's message (allowed:
     for the operator; reported)."""
+    hostile: dict[str, int] = field(default_factory=dict)
+    """Hostile clients (issue 35) by kind and the status they got: `slow body 408`."""
+    hostile_wrong: int = 0
+    """Hostile clients that did not get the status their kind must (HOSTILE_EXPECTED)."""
+    ok_while_held: int = 0
+    """Health said "ok" while stalled clients held a quarter of the memory budget."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def scan(self, answer: bytes, request: bytes) -> None:
@@ -301,6 +317,11 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
                     tally.health_unanswered += 1
                 continue
             tally.count(tally.health_states, status)
+            memory = health.json().get("memory") or {}
+            stalled = memory.get("stalled", 0)
+            if status == "ok" and stalled and stalled * 4 >= memory.get("budget", 1):
+                with tally.lock:
+                    tally.ok_while_held += 1
             chunking = health.json().get("chunking") or {}
             stuck = chunking.get("long_running", 0) >= max(chunking.get("workers", 0), 1)
             began = time.monotonic()
@@ -323,6 +344,66 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
                     tally.health_lies += 1
                 if status == "ok" and stuck:
                     tally.stuck_but_ok += 1
+
+
+def _hostile(base: str, stop_at: float, tally: SoakTally, big: bytes) -> None:
+    """One hostile client at a time, the kinds in turn, until `stop_at`."""
+    host, port = base.removeprefix("http://").split(":")
+    for turn in range(10**9):
+        if time.monotonic() >= stop_at:
+            return
+        kind = HOSTILE_KINDS[turn % len(HOSTILE_KINDS)]
+        try:
+            status = _hostile_client(kind, (host, int(port)), stop_at, big)
+        except OSError:
+            status = 0
+        tally.count(tally.hostile, f"{kind} {status}")
+        expected = HOSTILE_EXPECTED.get(kind)
+        if expected is not None and status != expected:
+            with tally.lock:
+                tally.hostile_wrong += 1
+
+
+def _hostile_client(kind: str, address: tuple[str, int], stop_at: float, big: bytes) -> int:
+    """Run one hostile client; the status it got (0: none, the connection was closed)."""
+    head = "POST /api/chunk HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"
+    connection = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    with connection:
+        if kind == "never reads":
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * KIB)
+        connection.settimeout(1.0)
+        connection.connect(address)
+        if kind == "slow body":
+            connection.sendall(f"{head}Content-Length: {64 * KIB * KIB}\r\n\r\n".encode())
+            for byte in b'{"values": [' * 1_000:
+                if time.monotonic() >= stop_at:
+                    return 0
+                try:
+                    answer = connection.recv(KIB)
+                except TimeoutError:
+                    connection.sendall(bytes([byte]))  # a byte a second
+                    continue
+                return _status(answer)
+            return 0
+        if kind == "lying frame":
+            chunk = b'{"values": []}'
+            connection.sendall(
+                f"{head}Content-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+                + f"{len(chunk):x}\r\n".encode()
+                + chunk
+                + b"\r\n0\r\n\r\n"
+            )
+            connection.settimeout(30.0)
+            return _status(connection.recv(KIB))
+        connection.sendall(f"{head}Content-Length: {len(big)}\r\n\r\n".encode() + big)
+        # Never read: wait past the transfer deadline, then leave.
+        time.sleep(min(TRANSFER_DEADLINE_SECONDS + 5.0, max(stop_at - time.monotonic(), 0)))
+        return 0
+
+
+def _status(answer: bytes) -> int:
+    parts = answer.split(b" ", 2)
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
 
 
 def _read_log(server: subprocess.Popen[str], tally: SoakTally) -> None:
@@ -438,6 +519,7 @@ def soak(
             "EMBEDDING_MODEL": "text-embedding-3-small",
             "EMBEDDING_DIMENSIONS": "256",
             "SKILL_DEADLINE_SECONDS": f"{deadline:g}",
+            "TRANSFER_DEADLINE_SECONDS": f"{min(TRANSFER_DEADLINE_SECONDS, deadline / 2):g}",
         }
         server = start_server(port, env)
         threading.Thread(target=_read_log, args=(server, tally), daemon=True).start()
@@ -450,6 +532,9 @@ def soak(
                 target=_probe, args=(base, stop_at, deadline, tally, stub), daemon=True
             ),
             threading.Thread(target=_watch_memory, args=(server.pid, stop_at, tally), daemon=True),
+            threading.Thread(
+                target=_hostile, args=(base, stop_at, tally, mix.huge[0]), daemon=True
+            ),
         ]
         for thread in background:
             thread.start()
@@ -494,6 +579,10 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         "tiny-request p99 under 2 s (embedding service healthy)": tiny99 < TINY_P99_GOAL_SECONDS,
         'health never "ok" while every worker was stuck': tally.stuck_but_ok == 0,
         "peak memory under 1.5 GB": tally.peak_rss_mb < PEAK_MEMORY_GOAL_MB,
+        "every slow body a 408, every lying frame a 400": tally.hostile_wrong == 0,
+        'health never "ok" while stalled clients held a quarter of the memory': (
+            tally.ok_while_held == 0
+        ),
         "every answer and health body in the skill's words": not tally.dishonest_answers,
         "no secret, user info or query in the log": not tally.dishonest_log_lines,
     }
@@ -516,6 +605,9 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
          f"{tally.probes} / {tally.health_lies} / {tally.health_unanswered}"),
         ('health "ok" while every worker was stuck', f"{tally.stuck_but_ok}"),
         ("health states seen", json.dumps(tally.health_states)),
+        ("hostile clients (issue 35) by kind and status", json.dumps(tally.hostile)),
+        ('health "ok" while stalled clients held a quarter of the memory',
+         f"{tally.ok_while_held}"),
         ("peak RSS, server and workers", f"{tally.peak_rss_mb:.0f} MB"),
         ("at that peak: app / forkserver / workers", _breakdown(tally.peak_reading)),
         ("peak of each: app / workers (all) / tree PSS",

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from chunking.files import read_limited
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
     ChunkOptions,
@@ -156,9 +157,10 @@ def chunk_file(
     """Chunk a file, decoded as the skill decodes `file_data` (byte order mark, declared
     charset, UTF-8, else detection); its name picks the format when `format` is auto.
     Raises `OptionError` for a binary format (PDF, Office, images) and OSError when the
-    file cannot be read. Decoding warnings come first in the result's `warnings`."""
+    file cannot be read (FileRefused when it is not a regular file, or larger than the
+    skill takes: `chunking.files`). Decoding warnings come first in the result's `warnings`."""
     name = Path(path)
-    decoded = decode_file(name.read_bytes(), file_name=name.name)
+    decoded = decode_file(read_limited(name), file_name=name.name)
     if isinstance(decoded, BinaryFile):
         raise OptionError(f"{name}: {decoded.message}")
     document = chunk_text(

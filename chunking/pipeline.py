@@ -10,7 +10,7 @@ from chunking.chunk_ids import chunk_id, document_digest
 from chunking.contextualize import Contextualizer, Continuations
 from chunking.measure.sizing import make_sizer
 from chunking.model import Chunk, ChunkedDocument
-from chunking.options import ChunkOptions, OptionError
+from chunking.options import ChunkOptions, OptionError, TooManyChunks
 from chunking.outline.plain_outline import plain_outline
 from chunking.outline.sections import SectionTree
 from chunking.parse.detect import detect_format
@@ -96,6 +96,9 @@ def chunk_document(
     tree = SectionTree.build(planned, title_heading)
     context = Contextualizer.for_options(sizer, title_text, options)
     plan = strategy(PlanInputs(planned, tree, sizer, context, options, scoring or Scoring()))
+    if options.max_chunks and len(plan.spans) > options.max_chunks:
+        # Strategies stop planning past the cap; this holds it for any other.
+        raise TooManyChunks(options.max_chunks)
     digest = document_digest(outline.source, given)
     # The source's own regions: a reader gets `content`'s markup, not the embedded text's.
     continuations = Continuations.of(outline.source, outline.regions)

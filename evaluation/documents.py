@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chunking.files import read_limited
 from chunking.pipeline import parse
 
 if TYPE_CHECKING:
@@ -50,12 +51,16 @@ def load_documents(folder: Path) -> dict[str, EvalDocument]:
     documents: dict[str, EvalDocument] = {}
     for path in sorted(folder.rglob("*")):
         format = SUFFIX_FORMATS.get(path.suffix.lower())
-        if format is None or not path.is_file() or path.name in NOT_DOCUMENTS:
+        if format is None or path.is_dir() or path.name in NOT_DOCUMENTS:
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            # As read_text reads it (universal newlines), but never a FIFO, a device or
+            # more than the skill takes (chunking.files).
+            text = read_limited(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         except UnicodeDecodeError as error:
             raise DocumentError(f"{path} is not UTF-8 text ({error.reason})") from error
+        except OSError as error:
+            raise DocumentError(f"cannot read {path}: {error.strerror}") from error
         name = path.relative_to(folder).as_posix()
         source = parse(text, format).source
         documents[name] = EvalDocument(name, text, format, source)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from chunking.files import read_limited
 from evaluation.metrics import paired_difference
 from evaluation.passages import PASSAGE_MODES
 
@@ -124,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     metrics = [m.strip() for m in arguments.metrics.split(",") if m.strip()]
     try:
-        results = json.loads(arguments.results.read_text(encoding="utf-8"))
+        results = json.loads(read_limited(arguments.results).decode("utf-8"))
         pairs = [_pair(item) for item in arguments.pair] if arguments.pair else None
         rows = paired_rows(results, pairs, metrics)
     except (OSError, ValueError, KeyError) as error:

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chunking.files import read_limited
 from evaluation.reader_text import reader_occurrences
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ class QuestionFileError(ValueError):
     def __init__(self, path: Path, problems: list[str], *, unreadable: str = "") -> None:
         shown = "\n".join(f"  {problem}" for problem in problems)
         super().__init__(
-            f"{path}: {unreadable}; nothing was evaluated"
+            f"cannot read {path}: {unreadable}"
             if unreadable
             else f"{path}: {len(problems)} bad line(s), nothing was evaluated:\n{shown}"
         )
@@ -50,14 +51,13 @@ def load_questions(path: Path, documents: dict[str, EvalDocument]) -> list[Quest
     problems: list[str] = []
     questions: list[Question] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_limited(path).decode("utf-8").splitlines()
     except FileNotFoundError as error:
         raise QuestionFileError(path, [], unreadable="no such questions file") from error
-    except IsADirectoryError as error:
-        raise QuestionFileError(path, [], unreadable="a folder, not a questions file") from error
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise QuestionFileError(path, [], unreadable=f"cannot read the file: {reason}") from error
+    except OSError as error:
+        raise QuestionFileError(path, [], unreadable=str(error.strerror)) from error
+    except UnicodeDecodeError as error:
+        raise QuestionFileError(path, [], unreadable=f"not UTF-8 text ({error.reason})") from error
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from chunking.files import read_limited
 from chunking.options import Unit
 from chunking.parse.decode import DecodedFile, decode_file
 from chunking.pipes import command_name, run_piped
@@ -90,7 +91,7 @@ def build_request(paths: list[str], inputs: dict[str, object]) -> dict[str, obje
     values: list[dict[str, object]] = []
     seen: dict[str, int] = {}
     for path in paths:
-        raw = Path(path).read_bytes()
+        raw = read_limited(path)
         decoded = decode_file(raw, file_name=path)
         content: dict[str, object] = (
             {"text": decoded.text}

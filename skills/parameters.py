@@ -553,6 +553,18 @@ PARAMETERS: tuple[Parameter, ...] = (
         maximum=MAX_DEADLINE_SECONDS,
     ),
     Parameter(
+        "transferDeadlineSeconds",
+        "seconds",
+        "a request body must arrive, and an answer be read by the client, within this; a body "
+        "still arriving gets a 408, an answer still unread has its connection closed; a "
+        "request's memory is held meanwhile (0 < s ≤ 230)",
+        "`30` (a 64 MiB body at 2.2 MB/s)",
+        record_input=False,
+        setting="TRANSFER_DEADLINE_SECONDS",
+        attribute="transfer_deadline_seconds",
+        maximum=MAX_DEADLINE_SECONDS,
+    ),
+    Parameter(
         "chunkWorkers",
         "integer",
         "worker processes that chunk records; a record still running at the deadline has its "

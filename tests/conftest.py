@@ -223,9 +223,12 @@ class LiveServers:
         """Serve build_app(settings) on a free port; returns its base URL."""
         return self.start_app(build_app(settings))
 
-    def start_app(self, app: Starlette) -> str:
-        """Serve `app` on a free port; returns its base URL."""
+    def start_app(self, app: Starlette, send_buffer: int | None = None) -> str:
+        """Serve `app` on a free port; returns its base URL. With `send_buffer`, its
+        connections' kernel send buffers are that small (they inherit the listener's)."""
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if send_buffer is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         sock.bind(("127.0.0.1", 0))  # the OS picks a free port; no race with other tests
         port = sock.getsockname()[1]
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))

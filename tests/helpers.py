@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import resource
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,6 +24,7 @@ from chunking.measure.sizing import make_sizer
 from chunking.outline.plain_outline import plain_outline
 from chunking.pipeline import FormatName, parse
 from chunking.plan.sentences import sentencex_ends
+from tests.paths import ROOT
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -149,3 +153,32 @@ SECTION_PER_CHUNK = 0.25
 """A section fill at which each small section of a test page is a chunk of its own, so a
 test about heading paths sees every section's path (the default, 0.75, would pack a few
 of these short sections together under their common parent)."""
+
+
+COMMAND_SECONDS = 120
+"""A bound on each command a test runs (one that blocks fails the test, it does not hang it)."""
+
+
+def run_module(
+    module: str, *args: str, address_space: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m module args` from the project's root, without CHUNK_ app settings and with
+    no embedding provider; with `address_space`, the process may map at most that many
+    bytes (a command that reads without bound fails with a MemoryError, it does not take
+    the machine)."""
+
+    def cap() -> None:
+        if address_space is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHUNK_")}
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        env={**env, "EMBEDDING_PROVIDER": "none"},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=COMMAND_SECONDS,
+        preexec_fn=cap,
+    )

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from chunking.model import Level
 from chunking.offsets import skip_space, trim
+from chunking.options import TooManyChunks
 from chunking.plan.core import Plan
 from chunking.plan.walk import StructureWalk
 from chunking.plan.words import WordWindowPlanner
@@ -146,12 +147,15 @@ class _BinarySplitter:
     def spans(self) -> list[Span]:
         """Every chunk in order."""
         taken = self.options.limits.maximum_pages_to_take
+        cap = self.options.max_chunks
         result: list[Span] = []
         for start, end, span in self._groups():
             for piece in [span] if span is not None else self._split(start, end):
                 result.append(piece)
                 if taken and len(result) >= taken:
                     return result
+            if cap and len(result) > cap:  # past the cap: the rest would only be refused
+                raise TooManyChunks(cap)
         return result
 
     def _sections(self) -> list[tuple[int, int]]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from chunking.model import Block, BlockKind, Level, Outline, Span
 from chunking.offsets import skip_space, skip_space_back, trim
-from chunking.options import SplitMode, Unit
+from chunking.options import SplitMode, TooManyChunks, Unit
 from chunking.plan.next_match import NextMatch
 from chunking.plan.sentences import (
     WHOLE_TEXT_CHARACTERS,
@@ -678,6 +678,7 @@ class StructureWalk:
         limits = self.options.limits
         position = skip_space(source, self.doc.outline.body_start)
         previous_end = position
+        cap = self.options.max_chunks
         result: list[Span] = []
         while position < self.end:
             span = next_span(position, previous_end)
@@ -690,6 +691,10 @@ class StructureWalk:
             result.append(span)
             if limits.maximum_pages_to_take and len(result) >= limits.maximum_pages_to_take:
                 break
+            if cap and len(result) > cap:
+                # Stop here: the rest would only be planned and contextualized to be refused
+                # (a 60-million-character record at 300/149 built 588,234 chunks first).
+                raise TooManyChunks(cap)
             next_start = skip_space(source, span.end)
             overlap = None
             if next_start < self.end and overlaps(next_start):

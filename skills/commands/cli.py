@@ -12,6 +12,7 @@ import textwrap
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from chunking.files import read_limited
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
     SCORED_STRATEGIES,
@@ -256,13 +257,10 @@ def read_file(name: str) -> DecodedFile:
     """A file's text (`-`: stdin), decoded as the skill decodes `file_data`: by its byte
     order mark, declared encoding (`<meta charset>`, XML declaration), UTF-8, or detection.
 
-    Raises OSError, and UnreadableFile for a binary format.
+    Raises OSError (FileRefused for what is not a regular file, or is larger than the skill
+    takes), and UnreadableFile for a binary format.
     """
-    if name == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(name, "rb") as handle:
-            data = handle.read()
+    data = read_limited(name)  # a FIFO, a device or a huge file: a one-line refusal
     decoded = decode_file(data, file_name=None if name == "-" else name)
     if isinstance(decoded, BinaryFile):
         raise UnreadableFile(errno.EINVAL, decoded.message)

@@ -16,7 +16,6 @@ import time
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
-from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.responses import Response
@@ -26,9 +25,9 @@ from skills import __version__
 from skills.embedding.embedder import BatchEmbedder
 from skills.embedding.scoring import ScoringService, build_pair_client
 from skills.skill.contract import RequestError, render_error
-from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas
-from skills.skill.request_body import ERROR_HEADERS, read_body
-from skills.skill.service import answer_chunk_request, request_deadline, request_limit
+from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas, transfer_deadline
+from skills.skill.request_body import CLOSE, ERROR_HEADERS, framing_error, read_body
+from skills.skill.service import answer_chunk_request, request_limit
 from skills.skill.settings import (
     SettingsError,
     describe_settings,
@@ -46,6 +45,8 @@ if TYPE_CHECKING:
     from skills.embedding.embedder import Embedder
     from skills.embedding.local import ModelLoad
     from skills.embedding.scoring import PairClient
+    from skills.skill.memory_budget import Reservation
+    from skills.skill.request_body import BodyMemory
     from skills.skill.settings import Settings
     from skills.skill.workers import ChunkerState, RecordChunker
 
@@ -54,6 +55,9 @@ logger = logging.getLogger(__name__)
 JSON = "application/json"
 HTTP_UNAVAILABLE = 503
 HTTP_SERVER_ERROR = 500
+SEND_PIECE = 256 * 1024
+"""Bytes of an answer handed to uvicorn at a time: it waits for the socket to drain
+(past its 64 KiB write buffer) before it takes the next."""
 SERVER_ERROR_MESSAGE = (
     "The skill failed to answer this request because of an error on its side. Retry the "
     "request; if it fails again, the function app's logs say what went wrong."
@@ -87,16 +91,24 @@ def build_app(
     async def chunk(request: Request) -> Response:
         started = time.monotonic()
         settings_now = current()
-        # Memory first: a request that does not fit beside those in flight waits here,
-        # before its body is read (docs/design/hardening.md, "Memory in flight").
-        reservation = await budgets.admit(request.headers, settings_now, started)
-        if isinstance(reservation, RequestError):
-            return _error_response(reservation, budgets.turned_away_headers())
+        framing = framing_error(request.headers.items())
+        if framing is not None:  # before a byte of the body is read
+            return _error_response(framing, CLOSE)
+        # Memory by what arrives: the body's bytes as they come, then what it may cost
+        # (docs/design/hardening.md, "Memory in flight").
+        admission = budgets.admission(settings_now, started)
+        reservation = admission.reservation
         try:
-            body = await _read_body(request, settings_now, started)
+            body = await _read_body(request, settings_now, started, admission)
             if isinstance(body, RequestError):
                 reservation.release()
+                if body.status == HTTP_UNAVAILABLE:
+                    return _error_response(body, budgets.turned_away_headers())
                 return _error_response(body, ERROR_HEADERS.get(body.status))
+            refused = await admission.admit_body(len(body), settings_now)
+            if refused is not None:
+                reservation.release()
+                return _error_response(refused, budgets.turned_away_headers())
             answer = await answer_chunk_request(
                 body,
                 settings_now,
@@ -112,13 +124,9 @@ def build_app(
             reservation.release()
             raise
         headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
-        # Held until the answer has been sent: its bytes are in memory until then.
-        return Response(
-            answer.body,
-            status_code=answer.status,
-            media_type=JSON,
-            headers=headers,
-            background=BackgroundTask(reservation.release),
+        # Held until the answer has been read: its bytes are in memory until then.
+        return _HeldAnswer(
+            answer.body, answer.status, headers, reservation, transfer_deadline(settings_now)
         )
 
     async def health(request: Request) -> Response:
@@ -159,7 +167,12 @@ def build_app(
                     if cache is not None
                     else {"mode": embedding.cache.mode, "state": "unused"}
                 )
-            report["memory"] = budgets.get(settings_now).state().as_json()
+            memory = budgets.get(settings_now).state()
+            report["memory"] = memory.as_json()
+            if memory.hostage:
+                # Clients that stopped sending (or reading) hold memory a request waits
+                # for, or a quarter of it: not "ok", though every worker may be idle.
+                report["status"], status = "degraded", HTTP_UNAVAILABLE
             state = chunkers.state()
             if state is not None:
                 report["chunking"] = state.as_json()
@@ -205,6 +218,69 @@ def build_app(
         exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
     )
+
+
+class _HeldAnswer(Response):
+    """An answer whose memory stays reserved until the client has it, and no longer than
+    the transfer deadline.
+
+    Under uvicorn, the body goes out in SEND_PIECE pieces: the server waits for its
+    socket to drain before it takes the next, so the answer stays in the app (counted in
+    the budget) rather than in a socket buffer nobody counts. A client that has not read it
+    all by the transfer deadline has its connection closed (uvicorn closes a connection
+    whose answer the app left unfinished) and the memory is given back: 20 clients that
+    never read ~55 MB answers held 1.2 GB, uncounted, until they went away (issue 35).
+    Azure's adapter joins an answer's pieces into one body anyway, so it gets one piece.
+    """
+
+    def __init__(
+        self,
+        body: bytes,
+        status: int,
+        headers: Mapping[str, str] | None,
+        reservation: Reservation,
+        deadline: tuple[float, str],
+    ) -> None:
+        super().__init__(body, status_code=status, media_type=JSON, headers=headers)
+        self.reservation = reservation
+        self.deadline = deadline
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        reservation = self.reservation
+        reservation.phase = "sending"
+        reservation.progress()
+        # What is held now is the answer (the records and the body are gone).
+        reservation.shrink(len(self.body))
+        seconds, setting = self.deadline
+        # Azure's adapter joins the pieces into one body: one piece is not copied again.
+        whole = "azure_functions.invocation_id" in scope or not self.body
+        try:
+            async with asyncio.timeout(seconds):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": self.status_code,
+                        "headers": self.raw_headers,
+                    }
+                )
+                if whole:
+                    await send({"type": "http.response.body", "body": self.body})
+                view = memoryview(self.body)
+                for offset in range(0, len(view) if not whole else 0, SEND_PIECE):
+                    more = offset + SEND_PIECE < len(view)
+                    part = bytes(view[offset : offset + SEND_PIECE])
+                    await send({"type": "http.response.body", "body": part, "more_body": more})
+                    reservation.progress()
+        except TimeoutError:
+            logger.warning(
+                "an answer of %d bytes was not read by its client within %g s (app setting "
+                "%s); its connection is closed",
+                len(self.body),
+                seconds,
+                setting,
+            )
+        finally:
+            reservation.release()
 
 
 class _ServerErrors:
@@ -360,17 +436,21 @@ class _ChunkerSlot:
 
 
 async def _read_body(
-    request: Request, settings: Settings | SettingsError, started: float
+    request: Request, settings: Settings | SettingsError, started: float, memory: BodyMemory
 ) -> bytes | RequestError:
-    """The body (gunzipped if it came so), or a 4xx: 413 as soon as it is known to exceed
-    the limit, and 408 if it has not arrived in full by the deadline."""
+    """The body (gunzipped if it came so), its bytes held in `memory` as they arrive, or a
+    4xx: 413 as soon as it is known to exceed the limit, 408 if it has not arrived in full
+    by the transfer deadline; or the 503 when it got no memory in time."""
+    deadline, setting = transfer_deadline(settings)
     return await read_body(
         request.stream(),
         content_length=request.headers.get("content-length"),
         content_encoding=request.headers.get("content-encoding"),
         limit=request_limit(settings),
-        deadline=request_deadline(settings),
+        deadline=deadline,
+        deadline_setting=setting,
         started=started,
+        memory=memory,
     )
 
 

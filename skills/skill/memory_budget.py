@@ -2,14 +2,20 @@
 
 Each request is capped on its own (MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES,
 MAX_CHUNKS_PER_RECORD), but several big requests at once add up, and the instance has
-one amount of memory for all of them. So a request reserves what it may cost before its
-body is read: its body, the records decoded from it, and the answer it may build
-(`upper_cost`). A request that does not fit beside the requests in flight waits, in
+one amount of memory for all of them. So a request reserves by what it holds: the bytes
+of its body as they arrive (never what Content-Length declares: a client that declares
+64 MiB and sends a byte a second held the whole budget, issue 35), then, once the body
+is in, what it may cost: its body, the records decoded from it, and the answer it may
+build (`upper_cost`). A request that does not fit beside the requests in flight waits, in
 arrival order among those that fit, until enough is released or until half its deadline
 has gone; then it gets a 503 with Retry-After, as when every worker was busy. Once its
 records are parsed the reservation shrinks to their exact cost (`records_cost`), and a
 record that could never fit (only when the budget is set below what the per-request caps
 allow) is refused on its own, with an error that says which input or setting to change.
+
+A reservation whose bytes do not move (a body that stopped arriving) is "stalled"; health
+says "degraded" while stalled requests hold memory another request waits for, or a
+quarter of the budget (`BudgetState.held_hostage`).
 
 The cost model and its figures are in docs/design/hardening.md ("Memory in flight").
 """
@@ -23,6 +29,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,13 +39,16 @@ from skills.skill.settings import (
     DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_MEMORY_BUDGET_BYTES,
+    DEFAULT_TRANSFER_DEADLINE_SECONDS,
+    ENV_DEADLINE_SECONDS,
     ENV_MAX_REQUEST_BYTES,
     ENV_MEMORY_BUDGET_BYTES,
+    ENV_TRANSFER_DEADLINE_SECONDS,
     SettingsError,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from skills.skill.contract import InputRecord, OutputRecord
     from skills.skill.settings import Settings
@@ -64,6 +74,16 @@ at the last moment still has half its deadline to be answered."""
 BUSY_RETRY_SECONDS = 30
 """Retry-After when a request could not get memory in time: requests in flight by then
 have been answered (their deadline is over)."""
+BODY_HELD = 2
+"""How many times its bytes a body holds while it is read: the pieces received, and at
+the end their join into one body."""
+STALL_FRACTION = 0.25
+"""A reservation whose bytes have not moved for this share of the transfer deadline
+(TRANSFER_DEADLINE_SECONDS; 7.5 s of the default 30 s) is stalled: its client stopped
+sending (or reading), and it holds its memory until the transfer deadline ends it."""
+HOSTAGE_SHARE = 0.25
+"""Stalled requests holding this share of the budget make health "degraded", even with
+no request waiting for it yet."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +104,13 @@ class BudgetState:
     """Requests since start that got a 503 because memory did not free up in time."""
     peak: int
     """The most bytes reserved at once since start."""
+    stalled: int = 0
+    """Bytes held now by requests whose body (or answer) has not moved for a while."""
+    hostage: bool = False
+    """Whether stalled requests hold memory a waiting request needs, or a quarter of the
+    budget: health says "degraded" then."""
 
-    def as_json(self) -> dict[str, int]:
+    def as_json(self) -> dict[str, int | bool]:
         return {
             "budget": self.budget,
             "in_flight": self.in_flight,
@@ -94,6 +119,8 @@ class BudgetState:
             "waited": self.waited,
             "turned_away": self.turned_away,
             "peak": self.peak,
+            "stalled": self.stalled,
+            "held_by_stalled_requests": self.hostage,
         }
 
 
@@ -103,30 +130,51 @@ class MemoryBudget:
     Thread-safe, and usable from several event loops (a waiter is woken on its own loop).
     A waiter is admitted as soon as its cost fits, earlier waiters first; a smaller
     request may go ahead of a larger one that does not fit yet, so a one-record request
-    never waits behind a huge batch."""
+    never waits behind a huge batch. A reservation whose bytes have not moved for
+    `stall_seconds` while its body is read (or its answer sent) counts as stalled."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, stall_seconds: float = float("inf")) -> None:
         self.budget = budget
-        self._lock = threading.Lock()
+        self.stall_seconds = stall_seconds
+        # Reentrant: a dropped reservation's __del__ (its backstop) may run while this
+        # thread holds the lock.
+        self._lock = threading.RLock()
         self._used = 0
         self._requests = 0
         self._waiters: list[_Waiter] = []
         self._waited = 0
         self._turned_away = 0
         self._peak = 0
+        self._open: weakref.WeakSet[Reservation] = weakref.WeakSet()
+
+    def open(self) -> Reservation:
+        """A reservation of nothing yet, for a request whose body is about to be read."""
+        reservation = Reservation(self, 0)
+        with self._lock:
+            self._requests += 1
+            self._open.add(reservation)
+        return reservation
 
     async def reserve(self, cost: int, until: float) -> Reservation | None:
         """A reservation of `cost` bytes (at most the whole budget), or None when it did not
         fit before `until` (time.monotonic())."""
-        cost = max(min(cost, self.budget), 0)
+        reservation = self.open()
+        if await reservation.grow_to(cost, until):
+            return reservation
+        reservation.release()
+        return None
+
+    async def acquire(self, cost: int, until: float, *, counted: bool) -> bool:
+        """Take `cost` more bytes, waiting until `until` for them; False if they did not
+        come. `counted`: the request has waited before (count it in `waited` once)."""
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._used + cost <= self.budget:  # even with others waiting: first fit
                 self._take(cost)
-                return Reservation(self, cost)
+                return True
             waiter = _Waiter(cost, loop, loop.create_future())
             self._waiters.append(waiter)
-            self._waited += 1
+            self._waited += 0 if counted else 1
         try:
             await asyncio.wait_for(
                 asyncio.shield(waiter.admitted), max(until - time.monotonic(), 0)
@@ -140,14 +188,23 @@ class MemoryBudget:
                     self._turned_away += isinstance(error, TimeoutError)
             if not isinstance(error, TimeoutError):
                 if granted:
-                    self.give_back(cost, ended=True)
+                    self.give_back(cost)
                 raise
-            if not granted:
-                return None
-        return Reservation(self, cost)
+            return granted
+        return True
 
     def state(self) -> BudgetState:
+        now = time.monotonic()
         with self._lock:
+            stalled = sum(
+                reservation.cost
+                for reservation in list(self._open)
+                if reservation.stalled_since(now, self.stall_seconds)
+            )
+            first_fit = min((waiter.cost for waiter in self._waiters), default=None)
+            # Would a waiter get in if the stalled requests let go? Then they hold it.
+            blocked = first_fit is not None and self._used - stalled + first_fit <= self.budget
+            hostage = stalled > 0 and (blocked or stalled >= self.budget * HOSTAGE_SHARE)
             return BudgetState(
                 self.budget,
                 self._used,
@@ -156,17 +213,23 @@ class MemoryBudget:
                 self._waited,
                 self._turned_away,
                 self._peak,
+                stalled,
+                hostage,
             )
 
     def _take(self, cost: int) -> None:
         self._used += cost
-        self._requests += 1
         self._peak = max(self._peak, self._used)
 
-    def give_back(self, cost: int, *, ended: bool) -> None:
+    def close(self, reservation: Reservation) -> None:
+        """`reservation` is over: it no longer counts as a request."""
+        with self._lock:
+            self._requests -= 1
+            self._open.discard(reservation)
+
+    def give_back(self, cost: int) -> None:
         with self._lock:
             self._used -= cost
-            self._requests -= 1 if ended else 0
             for waiter in list(self._waiters):
                 if self._used + waiter.cost <= self.budget:
                     self._waiters.remove(waiter)
@@ -189,21 +252,71 @@ class _Waiter:
     """Set under the budget's lock when its cost was taken for it."""
 
 
-class Reservation:
-    """Bytes a request holds in the budget until its answer has been sent."""
+MOVING = ("reading", "sending")
+"""The phases in which a reservation's bytes move only as fast as its client: the body
+arriving, the answer being read."""
 
-    __slots__ = ("_budget", "_released", "cost")
+
+class Reservation:
+    """Bytes a request holds in the budget until its answer has been sent.
+
+    Its `phase` says what the request is doing: "reading" its body, "working" (chunking,
+    embedding, rendering), "sending" its answer; while reading or sending, `moved` is
+    when its bytes last moved."""
+
+    __slots__ = (
+        "__weakref__",
+        "_budget",
+        "_released",
+        "_waits",
+        "cost",
+        "moved",
+        "opened",
+        "phase",
+    )
 
     def __init__(self, budget: MemoryBudget, cost: int) -> None:
         self._budget = budget
         self.cost = cost
         self._released = False
+        self._waits = 0
+        self.phase = "reading"
+        self.moved = self.opened = time.monotonic()
+
+    async def grow_to(self, cost: int, until: float) -> bool:
+        """Hold `cost` bytes (at most the whole budget) from now on, waiting until `until`
+        (time.monotonic()) for the rest; False if it did not come (nothing more is held)."""
+        extra = max(min(cost, self.budget), 0) - self.cost
+        if self._released or extra <= 0:
+            return not self._released
+        self._waits += 1
+        try:
+            granted = await self._budget.acquire(extra, until, counted=self._waits > 1)
+        finally:
+            self._waits -= 1
+            self.moved = time.monotonic()  # a wait for memory is not the client's stall
+        if granted:
+            self.cost += extra
+        return granted
+
+    def stalled_since(self, now: float, seconds: float) -> bool:
+        """Whether its bytes have waited on its client for `seconds` by `now`."""
+        return (
+            self.phase in MOVING
+            and not self._waits
+            and not self._released
+            and now - self.moved >= seconds
+        )
+
+    def progress(self) -> None:
+        """Its bytes moved just now."""
+        self.moved = time.monotonic()
 
     def shrink(self, cost: int) -> None:
         """Hold `cost` bytes from now on, when that is less than what is held."""
         if self._released or cost >= self.cost:
             return
-        self._budget.give_back(self.cost - cost, ended=False)
+        self._budget.give_back(self.cost - cost)
         self.cost = cost
 
     @property
@@ -215,6 +328,7 @@ class Reservation:
         self, records: Sequence[InputRecord], body_bytes: int, settings: Settings | SettingsError
     ) -> Admitted:
         """The records that fit in this reservation (`admit_records`); it shrinks to them."""
+        self.phase = "working"
         admitted = admit_records(records, body_bytes, self.cost, self.budget, settings)
         self.shrink(admitted.cost)
         return admitted
@@ -223,7 +337,8 @@ class Reservation:
         """Give everything back (once; later calls do nothing)."""
         if not self._released:
             self._released = True
-            self._budget.give_back(self.cost, ended=True)
+            self._budget.give_back(self.cost)
+            self._budget.close(self)
 
     def __del__(self) -> None:
         # A backstop: a response whose background task never ran (the client went away
@@ -328,10 +443,45 @@ def turned_away_message(budget: int, waited: float) -> str:
     """The 503's message when a request did not get memory within its wait."""
     return (
         f"The skill's memory for requests in flight ({budget:,} bytes, app setting "
-        f"{ENV_MEMORY_BUDGET_BYTES}) was taken by other requests for {waited:.0f} s; this "
-        f"request was not read. Retry the batch after {BUSY_RETRY_SECONDS} s, or lower the "
-        "indexer's degreeOfParallelism or batchSize."
+        f"{ENV_MEMORY_BUDGET_BYTES}) was taken by other requests for {waited:.0f} s; none "
+        f"of this request's records were chunked. Retry the batch after "
+        f"{BUSY_RETRY_SECONDS} s, or lower the indexer's degreeOfParallelism or batchSize."
     )
+
+
+class Admission:
+    """One request's way through the budget: its body's bytes as they arrive (`hold`, the
+    body reader's memory), then what its body may cost once it is in (`admit_body`).
+
+    Every wait for memory ends by half the request's deadline (a 503 with Retry-After)."""
+
+    __slots__ = ("reservation", "until")
+
+    def __init__(self, reservation: Reservation, until: float) -> None:
+        self.reservation = reservation
+        self.until = until
+        """time.monotonic() when waiting for memory ends in a 503."""
+
+    async def hold(self, size: int) -> RequestError | None:
+        """Hold memory for `size` bytes of body received; the 503 when it did not come."""
+        self.reservation.progress()
+        if await self.reservation.grow_to(size * BODY_HELD, self.until):
+            return None
+        return self._turned_away()
+
+    async def admit_body(
+        self, body_bytes: int, settings: Settings | SettingsError
+    ) -> RequestError | None:
+        """Hold what a body of `body_bytes` may cost (`upper_cost`); the 503 when that did
+        not come in time (nothing of the request is chunked then)."""
+        self.reservation.phase = "working"
+        if await self.reservation.grow_to(upper_cost(body_bytes, settings), self.until):
+            return None
+        return self._turned_away()
+
+    def _turned_away(self) -> RequestError:
+        budget = self.reservation.budget
+        return RequestError(503, turned_away_message(budget, self.until - self.reservation.opened))
 
 
 class BudgetSlot:
@@ -347,32 +497,36 @@ class BudgetSlot:
                 if isinstance(settings, SettingsError)
                 else settings.memory_budget_bytes
             )
-            self.budget = MemoryBudget(size)
+            seconds, _ = transfer_deadline(settings)
+            self.budget = MemoryBudget(size, stall_seconds=seconds * STALL_FRACTION)
         return self.budget
 
-    async def admit(
-        self, headers: Mapping[str, str], settings: Settings | SettingsError, started: float
-    ) -> Reservation | RequestError:
-        """A reservation for a request with these headers, received at `started`
-        (time.monotonic()), or the 503 when it did not get one within its wait."""
+    def admission(self, settings: Settings | SettingsError, started: float) -> Admission:
+        """The admission of a request received at `started` (time.monotonic()): it holds
+        nothing until its body's bytes arrive."""
         budget = self.get(settings)
-        limit, deadline = _request_limits(settings)
-        declared = (headers.get("content-length") or "").strip()
-        # A gzip body's length says nothing about what it inflates to (up to the limit).
-        gzip = bool((headers.get("content-encoding") or "").strip(" ,").replace("identity", ""))
-        size = int(declared) if declared.isdigit() and not gzip else limit
-        # A body over the limit is refused (413) as soon as that is known: it costs nothing.
-        cost = upper_cost(size, settings) if size <= limit else 0
-        wait = deadline * ADMISSION_WAIT_FRACTION
-        reservation = await budget.reserve(cost, started + wait)
-        if reservation is None:
-            return RequestError(503, turned_away_message(budget.budget, wait))
-        return reservation
+        _, deadline = _request_limits(settings)
+        reservation = budget.open()
+        reservation.opened = started
+        return Admission(reservation, started + deadline * ADMISSION_WAIT_FRACTION)
 
     @staticmethod
     def turned_away_headers() -> dict[str, str]:
-        """The body was not read, so the connection still holds it: close it."""
+        """The body may not have been read in full: close the connection."""
         return {"Retry-After": str(BUSY_RETRY_SECONDS), "Connection": "close"}
+
+
+def transfer_deadline(settings: Settings | SettingsError) -> tuple[float, str]:
+    """Seconds a body has to arrive (and an answer to be read) in, and the app setting that
+    sets them: TRANSFER_DEADLINE_SECONDS, or the skill's deadline when that is shorter."""
+    transfer, deadline = (
+        (DEFAULT_TRANSFER_DEADLINE_SECONDS, DEFAULT_DEADLINE_SECONDS)
+        if isinstance(settings, SettingsError)
+        else (settings.transfer_deadline_seconds, settings.deadline_seconds)
+    )
+    if transfer < deadline:
+        return transfer, ENV_TRANSFER_DEADLINE_SECONDS
+    return deadline, ENV_DEADLINE_SECONDS
 
 
 def _request_limits(settings: Settings | SettingsError) -> tuple[int, float]:
@@ -388,6 +542,7 @@ def _response_cap(settings: Settings | SettingsError) -> int:
 
 
 __all__ = [
+    "Admission",
     "Admitted",
     "BudgetSlot",
     "BudgetState",
@@ -397,6 +552,7 @@ __all__ = [
     "answer_allowance",
     "limit_malloc_arenas",
     "record_cost",
+    "transfer_deadline",
     "turned_away_message",
     "upper_cost",
 ]

@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import time
 import zlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from skills.skill.contract import RequestError
 from skills.skill.service import too_large
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Mapping
+    from collections.abc import AsyncIterator, Mapping, Sequence
 
 GZIP_WBITS = 16 + zlib.MAX_WBITS
 """zlib's window bits for a gzip stream (header and trailer) with the largest window."""
@@ -34,6 +34,38 @@ ERROR_HEADERS: Mapping[int, Mapping[str, str]] = {
 """Response headers that go with a body error: after a 408 the connection still holds
 part of a body, so it is closed (RFC 9110 15.5.9); a 415 for a content coding names the
 codings the skill accepts (RFC 9110 15.5.16)."""
+
+
+CONFLICTING_FRAMING = (
+    "The request has both a Content-Length and a Transfer-Encoding header, which say "
+    "different things about where its body ends (RFC 9112, section 6.3); send one of them: "
+    "Content-Length with the body's size, or Transfer-Encoding: chunked alone."
+)
+CLOSE = {"Connection": "close"}
+"""Headers for an answer sent before the body was read: the connection still holds it."""
+
+
+def framing_error(headers: Sequence[tuple[str, str]]) -> RequestError | None:
+    """The 400 for a request whose headers frame its body two ways (`headers` as sent,
+    names in any case, every value).
+
+    With both, a server reads the body by Transfer-Encoding and ignores the length; a
+    proxy in front may not, and the two then disagree on where the next request starts
+    (request smuggling). RFC 9112 lets a server refuse such a request, and the skill has
+    no client that sends one: the indexer sends Content-Length.
+    """
+    names = {name.lower() for name, _ in headers}
+    if "content-length" in names and "transfer-encoding" in names:
+        return RequestError(400, CONFLICTING_FRAMING)
+    return None
+
+
+class BodyMemory(Protocol):
+    """Where a body's bytes are held as they arrive (the app's memory budget)."""
+
+    async def hold(self, size: int) -> RequestError | None:
+        """Hold memory for `size` bytes of body in all; the 503 when none came in time."""
+        ...
 
 
 class NotGzip(ValueError):
@@ -110,14 +142,19 @@ async def read_body(
     limit: int,
     deadline: float,
     started: float,
+    deadline_setting: str = "SKILL_DEADLINE_SECONDS",
+    memory: BodyMemory | None = None,
 ) -> bytes | RequestError:
-    """The body's JSON bytes, or the 4xx that says why there are none.
+    """The body's JSON bytes, or the 4xx (or 503) that says why there are none.
 
     413 as soon as the body (or, for gzip, what it inflates to) is known to exceed
     `limit`; 415 for a content coding other than gzip; 400 for broken gzip (in the
     skill's words, never zlib's), or gzip sent
     without its header; 408 when the body has not arrived in full `deadline` seconds
-    after `started` (time.monotonic()), when the request came.
+    after `started` (time.monotonic()), when the request came (app setting
+    `deadline_setting`). With `memory`, the bytes are held there as they arrive (what
+    they inflate to, for gzip), and the time spent waiting for it does not count against
+    `deadline`: a body that gets no memory in time is its 503.
     """
     codings = [
         name
@@ -133,18 +170,18 @@ async def read_body(
     declared = (content_length or "").strip()
     if declared.isdigit() and int(declared) > limit:
         return too_large(int(declared), limit)
-    received = _Received()
-    try:
-        async with asyncio.timeout_at(_loop_time(started + deadline)):
-            return await _read(parts, limit, gunzip=bool(codings), received=received)
-    except TimeoutError:
-        return RequestError(
-            408,
-            f"The request body did not arrive in full within the skill's deadline "
-            f"({deadline:g} s, app setting SKILL_DEADLINE_SECONDS): {received.size} of "
-            f"{declared or 'an unknown number of'} bytes came. Send the whole body, with a "
-            "Content-Length that matches it.",
-        )
+    received = _Received(started + deadline)
+    read = await _read(parts, limit, gunzip=bool(codings), received=received, memory=memory)
+    if read is not None:
+        return read
+    whose = "the skill's deadline" if deadline_setting.startswith("SKILL") else "its deadline"
+    return RequestError(
+        408,
+        f"The request body did not arrive in full within {whose} "
+        f"({deadline:g} s, app setting {deadline_setting}): {received.size} of "
+        f"{declared or 'an unknown number of'} bytes came. Send the whole body, with a "
+        "Content-Length that matches it.",
+    )
 
 
 def _loop_time(monotonic: float) -> float:
@@ -153,33 +190,58 @@ def _loop_time(monotonic: float) -> float:
 
 
 class _Received:
-    """How many bytes came off the wire, for the 408 message."""
+    """How many bytes came off the wire (for the 408 message), and by when the rest must."""
 
-    __slots__ = ("size",)
+    __slots__ = ("size", "until")
 
-    def __init__(self) -> None:
+    def __init__(self, until: float) -> None:
         self.size = 0
+        self.until = until
+        """time.monotonic() by which the body must be in; later by each wait for memory."""
 
 
 async def _read(
-    parts: AsyncIterator[bytes], limit: int, *, gunzip: bool, received: _Received
-) -> bytes | RequestError:
+    parts: AsyncIterator[bytes],
+    limit: int,
+    *,
+    gunzip: bool,
+    received: _Received,
+    memory: BodyMemory | None,
+) -> bytes | RequestError | None:
+    """The body, its 4xx or 503, or None when it did not arrive by `received.until`."""
     inflater = LimitedGunzip(limit) if gunzip else None
     pieces: list[bytes] = []
-    async for part in parts:
+    held = 0
+    iterator = aiter(parts)
+    while True:
+        try:
+            async with asyncio.timeout_at(_loop_time(received.until)):
+                part = await anext(iterator)
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            return None
         received.size += len(part)
         if received.size > limit:  # on the wire, too, nothing over the limit is kept
             return too_large(received.size, limit)
         if inflater is None:
-            pieces.append(part)
-            continue
-        try:
-            piece = inflater.feed(part)
-        except NotGzip as error:
-            return _not_gzip(str(error))
-        if piece is None:
-            return _too_large_inflated(inflater.size, limit)
+            piece = part
+        else:
+            try:
+                inflated = inflater.feed(part)
+            except NotGzip as error:
+                return _not_gzip(str(error))
+            if inflated is None:
+                return _too_large_inflated(inflater.size, limit)
+            piece = inflated
         pieces.append(piece)
+        held += len(piece)
+        if memory is not None and part:
+            waited_from = time.monotonic()
+            refused = await memory.hold(held)
+            if refused is not None:
+                return refused
+            received.until += time.monotonic() - waited_from
     if inflater is not None and not inflater.complete:
         return _not_gzip("the gzip data ends early (truncated)")
     body = b"".join(pieces)
@@ -205,4 +267,12 @@ def _too_large_inflated(size: int, limit: int) -> RequestError:
     )
 
 
-__all__ = ["ERROR_HEADERS", "LimitedGunzip", "NotGzip", "read_body"]
+__all__ = [
+    "CLOSE",
+    "ERROR_HEADERS",
+    "BodyMemory",
+    "LimitedGunzip",
+    "NotGzip",
+    "framing_error",
+    "read_body",
+]

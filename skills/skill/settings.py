@@ -63,6 +63,7 @@ ENV_MAX_RESPONSE_BYTES = setting_name("maxResponseBytes")
 ENV_MAX_CHUNKS_PER_RECORD = setting_name("maxChunksPerRecord")
 ENV_MEMORY_BUDGET_BYTES = setting_name("memoryBudgetBytes")
 ENV_DEADLINE_SECONDS = setting_name("deadlineSeconds")
+ENV_TRANSFER_DEADLINE_SECONDS = setting_name("transferDeadlineSeconds")
 ENV_CHUNK_WORKERS = setting_name("chunkWorkers")
 ENV_MARKDOWN_HEADER_DEPTH = setting_name("markdownHeaderDepth")
 
@@ -109,6 +110,11 @@ to at most 256 MiB, and 5x a 64 MiB answer: docs/design/hardening.md)."""
 
 DEFAULT_DEADLINE_SECONDS = 200.0
 """Answer well inside the 230 s ceiling of both the skill `timeout` and Azure's load balancer."""
+DEFAULT_TRANSFER_DEADLINE_SECONDS = 30.0
+"""A body must arrive, and an answer be read, within this (never longer than the deadline):
+the memory a request holds while its bytes move is held for the client, so a client that
+sends 1 byte a second, or never reads, must not hold it for the whole deadline (issue 35).
+30 s passes a 64 MiB body at 2.2 MB/s; the indexer sends from Azure's own network."""
 
 
 def default_chunk_workers() -> int:
@@ -165,6 +171,8 @@ class Settings:
     """What the requests in flight may reserve together; a request waits for room."""
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
     """The response goes out by then; unfinished records get a per-record error."""
+    transfer_deadline_seconds: float = DEFAULT_TRANSFER_DEADLINE_SECONDS
+    """A body must arrive, and an answer be read, within this many seconds."""
     chunk_workers: int = field(default_factory=default_chunk_workers)
     """Worker processes that chunk records (a record that overruns the deadline has its
     worker replaced); 0 chunks in the app's threads, where overrunning work cannot be stopped."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,10 @@ HEADING_WIDTH = 64
 HEADING_SEPARATOR = " › "
 _ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 """A markdown ATX heading line (CommonMark's rule: up to three spaces, closing #s cut)."""
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Format characters that reorder what a terminal shows after them (Trojan Source)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +46,7 @@ def summary_lines(answered: Sequence[AnsweredFile], unit: str, settings: str) ->
 
 def _document_lines(item: AnsweredFile, unit: str) -> list[str]:
     record = item.record
-    name = str(record.get("recordId"))
+    name = printable(str(record.get("recordId")))
     data = record.get("data")
     chunks = data.get("chunks") if isinstance(data, dict) else None
     chunks = chunks if isinstance(chunks, list) else []
@@ -59,7 +64,7 @@ def _document_lines(item: AnsweredFile, unit: str) -> list[str]:
         lines.append(f"  ... {len(chunks) - SHOWN_CHUNKS} more chunk(s)")
     for kind in ("errors", "warnings"):
         for entry in _messages(record.get(kind)):
-            lines.append(f"  {kind[:-1]}: {entry}")
+            lines.append(f"  {kind[:-1]}: {printable(entry)}")
     return lines
 
 
@@ -70,10 +75,10 @@ def _path(chunk: Mapping[str, object]) -> str:
     long path keeps its end (the nearest headings). A chunk before any
     heading shows `(before the first heading; title ...)`."""
     headings = chunk.get("headings")
-    parts = [str(h) for h in headings] if isinstance(headings, list) else []
+    parts = [printable(str(h)) for h in headings] if isinstance(headings, list) else []
     content = chunk.get("content")
     content = content if isinstance(content, str) else ""
-    inside = _content_headings(content)
+    inside = [printable(h) for h in _content_headings(content)]
     if inside and parts and inside[0] == parts[-1]:
         inside = inside[1:]  # the chunk starts at its own path's last heading
         more = len(inside)
@@ -85,7 +90,7 @@ def _path(chunk: Mapping[str, object]) -> str:
     if parts and content and not _ATX.match(first):
         suffix = " (continued)" + suffix  # the rest of a section a chunk before began
     if not parts:
-        title = chunk.get("title")
+        title = printable(str(chunk.get("title") or ""))
         return _clip(f"(before the first heading; title {title})" if title else "(no heading)",
                      HEADING_WIDTH)  # fmt: skip
     return _keep_end(parts, HEADING_WIDTH - len(suffix)) + suffix
@@ -120,6 +125,20 @@ def _keep_end(parts: Sequence[str], width: int) -> str:
     if not kept:
         return "…" + parts[-1][-(width - 1) :]
     return HEADING_SEPARATOR.join(["…", *kept])
+
+
+def printable(text: str) -> str:
+    """`text` with every control character (C0, DEL, C1: a heading holding ESC ] 0 ; ...
+    BEL would retitle the terminal, ESC [ 2 J clear it) and bidirectional override shown
+    as an escape (`\\x1b`, `\\u202e`) instead of sent to the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(
+        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+        if unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS
+        else c
+        for c in text
+    )
 
 
 def _clip(text: str, width: int) -> str:

@@ -7,10 +7,7 @@ import base64
 import gzip
 import io
 import json
-import os
 import random
-import subprocess
-import sys
 import zipfile
 from typing import TYPE_CHECKING
 
@@ -19,25 +16,17 @@ import pytest
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
 from skills.skill.settings import Settings
-from tests.paths import ROOT
+from tests.helpers import run_module
 
 if TYPE_CHECKING:
+    import subprocess
     from pathlib import Path
 
 GUIDE = "# Guide\n\nSome words about the guide. " + "More words follow here. " * 40 + "\n"
 
 
 def _run(*args: str, module: str = "chunking") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CHUNK_")}
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        cwd=ROOT,
-        env={**env, "EMBEDDING_PROVIDER": "none"},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    return run_module(module, *args)
 
 
 def _skill(data: dict[str, object]) -> tuple[tuple[str, ...], tuple[str, ...]]:

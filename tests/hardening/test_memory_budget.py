@@ -29,7 +29,12 @@ from skills.skill.memory_budget import (
     record_cost,
     upper_cost,
 )
-from skills.skill.settings import Settings
+from skills.skill.settings import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    DEFAULT_MEMORY_BUDGET_BYTES,
+    Settings,
+)
+from tests.paths import ROOT
 from tests.skill.test_worker_capacity import HOLD, HoldingEmbedder
 
 if TYPE_CHECKING:
@@ -81,8 +86,8 @@ def test_a_second_big_request_waits_for_the_first_and_tiny_ones_go_ahead(
     assert upper_cost(len(held), Settings()) * 2 > BUDGET > upper_cost(len(held), Settings())
     with httpx.Client(timeout=GIVE_UP_SECONDS) as client, ThreadPoolExecutor(2) as senders:
         first = senders.submit(client.post, f"{url}/api/chunk", content=held)
-        holding = _wait_for(client, url, lambda m: m["requests"] == 1)
-        assert holding["in_flight"] > BUDGET // 2
+        # Its body in, it holds what it may cost (a request reserves as its body arrives).
+        _wait_for(client, url, lambda m: m["requests"] == 1 and m["in_flight"] > BUDGET // 2)
         waiting = senders.submit(client.post, f"{url}/api/chunk", content=second)
         _wait_for(client, url, lambda m: m["waiting"] == 1)
         # A one-record request fits beside the first: it goes ahead of the waiting one.
@@ -112,7 +117,7 @@ def test_a_request_that_gets_no_memory_within_its_wait_is_a_503_naming_the_setti
     held = _body(("held", BIG_TEXT.replace("Big", HOLD)))
     with httpx.Client(timeout=GIVE_UP_SECONDS) as client, ThreadPoolExecutor(1) as senders:
         first = senders.submit(client.post, f"{url}/api/chunk", content=held)
-        _wait_for(client, url, lambda m: m["requests"] == 1)
+        _wait_for(client, url, lambda m: m["requests"] == 1 and m["in_flight"] > BUDGET // 2)
         turned = client.post(f"{url}/api/chunk", content=_body(("second", BIG_TEXT)))
         assert turned.status_code == 503
         assert turned.headers["retry-after"] == "30"
@@ -267,3 +272,18 @@ def test_a_waiter_whose_request_is_cancelled_leaves_nothing_reserved() -> None:
         return state.in_flight, state.waiting, state.turned_away
 
     assert asyncio.run(scenario()) == (0, 0, 0)
+
+
+def test_the_hardening_guide_states_what_the_cost_model_reserves() -> None:
+    """The guide's figures are the code's (issue 35, item 4: it claimed that two requests
+    at their caps run at once, while the model reserved the whole budget for one)."""
+    guide = (ROOT / "docs" / "design" / "hardening.md").read_text(encoding="utf-8")
+    mib = 2**20
+    largest = upper_cost(DEFAULT_MAX_REQUEST_BYTES, Settings())
+    assert largest == 640 * mib == DEFAULT_MEMORY_BUDGET_BYTES
+    assert "costs 64 MiB + 256 MiB + 320 MiB = 640 MiB" in guide
+    # From 2 MiB of body the answer's allowance is at its cap: 330 MiB or more each.
+    assert upper_cost(2 * mib, Settings()) >= 330 * mib > DEFAULT_MEMORY_BUDGET_BYTES // 2
+    assert upper_cost(2 * mib - 1, Settings()) < 330 * mib
+    assert "budget admits **one** at a time" in guide
+    assert "330 MiB or more for any body of 2 MiB or more" in guide

@@ -65,6 +65,7 @@ def test_every_app_setting_is_read() -> None:
             "CHUNK_BINARY_CANDIDATES": "8",
             "MAX_REQUEST_BYTES": "1000",
             "SKILL_DEADLINE_SECONDS": "12.5",
+            "TRANSFER_DEADLINE_SECONDS": "7.5",
             "MAX_RESPONSE_BYTES": "2000",
             "MAX_CHUNKS_PER_RECORD": "50",
             "MEMORY_BUDGET_BYTES": "300000000",
@@ -113,7 +114,7 @@ def test_every_app_setting_is_read() -> None:
     assert settings.binary == BinarySplit(scorer="rerank", candidates=8)
     assert settings.max_request_bytes == 1000
     assert (settings.max_response_bytes, settings.max_chunks_per_record) == (2000, 50)
-    assert settings.deadline_seconds == 12.5
+    assert (settings.deadline_seconds, settings.transfer_deadline_seconds) == (12.5, 7.5)
     assert settings.chunk_workers == 3
     assert settings.memory_budget_bytes == 300_000_000
     assert settings.markdown_header_depth == 4
