@@ -8,6 +8,9 @@ import random
 from bench.edits import changed_positions, floor_chunks, new_texts
 from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
+from skills.commands.chunk_map import map_document, render_chunk_map
+from skills.parameters import PARAMETERS
+from tests.paths import ROOT
 
 WORDS = [
     "cluster",
@@ -138,3 +141,19 @@ def test_the_sections_that_end_a_document_and_fit_in_one_chunk_are_one_chunk() -
     document = chunk_document(text, options=TOKENS_512, format="markdown")
     last = document.chunks[-1]
     assert all(f"## Note {n}" in last.content for n in range(3)), [c.size for c in document.chunks]
+
+
+def test_the_settings_the_command_help_and_the_chunk_map_state_the_same_rule() -> None:
+    """Issue 37 item 2: code, docs, the chunk map's legend and the CLI's help say the same."""
+    rule = "the rest of a document that fits in one chunk is one chunk"
+    row = next(p for p in PARAMETERS if p.name == "sections")
+    assert row.flag is not None
+    assert rule in row.meaning
+    assert rule in row.flag.help
+    page = render_chunk_map(
+        map_document("# Help\n\n## Use\n\nWords.\n", options=TOKENS_512, name="doc.md")
+    )
+    assert rule in page
+    for page_path in ("docs/design/chunking-rules.md", "docs/guide/settings.md"):
+        words = " ".join((ROOT / page_path).read_text(encoding="utf-8").lower().split())
+        assert rule in words, page_path
