@@ -9,9 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, OptionError, SplitMode, Unit, WordScope, WordWindows
-from chunking.options import STRATEGY_NAMES
 from chunking.pipeline import chunk_document
-from chunking.plan.strategies import STRATEGIES
+from chunking.plan.strategies import STRATEGIES, STRATEGY_NAMES
 from chunking.plan.words import words_of
 from evaluation.chunkers import chunk_all
 from evaluation.documents import load_documents
