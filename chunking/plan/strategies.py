@@ -13,6 +13,7 @@ from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
 from chunking.plan.binary import BINARY
+from chunking.plan.pages import PAGES
 from chunking.plan.semantic import SEMANTIC
 from chunking.plan.structure import STRUCTURE
 from chunking.plan.words import WORDS
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from chunking.plan.core import Strategy
     from chunking.plan.declaration import Parameter, StrategyDeclaration
 
-DECLARATIONS: tuple[StrategyDeclaration, ...] = (STRUCTURE, WORDS, SEMANTIC, BINARY)
+DECLARATIONS: tuple[StrategyDeclaration, ...] = (STRUCTURE, WORDS, SEMANTIC, BINARY, PAGES)
 """Every strategy, in the order surfaces list them (the first is the default)."""
 
 BY_NAME: Mapping[str, StrategyDeclaration] = {d.name: d for d in DECLARATIONS}

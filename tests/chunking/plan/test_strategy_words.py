@@ -38,7 +38,8 @@ def words_options(
 
 
 def test_the_registry_holds_every_strategy_the_options_name() -> None:
-    assert tuple(STRATEGIES) == STRATEGY_NAMES == ("structure", "words", "semantic", "binary")
+    assert tuple(STRATEGIES) == STRATEGY_NAMES
+    assert STRATEGY_NAMES == ("structure", "words", "semantic", "binary", "pages")
 
 
 @pytest.mark.parametrize(
