@@ -31,17 +31,11 @@ from bench.documents import NOT_DOCUMENTS
 from bench.offline_scoring import offline_scoring
 from chunking.audit import Audit, audit_document, flag_path_debris
 from chunking.measure.sizing import make_sizer
-from chunking.options import STRATEGY_NAMES, ChunkOptions, Limits, OptionError, Unit
+from chunking.options import ChunkOptions, Limits, OptionError, Unit
 from chunking.pipeline import chunk_document, parse
-from chunking.plan.binary_params import BINARY_SCORERS
-from chunking.plan.words_params import WordScope
-from skills.commands.cli import (
-    binary_split,
-    check_strategy,
-    needs_scoring,
-    semantic_breaks,
-    word_windows,
-)
+from chunking.plan.strategies import STRATEGY_NAMES
+from skills.commands.cli import check_strategy, needs_scoring, strategy_parameters
+from skills.parameters import FLAG_PARAMETERS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -106,14 +100,14 @@ def _arguments() -> argparse.ArgumentParser:
     )
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--strategy", choices=STRATEGY_NAMES, default="structure")
-    parser.add_argument("--words-per-chunk", type=int, default=None)
-    parser.add_argument("--word-overlap", type=int, default=None)
-    parser.add_argument("--word-scope", choices=[s.value for s in WordScope], default=None)
-    parser.add_argument("--semantic-percentile", type=float, default=None)
-    parser.add_argument("--semantic-window", type=int, default=None)
-    parser.add_argument("--semantic-min-fill", type=float, default=None)
-    parser.add_argument("--binary-scorer", choices=BINARY_SCORERS, default=None)
-    parser.add_argument("--binary-candidates", type=int, default=None)
+    for row in FLAG_PARAMETERS:
+        if row.flag is None or row.strategy is None:
+            continue
+        if row.kind == "choice":
+            parser.add_argument(row.flag.name, choices=list(row.choices), default=None)
+        else:
+            kind = {"integer": int, "number": float}.get(row.kind, str)
+            parser.add_argument(row.flag.name, type=kind, default=None)
     parser.add_argument(
         "--scores",
         choices=("offline", "app"),
@@ -127,12 +121,7 @@ def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     """The options besides the limits: the strategy and its own parameters."""
     try:
         check_strategy(args)
-        return ChunkOptions(
-            strategy=args.strategy,
-            words=word_windows(args),
-            semantic=semantic_breaks(args),
-            binary=binary_split(args),
-        )
+        return ChunkOptions(strategy=args.strategy, **strategy_parameters(args))
     except OptionError as error:
         parser.error(str(error))
 

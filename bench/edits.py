@@ -7,7 +7,7 @@ text is not among the old version's, for our chunker and its peers, and the floo
 EDITS_DIR holds `pairs.jsonl` and one folder per pair with `before.md` and `after.md`
 (`../shared/edits`, whose README says where they come from). Settings: 512/51 tokens and
 2000/500 characters. Chunkers: ours (the default options), the Split skill's `pages` mode
-as the evaluation emulates it (`evaluation.split_skill`), LangChain's recursive splitter
+as the evaluation emulates it (`chunking.plan.pages`), LangChain's recursive splitter
 when `langchain-text-splitters` is installed (requirements-bench.txt; a line says so when
 it is not). The floor: our chunks of the new version that must change whatever the cuts,
 those that hold a changed line (or the place a line was deleted from), or sit under a
@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 from chunking.measure.sizing import make_sizer
 from chunking.options import DEFAULT_ENCODER, ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
+from chunking.plan.pages import split_pages
 from evaluation.baseline import langchain_recursive
-from evaluation.split_skill import split_pages
 
 if TYPE_CHECKING:
     from chunking.model import ChunkedDocument

@@ -28,10 +28,10 @@ from chunking.options import (
     SplitMode,
     Unit,
     default_lengths,
-    strategy_conflicts,
 )
 from chunking.parse.decode import BinaryFile, decode_file
 from chunking.pipeline import chunk_document
+from chunking.plan.strategies import STRATEGY_NAMES, strategy_conflicts
 
 if TYPE_CHECKING:
     import os
@@ -58,12 +58,14 @@ def chunk_options(
     sentences: bool = False,
     sections: Literal["apart", "packed"] = "apart",
     title_prefix: bool = True,
-    strategy: Literal["structure", "words", "semantic", "binary"] = "structure",
+    strategy: str = STRATEGY_NAMES[0],
     encoder: str | None = None,
     language: str | None = None,
 ) -> ChunkOptions:
     """Options from plain values; what is not given is the skill's default (512/64 tokens,
     5000/0 characters: the Split skill's). Raises `OptionError` naming a bad value."""
+    if strategy not in STRATEGY_NAMES:
+        raise OptionError(f"strategy must be one of {', '.join(STRATEGY_NAMES)} (got {strategy!r})")
     chosen = unit if isinstance(unit, Unit) else UNIT_NAMES.get(unit)
     if chosen is None:
         raise OptionError(f"unit must be one of {', '.join(UNIT_NAMES)} (got {unit!r})")

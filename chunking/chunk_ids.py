@@ -13,6 +13,8 @@ import hashlib
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from chunking.plan.strategies import PARAMETER_FIELDS
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -36,13 +38,10 @@ CUT_FIELDS = (
 """The `ChunkOptions` fields that decide the cuts of every strategy, in order."""
 LIMITS_FIELDS = ("unit", "maximum_page_length", "page_overlap_length", "maximum_pages_to_take")
 """The `Limits` fields, in order (all decide cuts)."""
-STRATEGY_FIELDS: Mapping[str, tuple[str, str, tuple[str, ...]]] = {
-    "words": ("words", "WordWindows", ("size", "overlap", "scope")),
-    "semantic": ("semantic", "SemanticBreaks", ("percentile", "window", "min_fill")),
-    "binary": ("binary", "BinarySplit", ("scorer", "candidates")),
-}
+STRATEGY_FIELDS: Mapping[str, tuple[str, str, tuple[str, ...]]] = PARAMETER_FIELDS
 """By strategy: the `ChunkOptions` field of its own parameters, the name the form gives
-them, and their fields in order. They decide cuts of that strategy only."""
+them, and their fields in order, as each strategy declares them
+(`chunking.plan.strategies`). They decide cuts of that strategy only."""
 SWITCH_FIELDS: Mapping[str, object] = {"prefix_path": "path"}
 """Rules the evaluation switches off to measure them, with the skill's setting: they join
 the form only when they differ from it, so ids are what they were before the switches."""

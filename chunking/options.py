@@ -16,7 +16,7 @@ from chunking.plan.semantic_params import SemanticBreaks
 from chunking.plan.words_params import WordWindows
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Mapping
+    from collections.abc import Callable
 
 
 class Unit(Enum):
@@ -119,17 +119,8 @@ class Limits:
             )
 
 
-STRATEGY_NAMES = ("structure", "words", "semantic", "binary")
-"""The strategies `strategy` may name (`chunking.plan.strategies.STRATEGIES` implements them)."""
 PAGE_OVERLAP_LENGTH = "pageOverlapLength"
 WORD_OVERLAP = "wordOverlap"
-STRATEGY_PARAMETERS: Mapping[str, tuple[str, ...]] = {
-    "words": ("wordsPerChunk", WORD_OVERLAP, "wordScope"),
-    "semantic": ("semanticPercentile", "semanticWindow", "semanticMinFill"),
-    "binary": ("binaryScorer", "binaryCandidates"),
-}
-"""Each strategy's own parameters, by their record input names: given with another
-strategy, they are an error (`strategy_conflicts`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,30 +134,8 @@ class ParameterNames:
     """A parameter's record input name, as the surface writes it."""
 
 
-def strategy_conflicts(strategy: str, given: Collection[str], names: ParameterNames) -> list[str]:
-    """Why the parameters `given` (record input names) do not go with `strategy`: one
-    validation, which the skill and the command line word alike."""
-    problems: list[str] = []
-    for owner, parameters in STRATEGY_PARAMETERS.items():
-        named = [names.spell(name) for name in parameters if name in given]
-        if owner != strategy and named:
-            problems.append(
-                f"{names.noun}(s) {', '.join(named)} only apply to strategy {owner!r} "
-                f"(strategy is {strategy!r}; strategies are {', '.join(STRATEGY_NAMES)})"
-            )
-    if strategy == "words" and PAGE_OVERLAP_LENGTH in given:
-        problems.append(
-            f"{names.noun} {names.spell(PAGE_OVERLAP_LENGTH)} does not apply to strategy "
-            f"'words': its windows overlap by {names.spell(WORD_OVERLAP)}, in words"
-        )
-    return problems
-
-
 PREFIX_PATHS = ("path", "leaf", "title")
 """What `ChunkOptions.prefix_path` may name."""
-
-SCORED_STRATEGIES = ("semantic", "binary")
-"""The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +159,8 @@ class ChunkOptions:
     heading_separator: str = DEFAULT_HEADING_SEPARATOR
     prefix_separator: str = DEFAULT_PREFIX_SEPARATOR
     strategy: str = "structure"
-    """Name of the splitting strategy (see `chunking.plan.strategies.STRATEGIES`)."""
+    """Name of the splitting strategy (`chunking.plan.strategies.DECLARATIONS` declares
+    each; `chunking.pipeline` refuses a name none declares)."""
     words: WordWindows = field(default_factory=WordWindows)
     """The `words` strategy's windows (in chunk ids for that strategy only,
     `chunking.chunk_ids`)."""

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from chunking.measure.sizing import make_sizer
 from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
+from chunking.plan.pages import split_pages, split_sentences
 from chunking.scoring import Scoring
 from evaluation.baseline import langchain_markdown
 from evaluation.settings import RULE_VARIANTS
-from evaluation.split_skill import split_pages, split_sentences
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence

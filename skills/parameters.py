@@ -2,24 +2,24 @@
 
 A row names a parameter on each surface that has it (the record input, the app setting,
 the `python -m chunking` flag), how those surfaces read it (`kind`, `choices`, the app
-setting's bounds), the option it sets and, through `chunking.options.STRATEGY_PARAMETERS`
-(where each strategy's parameters live beside it), the strategy it belongs to. From
+setting's bounds), the option it sets and the strategy it belongs to: a strategy's rows
+are declared beside its planner (`chunking.plan.strategies` registers them). From
 `PARAMETERS` come the record inputs the skill knows (`skills.skill.record_inputs`), the app
 settings it reads and `/api/health` lists (`skills.skill.settings`), the chunk command line's
 flags (`skills.commands.cli`), the deploy script's literal inputs and their app settings
 (`skills.search.definitions`, `infra.deploy`), the cross-checks (`skills.search.checks`) and the
 settings reference in docs/guide/settings.md (`python -m skills.parameters --write`).
 
-Adding a parameter is one row here plus its use (the option it sets in the chunking core).
+Adding a parameter is one row here plus its use (the option it sets in the chunking core);
+adding a strategy's parameter is one row of its declaration.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from chunking.options import (
     DEFAULT_CHARACTERS_OVERLAP_LENGTH,
@@ -29,121 +29,42 @@ from chunking.options import (
     DEFAULT_MAXIMUM_PAGE_LENGTH,
     DEFAULT_PAGE_OVERLAP_LENGTH,
     PAGE_OVERLAP_LENGTH,
-    STRATEGY_NAMES,
-    STRATEGY_PARAMETERS,
-    WORD_OVERLAP,
     SectionPacking,
     SplitMode,
     Unit,
     default_lengths,
 )
 from chunking.pipeline import FormatName
-from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
-from chunking.plan.semantic_params import (
-    DEFAULT_SEMANTIC_MIN_FILL,
-    DEFAULT_SEMANTIC_PERCENTILE,
-    DEFAULT_SEMANTIC_WINDOW,
-    SemanticBreaks,
+
+# Re-exported (the alias says so to mypy): the skill's modules read the table's rows here.
+from chunking.plan.declaration import Flag as Flag  # noqa: PLC0414
+from chunking.plan.declaration import Parameter as Parameter  # noqa: PLC0414
+from chunking.plan.strategies import (
+    BY_NAME as STRATEGY_DECLARATIONS,
 )
-from chunking.plan.words_params import (
-    DEFAULT_WORD_OVERLAP,
-    DEFAULT_WORDS_PER_CHUNK,
-    WordScope,
-    WordWindows,
-    default_word_overlap,
+from chunking.plan.strategies import (
+    DECLARATIONS,
+    STRATEGY_NAMES,
+    strategy_parameter_rows,
 )
 from skills.embedding.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
 
-Kind = Literal["string", "integer", "number", "choice", "switch", "seconds", "file"]
-"""How a surface reads a value: a string; an integer or a number (a JSON number or a
-numeric string); one of `choices`, ignoring case; true or false; seconds (a number above
-0 and at most `maximum`); a file (`file_data`, read by `skills.skill.file_data`)."""
+    from _typeshed import DataclassInstance
 
 SPLIT_MODES: Mapping[str, SplitMode] = {mode.value: mode for mode in SplitMode}
 UNITS: Mapping[str, Unit] = {unit.value: unit for unit in Unit}
 FORMATS: tuple[FormatName, ...] = get_args(FormatName)
 STRATEGIES: Mapping[str, str] = {name: name for name in STRATEGY_NAMES}
-WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
 SECTION_PACKINGS: Mapping[str, SectionPacking] = {p.value: p for p in SectionPacking}
 MARKDOWN_HEADER_DEPTHS: Mapping[str, int] = {f"h{level}": level for level in range(1, 7)}
 """The Layout skill's `markdownHeaderDepth` values: the keys `sections` has (h1 to the depth)."""
-BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
 
 MAX_DEADLINE_SECONDS = 230.0
 """Nobody waits longer: the indexer gives up at 230 s at most."""
 MAX_CHUNK_WORKERS = 64
-
-_NO_CHOICES: Mapping[str, object] = MappingProxyType({})
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    """A parameter's option on the chunk command line (`python -m chunking`)."""
-
-    name: str
-    """The flag, e.g. `--max`."""
-    help: str
-    """Its line in `--help` (which adds the default unless the line says it)."""
-    default: object = None
-    """Its value when not given; None: the skill's default (the help line names it)."""
-    switch: bool = False
-    """A flag that takes no value: giving it turns the setting to the opposite of its default."""
-
-    @property
-    def attribute(self) -> str:
-        """The attribute argparse stores it in: `--word-overlap` -> `word_overlap`."""
-        return self.name.removeprefix("--").replace("-", "_")
-
-
-@dataclass(frozen=True, slots=True)
-class Parameter:
-    """One parameter, as every surface that has it names and reads it."""
-
-    name: str
-    """Its record input name; for a parameter records cannot give, its /api/health name."""
-    kind: Kind
-    """How the record input and the app setting are read."""
-    meaning: str
-    """What it does, for the settings reference."""
-    default: str
-    """Its default, as the settings reference shows it."""
-    record_input: bool = True
-    """Whether a record may give it (as input `name`)."""
-    setting: str | None = None
-    """The app setting that gives its default for every record (or sets it, when records
-    cannot); None: no app setting."""
-    attribute: str | None = None
-    """Where `skills.skill.settings.Settings` holds the app setting's value (`words.size`)."""
-    choices: Mapping[str, object] = field(default_factory=lambda: _NO_CHOICES)
-    """Kind `choice`: accepted names (matched ignoring case) and the value each stands for."""
-    minimum: int | None = None
-    """Kind `integer`: the smallest value the app setting takes."""
-    maximum: float | None = None
-    """Kinds `integer` and `seconds`: the largest value the app setting takes."""
-    option: str | None = None
-    """The `chunking.ChunkOptions` field it sets (`limits.maximum_page_length`); None: it
-    sets none (it says what the text is, or how the service runs)."""
-    flag: Flag | None = None
-    """Its option on the chunk command line; None: it has none."""
-    deployed: bool = False
-    """The deploy script sends it to the skill as a literal input, from the app setting."""
-
-    @property
-    def strategy(self) -> str | None:
-        """The strategy it belongs to (given with another, it is an error); None: all."""
-        for owner, names in STRATEGY_PARAMETERS.items():
-            if self.name in names:
-                return owner
-        return None
-
-    @property
-    def field_name(self) -> str:
-        """The last part of `attribute`: the strategy parameters' field (`size`)."""
-        return (self.attribute or self.name).rpartition(".")[2]
-
 
 TOKENS_OR_CHARACTERS = "{tokens} for tokens; {characters} for characters"
 
@@ -296,143 +217,19 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
         "strategy",
         "choice",
-        "`structure`: by sections, blocks, sentences; `words`: fixed word windows; "
-        "`semantic`: where the meaning shifts; `binary`: recursive least-similar split",
-        "`structure`",
+        "; ".join(f"`{d.name}`: {d.summary}" for d in DECLARATIONS),
+        f"`{STRATEGY_NAMES[0]}`",
         setting="CHUNK_STRATEGY",
         attribute="strategy",
         choices=STRATEGIES,
         option="strategy",
         flag=Flag(
             "--strategy",
-            "structure: by sections, blocks, sentences; words: fixed word windows; "
-            "semantic: where the meaning shifts (embeds sentences with the app's embedding "
-            "provider: EMBEDDING_PROVIDER, local by default); "
-            "binary: recursive least-similar split (scored with the app's embedding provider, "
-            "cross-encoder or rerank endpoint)",
-            "structure",
+            "; ".join(f"{d.name}: {d.flag_help or d.summary}" for d in DECLARATIONS),
+            STRATEGY_NAMES[0],
         ),
     ),
-    Parameter(
-        "wordsPerChunk",
-        "integer",
-        "words in each window",
-        f"`{DEFAULT_WORDS_PER_CHUNK}`",
-        setting="CHUNK_WORDS_PER_CHUNK",
-        attribute="words.size",
-        minimum=1,
-        option="words.size",
-        flag=Flag(
-            "--words-per-chunk",
-            f"strategy words: words per window (default: {DEFAULT_WORDS_PER_CHUNK})",
-        ),
-    ),
-    Parameter(
-        WORD_OVERLAP,
-        "integer",
-        "words each window repeats from the previous one; less than half of `wordsPerChunk`",
-        f"`{DEFAULT_WORD_OVERLAP}` (a fifth of `wordsPerChunk` when that is too many)",
-        setting="CHUNK_WORD_OVERLAP",
-        attribute="words.overlap",
-        minimum=0,
-        option="words.overlap",
-        flag=Flag(
-            "--word-overlap",
-            "strategy words: words each window repeats from the previous one "
-            f"(default: {DEFAULT_WORD_OVERLAP})",
-        ),
-    ),
-    Parameter(
-        "wordScope",
-        "choice",
-        "`section`: windows stay inside a section; `document`: they run over the document",
-        f"`{WordScope.SECTION.value}`",
-        setting="CHUNK_WORD_SCOPE",
-        attribute="words.scope",
-        choices=WORD_SCOPES,
-        option="words.scope",
-        flag=Flag(
-            "--word-scope",
-            "strategy words: windows stay in a section or run over the document "
-            f"(default: {WordScope.SECTION.value})",
-        ),
-    ),
-    Parameter(
-        "semanticPercentile",
-        "number",
-        "a break where the distance between neighbouring sentence groups is above this "
-        "percentile of the document's (0 to 100)",
-        f"`{DEFAULT_SEMANTIC_PERCENTILE:g}`",
-        setting="CHUNK_SEMANTIC_PERCENTILE",
-        attribute="semantic.percentile",
-        option="semantic.percentile",
-        flag=Flag(
-            "--semantic-percentile",
-            "strategy semantic: a break where the distance is above this percentile "
-            f"(default: {DEFAULT_SEMANTIC_PERCENTILE:g})",
-        ),
-    ),
-    Parameter(
-        "semanticWindow",
-        "integer",
-        "sentences embedded either side of a boundary (1 to 5)",
-        f"`{DEFAULT_SEMANTIC_WINDOW}`",
-        setting="CHUNK_SEMANTIC_WINDOW",
-        attribute="semantic.window",
-        minimum=1,
-        option="semantic.window",
-        flag=Flag(
-            "--semantic-window",
-            "strategy semantic: sentences embedded either side of a boundary "
-            f"(default: {DEFAULT_SEMANTIC_WINDOW})",
-        ),
-    ),
-    Parameter(
-        "semanticMinFill",
-        "number",
-        "share of the room (0 to 1) a chunk holds before a break may end it",
-        f"`{DEFAULT_SEMANTIC_MIN_FILL:g}`",
-        setting="CHUNK_SEMANTIC_MIN_FILL",
-        attribute="semantic.min_fill",
-        option="semantic.min_fill",
-        flag=Flag(
-            "--semantic-min-fill",
-            "strategy semantic: share of the room a chunk holds before a break ends it "
-            f"(default: {DEFAULT_SEMANTIC_MIN_FILL:g})",
-        ),
-    ),
-    Parameter(
-        "binaryScorer",
-        "choice",
-        "what scores a split: `embeddings` (the embedding provider), `crossEncoder` "
-        "(`CROSS_ENCODER_PATH`) or `rerank` (`RERANK_ENDPOINT`)",
-        f"`{BinarySplit().scorer}`",
-        setting="CHUNK_BINARY_SCORER",
-        attribute="binary.scorer",
-        choices=BINARY_SCORER_CHOICES,
-        option="binary.scorer",
-        flag=Flag(
-            "--binary-scorer",
-            "strategy binary: what scores a split (embeddings: the app's embedding provider; "
-            "crossEncoder: CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT) "
-            f"(default: {BinarySplit().scorer})",
-        ),
-    ),
-    Parameter(
-        "binaryCandidates",
-        "integer",
-        "split positions scored per part, at most (1 to 256)",
-        f"`{DEFAULT_BINARY_CANDIDATES}`",
-        setting="CHUNK_BINARY_CANDIDATES",
-        attribute="binary.candidates",
-        minimum=1,
-        option="binary.candidates",
-        flag=Flag(
-            "--binary-candidates",
-            "strategy binary: split positions scored per part, at most "
-            f"(default: {DEFAULT_BINARY_CANDIDATES})",
-        ),
-    ),
+    *strategy_parameter_rows(),
     Parameter(
         "markdownHeaderDepth",
         "choice",
@@ -635,21 +432,23 @@ def strategy_rows(strategy: str) -> tuple[Parameter, ...]:
     return tuple(row for row in PARAMETERS if row.strategy == strategy)
 
 
-StrategyParameters = TypeVar("StrategyParameters", WordWindows, SemanticBreaks, BinarySplit)
+StrategyParameters = TypeVar("StrategyParameters", bound="DataclassInstance")
+"""A strategy's own parameters: a dataclass its declaration names."""
 
 
 def read_strategy_parameters(
     strategy: str, defaults: StrategyParameters, read: Callable[[Parameter, Any], Any]
 ) -> StrategyParameters:
     """`defaults` with each of `strategy`'s parameters that `read(row, default)` finds, in
-    table order; raises `chunking.OptionError` from the parameters' own validation. When
-    `wordsPerChunk` is given without `wordOverlap`, the overlap defaults to the preferred
-    one if it is under half the size, else to a fifth of it (`default_word_overlap`)."""
+    table order; raises `chunking.OptionError` from the parameters' own validation. A
+    default the declaration derives from another parameter (`wordOverlap` from
+    `wordsPerChunk`) is derived from the values read before it."""
+    derived = STRATEGY_DECLARATIONS[strategy].derived_defaults
     values: dict[str, Any] = {}
     for row in strategy_rows(strategy):
         default = getattr(defaults, row.field_name)
-        if row.name == WORD_OVERLAP:
-            default = default_word_overlap(values["size"], default)
+        if row.name in derived:
+            default = derived[row.name](values, default)
         values[row.field_name] = read(row, default)
     return replace(defaults, **values)
 

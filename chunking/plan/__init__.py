@@ -2,7 +2,8 @@
 
 Each strategy is a module here with a function of the `Strategy` signature
 (`chunking.plan.core`: `PlanInputs` in, a `Plan` of spans and warnings out), registered
-in `STRATEGIES` (`chunking.plan.strategies`): `structure` (the default), `words` (fixed
+by its `StrategyDeclaration` (`chunking.plan.declaration`) in the registry
+(`chunking.plan.strategies`): `structure` (the default), `words` (fixed
 word windows), `semantic` (cuts where the meaning shifts, `Scoring.embed`) and `binary`
 (the recursive least-similar split).  Each gets the same outline, section tree, sizer
 and contextualizer, and must return spans of the source whose embedded text fits the

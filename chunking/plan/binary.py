@@ -48,13 +48,15 @@ from typing import TYPE_CHECKING
 from chunking.model import Level
 from chunking.offsets import skip_space, trim
 from chunking.options import TooManyChunks
+from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
 from chunking.plan.core import Plan
+from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
 from chunking.plan.walk import StructureWalk
 from chunking.plan.words import WordWindowPlanner
 from chunking.scoring import CachedEmbedder, ScoringError, cosine
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from chunking.model import Span
     from chunking.plan.core import PlanInputs
@@ -317,3 +319,52 @@ class _BinarySplitter:
             f"maximumPageLength ({self.maximum} {self.options.limits.unit.value}) alone, "
             "and were cut at rows, lines or words into chunks that fit"
         ]
+
+
+BINARY_SCORER_CHOICES: Mapping[str, str] = {name: name for name in BINARY_SCORERS}
+
+BINARY = StrategyDeclaration(
+    name="binary",
+    plan=binary_spans,
+    summary="recursive least-similar split",
+    flag_help="recursive least-similar split (scored with the app's embedding provider, "
+    "cross-encoder or rerank endpoint)",
+    parameters=BinarySplit,
+    options_field="binary",
+    rows=(
+        Parameter(
+            "binaryScorer",
+            "choice",
+            "what scores a split: `embeddings` (the embedding provider), `crossEncoder` "
+            "(`CROSS_ENCODER_PATH`) or `rerank` (`RERANK_ENDPOINT`)",
+            f"`{BinarySplit().scorer}`",
+            setting="CHUNK_BINARY_SCORER",
+            attribute="binary.scorer",
+            choices=BINARY_SCORER_CHOICES,
+            option="binary.scorer",
+            flag=Flag(
+                "--binary-scorer",
+                "strategy binary: what scores a split (embeddings: the app's embedding provider; "
+                "crossEncoder: CROSS_ENCODER_PATH; rerank: RERANK_ENDPOINT) "
+                f"(default: {BinarySplit().scorer})",
+            ),
+        ),
+        Parameter(
+            "binaryCandidates",
+            "integer",
+            "split positions scored per part, at most (1 to 256)",
+            f"`{DEFAULT_BINARY_CANDIDATES}`",
+            setting="CHUNK_BINARY_CANDIDATES",
+            attribute="binary.candidates",
+            minimum=1,
+            option="binary.candidates",
+            flag=Flag(
+                "--binary-candidates",
+                "strategy binary: split positions scored per part, at most "
+                f"(default: {DEFAULT_BINARY_CANDIDATES})",
+            ),
+        ),
+    ),
+    scored=True,
+)
+"""The `binary` strategy, as every surface sees it."""

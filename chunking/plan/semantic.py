@@ -44,6 +44,13 @@ from chunking.model import BlockKind, Level
 from chunking.offsets import trim
 from chunking.parse.markdown.plain_text import code_regions, left_out, plain_markdown
 from chunking.plan.core import Plan
+from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
+from chunking.plan.semantic_params import (
+    DEFAULT_SEMANTIC_MIN_FILL,
+    DEFAULT_SEMANTIC_PERCENTILE,
+    DEFAULT_SEMANTIC_WINDOW,
+    SemanticBreaks,
+)
 from chunking.plan.walk import StructureWalk
 from chunking.scoring import CachedEmbedder, ScoringError
 
@@ -314,3 +321,62 @@ class SemanticCuts:
     def overlaps(self, next_start: int) -> bool:
         """No overlap after a breakpoint: the next chunk is about something else."""
         return next_start not in self.break_set and self.walk.overlaps(next_start)
+
+
+SEMANTIC = StrategyDeclaration(
+    name="semantic",
+    plan=semantic_spans,
+    summary="where the meaning shifts",
+    flag_help="where the meaning shifts (embeds sentences with the app's embedding provider: "
+    "EMBEDDING_PROVIDER, local by default)",
+    parameters=SemanticBreaks,
+    options_field="semantic",
+    rows=(
+        Parameter(
+            "semanticPercentile",
+            "number",
+            "a break where the distance between neighbouring sentence groups is above this "
+            "percentile of the document's (0 to 100)",
+            f"`{DEFAULT_SEMANTIC_PERCENTILE:g}`",
+            setting="CHUNK_SEMANTIC_PERCENTILE",
+            attribute="semantic.percentile",
+            option="semantic.percentile",
+            flag=Flag(
+                "--semantic-percentile",
+                "strategy semantic: a break where the distance is above this percentile "
+                f"(default: {DEFAULT_SEMANTIC_PERCENTILE:g})",
+            ),
+        ),
+        Parameter(
+            "semanticWindow",
+            "integer",
+            "sentences embedded either side of a boundary (1 to 5)",
+            f"`{DEFAULT_SEMANTIC_WINDOW}`",
+            setting="CHUNK_SEMANTIC_WINDOW",
+            attribute="semantic.window",
+            minimum=1,
+            option="semantic.window",
+            flag=Flag(
+                "--semantic-window",
+                "strategy semantic: sentences embedded either side of a boundary "
+                f"(default: {DEFAULT_SEMANTIC_WINDOW})",
+            ),
+        ),
+        Parameter(
+            "semanticMinFill",
+            "number",
+            "share of the room (0 to 1) a chunk holds before a break may end it",
+            f"`{DEFAULT_SEMANTIC_MIN_FILL:g}`",
+            setting="CHUNK_SEMANTIC_MIN_FILL",
+            attribute="semantic.min_fill",
+            option="semantic.min_fill",
+            flag=Flag(
+                "--semantic-min-fill",
+                "strategy semantic: share of the room a chunk holds before a break ends it "
+                f"(default: {DEFAULT_SEMANTIC_MIN_FILL:g})",
+            ),
+        ),
+    ),
+    scored=True,
+)
+"""The `semantic` strategy, as every surface sees it."""

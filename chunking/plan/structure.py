@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chunking.plan.core import Plan
+from chunking.plan.declaration import StrategyDeclaration
 from chunking.plan.walk import StructureWalk
 
 if TYPE_CHECKING:
@@ -16,3 +17,9 @@ def structure_spans(inputs: PlanInputs) -> Plan:
     walk = StructureWalk(inputs)
     spans = walk.spans()
     return Plan(spans)
+
+
+STRUCTURE = StrategyDeclaration(
+    name="structure", plan=structure_spans, summary="by sections, blocks, sentences"
+)
+"""The default strategy, as every surface sees it."""

@@ -22,12 +22,19 @@ import re
 from typing import TYPE_CHECKING
 
 from chunking.model import Span
-from chunking.options import TooManyChunks, Unit
+from chunking.options import PAGE_OVERLAP_LENGTH, WORD_OVERLAP, TooManyChunks, Unit
 from chunking.plan.core import Plan
-from chunking.plan.words_params import WordScope
+from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
+from chunking.plan.words_params import (
+    DEFAULT_WORD_OVERLAP,
+    DEFAULT_WORDS_PER_CHUNK,
+    WordScope,
+    WordWindows,
+    default_word_overlap,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator, Mapping
 
     from chunking.model import Region
     from chunking.plan.core import PlanInputs
@@ -300,3 +307,76 @@ class WordWindowPlanner:
                 "own were cut at a word"
             )
         return found
+
+
+WORD_SCOPES: Mapping[str, WordScope] = {scope.value: scope for scope in WordScope}
+
+
+def _overlap_in_words(spell: Callable[[str], str]) -> str:
+    return f"its windows overlap by {spell(WORD_OVERLAP)}, in words"
+
+
+def _overlap_default(values: Mapping[str, object], preferred: object) -> object:
+    size = values["size"]
+    # The table reads both as integers (kind "integer").
+    assert isinstance(size, int)
+    assert isinstance(preferred, int)
+    return default_word_overlap(size, preferred)
+
+
+WORDS = StrategyDeclaration(
+    name="words",
+    plan=word_spans,
+    summary="fixed word windows",
+    parameters=WordWindows,
+    options_field="words",
+    rows=(
+        Parameter(
+            "wordsPerChunk",
+            "integer",
+            "words in each window",
+            f"`{DEFAULT_WORDS_PER_CHUNK}`",
+            setting="CHUNK_WORDS_PER_CHUNK",
+            attribute="words.size",
+            minimum=1,
+            option="words.size",
+            flag=Flag(
+                "--words-per-chunk",
+                f"strategy words: words per window (default: {DEFAULT_WORDS_PER_CHUNK})",
+            ),
+        ),
+        Parameter(
+            WORD_OVERLAP,
+            "integer",
+            "words each window repeats from the previous one; less than half of `wordsPerChunk`",
+            f"`{DEFAULT_WORD_OVERLAP}` (a fifth of `wordsPerChunk` when that is too many)",
+            setting="CHUNK_WORD_OVERLAP",
+            attribute="words.overlap",
+            minimum=0,
+            option="words.overlap",
+            flag=Flag(
+                "--word-overlap",
+                "strategy words: words each window repeats from the previous one "
+                f"(default: {DEFAULT_WORD_OVERLAP})",
+            ),
+        ),
+        Parameter(
+            "wordScope",
+            "choice",
+            "`section`: windows stay inside a section; `document`: they run over the document",
+            f"`{WordScope.SECTION.value}`",
+            setting="CHUNK_WORD_SCOPE",
+            attribute="words.scope",
+            choices=WORD_SCOPES,
+            option="words.scope",
+            flag=Flag(
+                "--word-scope",
+                "strategy words: windows stay in a section or run over the document "
+                f"(default: {WordScope.SECTION.value})",
+            ),
+        ),
+    ),
+    refused={PAGE_OVERLAP_LENGTH: _overlap_in_words},
+    derived_defaults={WORD_OVERLAP: _overlap_default},
+)
+"""The `words` strategy, as every surface sees it."""

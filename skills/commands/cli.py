@@ -10,12 +10,11 @@ import os
 import sys
 import textwrap
 from pathlib import PurePath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chunking.files import read_limited
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
-    SCORED_STRATEGIES,
     ChunkOptions,
     Limits,
     OptionError,
@@ -23,22 +22,29 @@ from chunking.options import (
     SectionPacking,
     SplitMode,
     Unit,
-    strategy_conflicts,
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
-from chunking.plan.binary_params import BinarySplit
-from chunking.plan.semantic_params import SemanticBreaks
-from chunking.plan.words_params import WordScope, WordWindows, default_word_overlap
+from chunking.plan.strategies import (
+    BY_NAME as STRATEGY_DECLARATIONS,
+)
+from chunking.plan.strategies import (
+    PARAMETER_FIELDS,
+    SCORED_STRATEGIES,
+    strategy_conflicts,
+)
 from chunking.scoring import Scoring
-from skills.parameters import FLAG_PARAMETERS, given_parameters
+from skills.parameters import FLAG_PARAMETERS, given_parameters, read_strategy_parameters
 from skills.skill.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    from skills.parameters import Parameter
+
 HELP_WIDTH = 78
 """Columns of the help's own paragraphs (argparse wraps the options to the terminal)."""
+
 SKIPPED_SHOWN = 5
 """Files of a folder that are not chunked: this many are named in the warning."""
 
@@ -165,9 +171,7 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
         section_fill=SectionPacking(args.sections).fill,
         strip_markup=not args.keep_markup,
         strategy=args.strategy,
-        words=word_windows(args),
-        semantic=semantic_breaks(args),
-        binary=binary_split(args),
+        **strategy_parameters(args),
     )
 
 
@@ -198,41 +202,27 @@ def command_line_scoring(
         yield scoring
 
 
-def binary_split(args: argparse.Namespace) -> BinarySplit:
-    """The `binary` strategy's options (`--binary-scorer`, `--binary-candidates`), checked
-    by `check_strategy`."""
-    defaults = BinarySplit()
-    return BinarySplit(
-        scorer=defaults.scorer if args.binary_scorer is None else args.binary_scorer,
-        candidates=(
-            defaults.candidates if args.binary_candidates is None else args.binary_candidates
-        ),
-    )
+def strategy_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    """Every strategy's own parameters by their `ChunkOptions` field: the chosen
+    strategy's from its flags (the rest its defaults), the others' defaults; checked by
+    `check_strategy`, validated by their own dataclass (`OptionError`)."""
 
+    def read(row: Parameter, default: Any) -> Any:
+        value = getattr(args, row.flag.attribute if row.flag else row.name, None)
+        if value is None:
+            return default
+        return row.choices[value] if row.kind == "choice" else value
 
-def word_windows(args: argparse.Namespace) -> WordWindows:
-    """The `words` strategy's options (`--words-per-chunk`, `--word-overlap`,
-    `--word-scope`), checked by `check_strategy`."""
-    defaults = WordWindows()
-    size = defaults.size if args.words_per_chunk is None else args.words_per_chunk
-    return WordWindows(
-        size=size,
-        overlap=default_word_overlap(size) if args.word_overlap is None else args.word_overlap,
-        scope=defaults.scope if args.word_scope is None else WordScope(args.word_scope),
-    )
-
-
-def semantic_breaks(args: argparse.Namespace) -> SemanticBreaks:
-    """The `semantic` strategy's options (`--semantic-percentile`, `--semantic-window`,
-    `--semantic-min-fill`), checked by `check_strategy`."""
-    percentile, fill = args.semantic_percentile, args.semantic_min_fill
-    window = args.semantic_window
-    defaults = SemanticBreaks()
-    return SemanticBreaks(
-        percentile=defaults.percentile if percentile is None else percentile,
-        window=defaults.window if window is None else window,
-        min_fill=defaults.min_fill if fill is None else fill,
-    )
+    own: dict[str, Any] = {}
+    for strategy, (attribute, _, _) in PARAMETER_FIELDS.items():
+        parameters = STRATEGY_DECLARATIONS[strategy].parameters
+        assert parameters is not None  # PARAMETER_FIELDS lists only strategies that have some
+        own[attribute] = (
+            read_strategy_parameters(strategy, parameters(), read)
+            if strategy == args.strategy
+            else parameters()
+        )
+    return own
 
 
 def check_strategy(args: argparse.Namespace) -> None:

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from chunking import ChunkOptions, Limits, OptionError, WordWindows
-from chunking.options import ParameterNames, clipped_repr, strategy_conflicts
+from chunking import ChunkOptions, Limits, OptionError
+from chunking.options import ParameterNames, clipped_repr
+from chunking.plan.strategies import PARAMETER_FIELDS, strategy_conflicts
 from skills.embedding.values import (
     describe,
     huge_numbers,
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from chunking import FormatName
-    from chunking.plan.binary_params import BinarySplit
-    from chunking.plan.semantic_params import SemanticBreaks
     from skills.parameters import Parameter
     from skills.skill.settings import Settings
 
@@ -185,7 +184,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         or settings.default_language_code
     )
 
-    strategy, words, semantic, binary = _read_strategy(reader, settings)
+    strategy, own_parameters = _read_strategy(reader, settings)
     header_depth = reader.choice(
         INPUT_MARKDOWN_HEADER_DEPTH, MARKDOWN_HEADER_DEPTHS, settings.markdown_header_depth
     )
@@ -214,9 +213,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 section_fill=settings.section_packing.fill,
                 strip_markup=settings.strip_markup,
                 strategy=strategy,
-                words=words,
-                semantic=semantic,
-                binary=binary,
+                **own_parameters,
                 max_chunks=settings.max_chunks_per_record,
             )
         except OptionError as error:
@@ -252,25 +249,24 @@ def _huge_number_errors(data: Mapping[str, object]) -> tuple[str, ...]:
     return tuple(errors)
 
 
-def _read_strategy(
-    reader: _Reader, settings: Settings
-) -> tuple[str, WordWindows, SemanticBreaks, BinarySplit]:
-    """`strategy` and the chosen strategy's own inputs; an input of another strategy is
-    an error naming it and the strategy it belongs to."""
+def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, dict[str, Any]]:
+    """`strategy` and every strategy's own parameters by their `ChunkOptions` field: the
+    chosen one's read from its inputs, the others' the app settings'. An input of another
+    strategy is an error naming it and the strategy it belongs to."""
     strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
     given = given_parameters(reader.data)
     reader.errors.extend(strategy_conflicts(strategy, given, RECORD_INPUT_NAMES))
-    words, semantic, binary = settings.words, settings.semantic, settings.binary
-    try:
-        if strategy == "words":
-            words = read_strategy_parameters(strategy, words, reader.read)
-        elif strategy == "semantic":
-            semantic = read_strategy_parameters(strategy, semantic, reader.read)
-        elif strategy == "binary":
-            binary = read_strategy_parameters(strategy, binary, reader.read)
-    except OptionError as error:
-        reader.errors.append(str(error))
-    return strategy, words, semantic, binary
+    own: dict[str, Any] = {
+        attribute: getattr(settings, attribute) for attribute, _, _ in PARAMETER_FIELDS.values()
+    }
+    declared = PARAMETER_FIELDS.get(strategy)
+    if declared is not None:
+        attribute = declared[0]
+        try:
+            own[attribute] = read_strategy_parameters(strategy, own[attribute], reader.read)
+        except OptionError as error:
+            reader.errors.append(str(error))
+    return strategy, own
 
 
 def _read_file_text(

@@ -9,9 +9,10 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from chunking import Limits, OptionError, SectionPacking, SplitMode, Unit, WordWindows
-from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, STRATEGY_PARAMETERS, default_lengths
+from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, default_lengths
 from chunking.plan.binary_params import BinarySplit
 from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.strategies import PARAMETER_FIELDS
 from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
@@ -266,14 +267,14 @@ def load_settings(
         if row.attribute is not None and "." not in row.attribute
     }
     strategies: dict[str, Any] = {}
-    for strategy in STRATEGY_PARAMETERS:
-        own = getattr(defaults, strategy)
+    for strategy, (attribute, _, _) in PARAMETER_FIELDS.items():
+        own = getattr(defaults, attribute)
         try:
-            strategies[strategy] = read_strategy_parameters(strategy, own, read)
+            strategies[attribute] = read_strategy_parameters(strategy, own, read)
         except OptionError as error:
             numbers = [row.setting for row in strategy_rows(strategy) if row.kind != "choice"]
             problems.append(f"{error} (from app settings {', '.join(map(str, numbers))})")
-            strategies[strategy] = own
+            strategies[attribute] = own
     settings = replace(
         defaults,
         **flat,

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from chunking.measure.sizing import make_sizer, utf16_length
 from chunking.options import Limits, Unit
+from chunking.plan.pages import split_pages, split_sentences
 from chunking.plan.sentences import sentence_starts
-from evaluation.split_skill import split_pages, split_sentences
 from tests.paths import FIXTURES
 
 FIXTURES = FIXTURES / "markdown"

@@ -94,7 +94,7 @@ def test_sweep_flags_read_their_values() -> None:
         ("--title-prefix maybe", "on/off options take on or off"),
         ("--section-fill 2", "--section-fill items must be pack or a share from 0 to 1"),
         ("--words a/b", "--words items must be wordsPerChunk/wordOverlap such as 200/40"),
-        ("--strategy nope", "--strategy must be among structure, words, semantic, binary"),
+        ("--strategy nope", "--strategy must be among structure, words, semantic, binary, pages"),
     ],
 )
 def test_a_bad_sweep_value_is_named(given: str, message: str) -> None:

@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from chunking import ChunkOptions
-from chunking.options import STRATEGY_PARAMETERS, OptionError
+from chunking.options import OptionError
+from chunking.plan.strategies import STRATEGY_PARAMETERS
 from infra.deploy import add_chunk_flags
 from skills.commands.cli import OPTION_FLAGS, add_chunk_arguments, chunk_options
 from skills.embedding.scoring import ScoringService

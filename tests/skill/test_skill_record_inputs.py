@@ -287,13 +287,13 @@ def test_strategy_words_and_its_inputs_reach_the_options() -> None:
     [
         (
             {"strategy": "sliding"},
-            "input 'strategy' must be one of structure, words, semantic, binary "
+            "input 'strategy' must be one of structure, words, semantic, binary, pages "
             "(got string 'sliding')",
         ),
         (
             {"wordsPerChunk": 10},
             "input(s) 'wordsPerChunk' only apply to strategy 'words' (strategy is 'structure'; "
-            "strategies are structure, words, semantic, binary)",
+            "strategies are structure, words, semantic, binary, pages)",
         ),
         (
             {"strategy": "binary", "binaryScorer": "foo"},

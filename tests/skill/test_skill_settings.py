@@ -329,7 +329,7 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
         )
     message = str(raised.value)
     assert (
-        "CHUNK_STRATEGY must be one of structure, words, semantic, binary (got 'sliding')"
+        "CHUNK_STRATEGY must be one of structure, words, semantic, binary, pages (got 'sliding')"
         in message
     )
     assert "wordOverlap must be at least 0 and less than half of wordsPerChunk (< 5" in message

@@ -1,4 +1,7 @@
-"""A structure-blind baseline: the Text Split skill's `pages` mode, emulated.
+"""The `pages` strategy: the Text Split skill's own `pages` mode, emulated.
+
+A strategy of the skill, so one index can hold both cuts (A/B through one skill), and the
+structure-blind baseline the evaluation measures ours against (`evaluation.chunkers`).
 
 What Microsoft documents (../shared/azure-contract.md §2.3): pages hold whole
 sentences up to `maximumPageLength` ("does its best to break the text on sentence
@@ -19,11 +22,20 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chunking.offsets import skip_space
+from chunking.options import TooManyChunks
+from chunking.plan.core import Plan
+from chunking.plan.declaration import StrategyDeclaration
 from chunking.plan.sentences import sentence_starts
+from chunking.plan.words import WordWindowPlanner
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from chunking.measure.sizing import Sizer, SpanSizer
+    from chunking.model import Span
     from chunking.options import Limits
+    from chunking.plan.core import PlanInputs
 
 _SPACE = re.compile(r"\s+")
 
@@ -36,9 +48,16 @@ class Page:
     end: int
 
 
-def split_pages(source: str, sizer: Sizer, limits: Limits, language: str = "en") -> list[Page]:
-    """The pages the Split skill's `pages` mode would cut `source` into."""
-    maximum, overlap = limits.maximum_page_length, limits.page_overlap_length
+def split_pages(
+    source: str,
+    sizer: Sizer,
+    limits: Limits,
+    language: str = "en",
+    room: Callable[[int], int] | None = None,
+) -> list[Page]:
+    """The pages the Split skill's `pages` mode would cut `source` into; with `room`, a
+    page starting at an offset holds at most `room(offset)` (the limit less a prefix)."""
+    limit, overlap = limits.maximum_page_length, limits.page_overlap_length
     spans = sizer.spans(source)
     breaks = [*sentence_starts(source, language), len(source)]
     spaces = [match.end() for match in _SPACE.finditer(source)]
@@ -48,6 +67,7 @@ def split_pages(source: str, sizer: Sizer, limits: Limits, language: str = "en")
     # nothing but the overlap.
     covered = start
     while start < len(source):
+        maximum = limit if room is None else room(start)
         end = _furthest(spans, start, covered, breaks, maximum)
         if end is None:
             end = _furthest(spans, start, covered, spaces, maximum) or _hard_end(
@@ -127,3 +147,58 @@ def _trimmed(source: str, start: int, end: int) -> Page:
     while end > start and source[end - 1].isspace():
         end -= 1
     return Page(start, end)
+
+
+def page_spans(inputs: PlanInputs) -> Plan:
+    """The Split skill's pages of the document's body, each with the title and heading
+    prefix every chunk has; a page the prefix takes past the limit is cut at word
+    boundaries into chunks that fit, as an oversized word window is."""
+    outline, options = inputs.outline, inputs.options
+    body = outline.body_start
+    taken, cap = options.limits.maximum_pages_to_take, options.max_chunks
+    fitter = WordWindowPlanner(inputs)
+    spans: list[Span] = []
+    source = outline.source[body : outline.content_end]
+    room = _room(inputs, body)
+    for page in split_pages(source, inputs.sizer, options.limits, options.language, room):
+        start, end = body + page.start, body + page.end
+        if spans and start <= spans[-1].start:
+            # The page before was cut to fit: this one starts past its last piece.
+            start = skip_space(outline.source, spans[-1].end, end)
+        if start < end:
+            spans.extend(fitter.fitting(start, end))
+        if cap and len(spans) > cap:
+            raise TooManyChunks(cap)
+    if taken:
+        del spans[taken:]
+    warnings = []
+    if fitter.cut_windows:
+        warnings.append(
+            f"{fitter.cut_windows} page(s) were over maximumPageLength ({fitter.maximum} "
+            f"{options.limits.unit.value}) with their prefix, and were cut at word "
+            "boundaries into chunks that fit"
+        )
+    return Plan(spans, tuple(warnings))
+
+
+def _room(inputs: PlanInputs, body: int) -> Callable[[int], int]:
+    """Room for the content of a page starting at a body offset: the limit less the
+    prefix of the sections holding that offset, the longest a page from there can have
+    (a page across sections takes their common, shorter, path)."""
+    tree, context = inputs.tree, inputs.context
+    maximum = inputs.options.limits.maximum_page_length
+
+    def room(start: int) -> int:
+        _, prefix_size = context.prefix(tree.names(tree.chain_at(body + start)))
+        return max(1, maximum - prefix_size)
+
+    return room
+
+
+PAGES = StrategyDeclaration(
+    name="pages",
+    plan=page_spans,
+    summary="the Text Split skill's pages (sentences up to the limit, blind to structure)",
+)
+"""The `pages` strategy, as every surface sees it: no parameters of its own (the
+limits and `pageOverlapLength` are the Split skill's)."""
