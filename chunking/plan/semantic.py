@@ -38,8 +38,6 @@ import bisect
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from chunking.model import BlockKind, Level
 from chunking.offsets import trim
 from chunking.parse.markdown.plain_text import code_regions, left_out, plain_markdown
@@ -157,6 +155,8 @@ def _distances(
     pending: Sequence[tuple[int, str, str]], embed: TextEmbedder
 ) -> list[tuple[int, float]]:
     """One embedder call for the windows of `pending` boundaries, and their distances."""
+    import numpy as np  # noqa: PLC0415  (the scored strategy alone needs it; start-up does not)
+
     texts = [text for _, before, after in pending for text in (before, after)]
     try:
         matrix = np.asarray(embed(texts), dtype=np.float64)

@@ -17,8 +17,6 @@ import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from chunking.model import Block, BlockKind, Level, Outline, Span
 from chunking.offsets import skip_space, skip_space_back, trim
 from chunking.options import SplitMode, TooManyChunks, Unit
@@ -238,10 +236,23 @@ class PlanningDocument:
         return LazySentenceStarts.complete([start + offset for offset in starts])
 
 
+NUMPY_LINE_ENDS_CHARACTERS = 4_096
+"""Texts this long and longer find their line ends with numpy (as the parse stage's line
+tables do, from the same length: below it Python is faster and numpy stays unloaded)."""
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""A line break as `_line_ends` counts one: CR LF, a lone CR or LF."""
+
+
 def _line_ends(source: str) -> list[int]:
     """The end of every line break of `source`, ascending, from one pass of numpy over
     its code points: a regex match per line, over and over for the walk's windows,
-    cost a tenth of the split stage on the markdown corpus."""
+    cost a tenth of the split stage on the markdown corpus. A short text's are found by
+    one regex pass instead, so a one-line file never loads numpy (issue 40: the import
+    is ~0.1 s of a command's start-up)."""
+    if len(source) < NUMPY_LINE_ENDS_CHARACTERS:
+        return [match.end() for match in _LINE_BREAK.finditer(source)]
+    import numpy as np  # noqa: PLC0415  (only for texts long enough to repay its import)
+
     ascii_only = source.isascii()
     codes = np.frombuffer(
         source.encode("ascii") if ascii_only else source.encode("utf-32-le", "surrogatepass"),

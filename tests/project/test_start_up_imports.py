@@ -93,11 +93,6 @@ def test_markdown_in_tokens_leaves_unloaded(tokens_imports: set[str], package: s
     assert package not in tokens_imports
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="chunking/plan/walk.py and chunking/plan/semantic.py (imported through "
-    "chunking/plan/strategies.py) import numpy at module level: the planner's room",
-)
 @pytest.mark.parametrize("package", NOT_FOR_A_SHORT_TEXT)
 def test_a_short_markdown_text_leaves_unloaded(
     characters_imports: set[str], tokens_imports: set[str], package: str
