@@ -313,7 +313,7 @@ PARAMETERS: tuple[Parameter, ...] = (
         "integer",
         "a record whose answer would take the response past this fails with an error saying "
         "which input to change (fewer, larger chunks, or a smaller `batchSize`)",
-        "`67108864` (64 MiB)",
+        "`100663296` (96 MiB)",
         record_input=False,
         setting="MAX_RESPONSE_BYTES",
         attribute="max_response_bytes",

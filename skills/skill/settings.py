@@ -90,8 +90,12 @@ DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024
 UTF-8) still fits in one request, and a body this size is ~1/3 of what the default
 instance can hold for it (docs/design/hardening.md, "Bounded answers"). Was 100 MiB, the
 Functions host's own limit: 97 MB of ~100 KB records peaked at 2.5 GB."""
-DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-"""64 MiB of answer per request; records past it are refused one by one (answer_caps).
+DEFAULT_MAX_RESPONSE_BYTES = 96 * 1024 * 1024
+"""96 MiB of answer per request; records past it are refused one by one (answer_caps).
+Was 64 MiB until each chunk answered its reader text too (a fourth copy of the chunk
+beside `content`, `text` and `textItems`): the largest document an S3 indexer sends (16
+million characters) then answered 68.4 MB at the default 512 tokens without vectors and
+was refused (tests/hardening/test_hardening_inputs.py).
 A request holds ~6-8x its answer's bytes at its peak with its body (bench.answer_memory:
 640 records of 100 KB, 62 MB, answered within it at 511 MB), so two such requests and
 the workers fit the default instance's 2,048 MB (infra/main.bicep instanceMemoryMB).
@@ -106,8 +110,9 @@ DEFAULT_MEMORY_BUDGET_BYTES = 640 * 1024 * 1024
 The default instance's 2,048 MB (infra/main.bicep instanceMemoryMB) less the app (~150
 MB), the forkserver (~100 MB) and the chunk workers (two at their 256 MB high-water
 mark, two spares of ~100 MB) leaves ~1,080 MB; 640 MiB keeps ~400 MB of that as room,
-and still admits the largest request the caps allow on its own (64 MiB of body decoded
-to at most 256 MiB, and 5x a 64 MiB answer: docs/design/hardening.md)."""
+and admits the largest request the caps allow on its own, with the whole budget (64 MiB
+of body decoded to at most 256 MiB, and 5x a 96 MiB answer: 800 MiB at worst,
+docs/design/hardening.md)."""
 
 DEFAULT_DEADLINE_SECONDS = 200.0
 """Answer well inside the 230 s ceiling of both the skill `timeout` and Azure's load balancer."""
