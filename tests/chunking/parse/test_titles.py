@@ -14,6 +14,11 @@ from chunking.parse.titles import (
 )
 from tests.helpers import SECTION_PER_CHUNK
 
+LONG_BODY = "Body text about this part. " * 45
+"""A last section longer than `CHARACTERS`' 1,000: a document that fits in one chunk is
+one chunk (issue 37), so these tests give their last section more than a chunk of text,
+and its chunks carry its heading path whatever the sections before it hold."""
+
 CHARACTERS = ChunkOptions(
     limits=Limits(unit=Unit.CHARACTERS, maximum_page_length=1000, page_overlap_length=0),
     section_fill=SECTION_PER_CHUNK,
@@ -27,7 +32,7 @@ def test_issue_14_item_11_html_h1_that_differs_from_the_title_is_a_level() -> No
     """The issue's example: `<title>T</title>`, `<h1>Foo</h1>`, `<h2>Bar</h2>`."""
     html = (
         "<html><head><title>T</title></head><body>"
-        "<h1>Foo</h1><p>Intro.</p><h2>Bar</h2><p>About bar.</p></body></html>"
+        f"<h1>Foo</h1><p>Intro.</p><h2>Bar</h2><p>About bar. {LONG_BODY}</p></body></html>"
     )
     document = chunk_document(html, options=CHARACTERS)
     assert document.title == "T"
@@ -36,7 +41,7 @@ def test_issue_14_item_11_html_h1_that_differs_from_the_title_is_a_level() -> No
 
 
 def test_front_matter_title_and_a_different_h1() -> None:
-    text = "---\ntitle: Meta\n---\n# Heading One\n\nIntro.\n\n## Sub\n\nBody."
+    text = f"---\ntitle: Meta\n---\n# Heading One\n\nIntro.\n\n## Sub\n\n{LONG_BODY}"
     document = chunk_document(text, options=CHARACTERS, format="markdown")
     assert document.title == "Meta"
     assert document.chunks[-1].headings == ("Heading One", "Sub")
@@ -63,7 +68,7 @@ def test_front_matter_title_and_a_different_h1() -> None:
 )  # fmt: skip
 def test_the_same_title_in_other_words_is_not_a_level(heading: str, title: str) -> None:
     assert same_title(heading, title)
-    html = f"<title>{title}</title><h1>{heading}</h1><p>Intro.</p><h2>Bar</h2><p>Text.</p>"
+    html = f"<title>{title}</title><h1>{heading}</h1><p>Intro.</p><h2>Bar</h2><p>{LONG_BODY}</p>"
     assert chunk_document(html, options=CHARACTERS, format="html").chunks[-1].headings == ("Bar",)
 
 
@@ -84,7 +89,7 @@ def test_a_different_h1_is_a_level(heading: str, title: str) -> None:
 
 def test_an_h1_that_repeats_the_metadata_title_stays_out_of_paths_wherever_it_is() -> None:
     furniture = "\n\n".join(f"[Menu entry {i}](/m{i})" for i in range(120))
-    body = f"{furniture}\n\n# The Guide\n\nIntro.\n\n## Part\n\nBody."
+    body = f"{furniture}\n\n# The Guide\n\nIntro.\n\n## Part\n\n{LONG_BODY}"
     # Without the metadata title, so much before it makes the H1 a section.
     assert chunk_document(body, options=CHARACTERS, format="markdown").title == ""
     text = f"---\ntitle: The Guide - Site\n---\n{body}"
@@ -149,7 +154,7 @@ def test_comments_before_the_h1_are_not_body_text() -> None:
 
 
 def test_an_h1_after_substantial_body_is_a_section() -> None:
-    text = "Intro words. " * 100 + "\n\n# Later\n\nMore.\n\n## Part\n\nBody."
+    text = "Intro words. " * 100 + f"\n\n# Later\n\nMore.\n\n## Part\n\n{LONG_BODY}"
     document = chunk_document(text, options=CHARACTERS, title="Caller")
     assert document.title == "Caller"
     assert document.chunks[-1].headings == ("Later", "Part")
@@ -176,7 +181,7 @@ def test_a_heading_after_substantial_body_is_never_the_title(
     while len("".join(prose.split())) <= before:
         prose += words
     front = "---\ntitle: Meta\n---\n" if metadata else ""
-    text = f"{front}{prose.strip()}\n\n{form.format(heading)}\nAfter the heading."
+    text = f"{front}{prose.strip()}\n\n{form.format(heading)}\nAfter the heading. {LONG_BODY}"
     document = chunk_document(text, options=CHARACTERS, format="markdown", title="Caller")
     assert document.title == ("Meta" if metadata else "Caller")
     heading_start = text.index(heading)
