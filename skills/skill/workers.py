@@ -80,6 +80,9 @@ before the other small records queued (a one-record request does not wait behind
 of whole batches; the others wait at most a few milliseconds per tiny record)."""
 ANSWER_GRACE_SECONDS = 0.5
 """How long past a record's deadline the request waits for its worker's verdict."""
+SCORER_LATE_GRACE_SECONDS = 0.25
+"""How long past the deadline a worker whose scorer call went unanswered is given to
+fail its record in its own words (which name the scorer); within ANSWER_GRACE_SECONDS."""
 PR_SET_PDEATHSIG = 1
 """Linux prctl option: a signal for the worker when its parent (the forkserver) dies."""
 LONG_RUNNING_SECONDS = 1.0
@@ -196,6 +199,10 @@ class Done:
 @dataclass(frozen=True, slots=True)
 class Overran:
     """The record was still being chunked at the deadline; its work was stopped."""
+
+    scorer: str | None = None
+    """The scorer (`embedding`, `rerank`, `crossEncoder`) the record was waiting for when
+    the deadline came: the scorer took the time, not the record's size."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -656,20 +663,28 @@ class _Slot:
         try:
             source = None if job.bridge is None else job.bridge.service.pair_source
             self.connection.send((job.record, job.settings, source))
+            late: str | None = None
+            """The scorer whose call was still unanswered at the deadline."""
             while True:
-                if not self.connection.poll(max(job.until - time.monotonic(), 0.0)):
+                wait = job.until - time.monotonic()
+                if late is not None:  # the worker fails the record itself, in ~ms
+                    wait = max(wait, SCORER_LATE_GRACE_SECONDS)
+                if not self.connection.poll(max(wait, 0.0)):
                     logger.warning(
                         "record %r overran its deadline; stopping its chunk worker",
                         job.record.record_id,
                     )
                     self._replace()
-                    return Overran()
+                    return Overran(late)
                 message = self.connection.recv()
                 if not isinstance(message, _ScoringCall):
                     break
                 # Only a job with a bridge gets a worker Scoring, so only it can ask.
                 assert job.bridge is not None
-                self.connection.send(job.bridge.answer(message, job.until))
+                answer = job.bridge.answer(message, job.until)
+                if answer.error is not None and time.monotonic() >= job.until:
+                    late = "embedding" if message.pairs is None else source
+                self.connection.send(answer)
             output, logs, resident = message
             self.bloated = resident > self.pool.memory_limit
         except (EOFError, OSError):

@@ -1,0 +1,89 @@
+"""Scorer calls that hang (issue 35 item 7): a record waiting for its scorer is told so,
+not to split a 473-character document, and records that need no scorer are not queued
+behind those that wait for one. Over uvicorn on 127.0.0.1, with the real openai client
+against the local stub (testing/openai_stub.py) made to hang."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+
+from skills.embedding.settings import EmbeddingSettings
+from skills.skill.contract import InputRecord
+from skills.skill.service import _unfinished
+from skills.skill.settings import Settings
+from skills.skill.workers import Overran
+from testing.openai_stub import OpenAIStub, Reply
+from tests.conftest import skill_body
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from tests.conftest import LiveServers
+
+pytestmark = pytest.mark.integration
+
+DIMENSIONS = 8
+KEY = "hung-key"
+HANG = Reply(delay=600.0)
+"""Until the stub stops (it answers at once then)."""
+SMALL = (
+    "# Notes\n\n"
+    + "The cluster restarts its nodes one at a time during an upgrade. " * 4
+    + "\n\nEach node drains its connections before it stops, and rejoins after. " * 3
+)
+"""Markdown of 478 characters, about issue 35's 473."""
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as server:
+        yield server
+
+
+def hung_settings(stub: OpenAIStub, deadline: float) -> Settings:
+    stub.default = HANG
+    embedding = EmbeddingSettings(
+        provider="azure_openai",
+        provider_reason="test",
+        model="text-embedding-3-small",
+        dimensions=DIMENSIONS,
+        azure_endpoint=stub.azure_endpoint,
+        azure_deployment="emb",
+        azure_api_key=KEY,
+    )
+    return Settings(chunk_workers=2, deadline_seconds=deadline, embedding=embedding)
+
+
+def semantic(record_id: str) -> dict[str, Any]:
+    return {"recordId": record_id, "data": {"text": SMALL, "strategy": "semantic"}}
+
+
+def test_small_records_whose_scorer_hangs_are_told_the_scorer_did_not_answer(
+    live_servers: LiveServers, stub: OpenAIStub
+) -> None:
+    """Regression (issue 35 item 7): two 473-character `semantic` records whose embedding
+    calls hang were told to "split the document into smaller ones"."""
+    server = live_servers.start(hung_settings(stub, deadline=2.0))
+    body = skill_body([semantic("a"), semantic("b")])
+    response = httpx.post(f"{server}/api/chunk", content=body, timeout=60.0)
+    assert response.status_code == 200
+    for value in response.json()["values"]:
+        (error,) = value["errors"]
+        assert value["data"] == {}
+        assert "split the document" not in error["message"]
+        assert "embedding" in error["message"]
+        assert "deadline" in error["message"]
+
+
+def test_a_record_stopped_while_waiting_for_its_scorer_is_told_so() -> None:
+    """When the worker could not even fail the record in time, the app's own message
+    names the scorer, not the record's size."""
+    record = InputRecord("a", {"text": SMALL})
+    (message,) = _unfinished(record, Overran("rerank"), Settings()).errors
+    assert "waiting for the rerank scorer" in message
+    assert "split the document" not in message
+    (sized,) = _unfinished(record, Overran(), Settings()).errors
+    assert "split the document" in sized
