@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from chunking.plan.strategies import SCORED_STRATEGIES
 from chunking.scoring import Scoring, ScoringError
 from skills.embedding.scoring import blocking_scoring
 from skills.skill.answer_caps import refused_alone
@@ -252,7 +253,8 @@ class ProcessChunker:
         bridge = None if scoring is None else _Bridge(scoring, asyncio.get_running_loop())
         for record in records:
             future: Future[Outcome] = Future()
-            self._pool.board.put(_Job(record, settings, until, future, _lane(record), bridge))
+            lane = _lane(record, settings if bridge is not None else None)
+            self._pool.board.put(_Job(record, settings, until, future, lane, bridge))
             futures.append(future)
         waiting = [asyncio.wrap_future(future) for future in futures]
         # A worker answers Overran itself at `until`; the grace covers the kill, and the
@@ -443,16 +445,34 @@ def text_length(record: InputRecord) -> int | None:
     return len(text) if isinstance(text, str) else None
 
 
-def _lane(record: InputRecord) -> Lane:
+def _lane(record: InputRecord, scoring: Settings | SettingsError | None = None) -> Lane:
+    """The record's lane; with `scoring` (the settings, when a scorer answers calls), a
+    record of a scored strategy is `scored` unless large: its worker may wait for the
+    scorer up to the deadline (a hung rerank endpoint), so spares never take it, and a
+    spare is always there for the records that need no scorer (issue 35)."""
     length = text_length(record) or 0
     if length > LARGE_CHARACTERS:
         return "large"
+    if scoring is not None and _scored(record, scoring):
+        return "scored"
     return "tiny" if length <= TINY_CHARACTERS else "small"
 
 
-Lane = Literal["tiny", "small", "large"]
-LANES: tuple[Lane, ...] = ("tiny", "small", "large")
+def _scored(record: InputRecord, settings: Settings | SettingsError) -> bool:
+    """The record's strategy (its own, or the settings' default) calls a scorer."""
+    given = record.data.get("strategy") if isinstance(record.data, dict) else None
+    default = getattr(settings, "strategy", None)  # a SettingsError has none
+    return (given if isinstance(given, str) else default) in SCORED_STRATEGIES
+
+
+Lane = Literal["tiny", "small", "scored", "large"]
+LANES: tuple[Lane, ...] = ("tiny", "small", "scored", "large")
 """The order in which a free worker looks at the lanes."""
+SMALL_ONLY_LANES: tuple[Lane, ...] = ("tiny", "small", "scored")
+"""The lanes of the worker kept for small records (it never takes a large one)."""
+SPARE_LANES: tuple[Lane, ...] = ("tiny", "small")
+"""The lanes of a spare: it exists because every worker runs long, so it takes only
+records that need no scorer (a hung scorer would hold it too)."""
 
 
 class _Board:
@@ -468,12 +488,12 @@ class _Board:
             self.lanes[job.lane].append(job)
             self.ready.notify_all()
 
-    def take(self, small_only: bool, retire: Callable[[], bool] | None = None) -> _Job | None:
-        """The next job (tiny ones first, then small, then large unless `small_only`),
+    def take(self, lanes: Sequence[Lane], retire: Callable[[], bool] | None = None) -> _Job | None:
+        """The next job of `lanes` (in their order; tiny ones first),
         waiting for one; None once closed, or once `retire()` says so while none waits."""
         with self.ready:
             while not self.closed:
-                for lane in LANES[:-1] if small_only else LANES:
+                for lane in lanes:
                     if self.lanes[lane]:
                         return self.lanes[lane].popleft()
                 if retire is not None and retire():
@@ -628,7 +648,8 @@ class _Slot:
         # Before the first record, so it never waits for a worker to start.
         self._start_or_count()
         retire = (lambda: self.pool.spare_unneeded(self)) if self.spare else None
-        while (job := self.pool.board.take(self.small_only, retire)) is not None:
+        lanes = SPARE_LANES if self.spare else SMALL_ONLY_LANES if self.small_only else LANES
+        while (job := self.pool.board.take(lanes, retire)) is not None:
             if not job.future.set_running_or_notify_cancel():
                 continue
             if job.until - time.monotonic() < MINIMUM_START_SECONDS or self.closed:

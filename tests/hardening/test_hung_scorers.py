@@ -5,17 +5,20 @@ against the local stub (testing/openai_stub.py) made to hang."""
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
-from skills.embedding.settings import EmbeddingSettings
+from skills.embedding.settings import EmbeddingSettings, PairScorerSettings
 from skills.skill.contract import InputRecord
 from skills.skill.service import _unfinished
 from skills.skill.settings import Settings
 from skills.skill.workers import Overran
 from testing.openai_stub import OpenAIStub, Reply
+from testing.rerank_stub import Fault, RerankStub
 from tests.conftest import skill_body
 
 if TYPE_CHECKING:
@@ -57,6 +60,12 @@ def hung_settings(stub: OpenAIStub, deadline: float) -> Settings:
     return Settings(chunk_workers=2, deadline_seconds=deadline, embedding=embedding)
 
 
+def busy(server: str) -> int:
+    """Workers on a record now, as /api/health says."""
+    health = httpx.get(f"{server}/api/health", timeout=10.0).json()
+    return int(health["chunking"]["busy"])
+
+
 def semantic(record_id: str) -> dict[str, Any]:
     return {"recordId": record_id, "data": {"text": SMALL, "strategy": "semantic"}}
 
@@ -87,3 +96,60 @@ def test_a_record_stopped_while_waiting_for_its_scorer_is_told_so() -> None:
     assert "split the document" not in message
     (sized,) = _unfinished(record, Overran(), Settings()).errors
     assert "split the document" in sized
+
+
+BINARY: dict[str, object] = {
+    "text": " ".join(f"The cat number {n} purrs on the warm mat." for n in range(12))
+    + " "
+    + " ".join(f"A ship number {n} sails across the cold sea." for n in range(12)),
+    "strategy": "binary",
+    "binaryScorer": "rerank",
+    "unit": "characters",
+    "maximumPageLength": 700,
+}
+"""A record `binary` splits with the rerank endpoint's pair scores (~1,000 characters)."""
+
+
+@pytest.fixture(scope="module")
+def rerank() -> Iterator[RerankStub]:
+    with RerankStub() as server:
+        yield server
+
+
+def test_a_request_that_needs_no_scorer_is_not_queued_behind_hung_scorer_calls(
+    live_servers: LiveServers, rerank: RerankStub
+) -> None:
+    """Regression (issue 35 item 7): six scored records whose scorer calls hang took both
+    workers and both spares, and a tiny `structure` request waited for their deadline.
+    Now it is answered, chunked, while those records are still waiting for their scorer."""
+    rerank.script(*[Fault(delay=40.0)] * 20)
+    pairs = PairScorerSettings(rerank_endpoint=rerank.endpoint)
+    server = live_servers.start(Settings(chunk_workers=2, deadline_seconds=15.0, pairs=pairs))
+    hung: list[httpx.Response] = []
+
+    def send_hung() -> None:
+        body = skill_body([{"recordId": f"s{n}", "data": BINARY} for n in range(6)])
+        hung.append(httpx.post(f"{server}/api/chunk", content=body, timeout=60.0))
+
+    sender = threading.Thread(target=send_hung, daemon=True)
+    sender.start()
+    give_up = time.monotonic() + 30.0  # a guard against a broken stub, not a measurement
+    while not rerank.requests and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert rerank.requests, "the binary records never called their scorer"
+    tiny: dict[str, object] = {"recordId": "t", "data": {"text": "# Title\n\nA short paragraph."}}
+    response = httpx.post(f"{server}/api/chunk", content=skill_body([tiny]), timeout=60.0)
+    held = busy(server)  # workers still on the hung records
+    sender.join(60.0)
+    assert response.status_code == 200
+    (value,) = response.json()["values"]
+    assert value["errors"] == []
+    assert value["data"]["chunks"]
+    assert held, "the tiny request was answered only once the hung records ended"
+    (answer,) = hung
+    assert answer.status_code == 200
+    messages = [
+        error["message"] for record in answer.json()["values"] for error in record["errors"]
+    ]
+    assert len(messages) == 6
+    assert any("rerank" in message for message in messages)
