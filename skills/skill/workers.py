@@ -822,7 +822,7 @@ class ThreadChunker:
                 # It cannot be stopped: health says degraded until it ends by itself.
                 self._counts.add(cancelling=1)
                 worker.add_done_callback(lambda _: self._counts.add(cancelling=-1))
-                outcomes.append(Overran())
+                outcomes.append(Overran(run.waiting))
             outcomes += [NotStarted()] * (len(records) - len(outcomes))
         return outcomes
 
@@ -839,7 +839,16 @@ class ThreadChunker:
 class _ThreadRun:
     """Chunks records in order on one thread until done or told to stop."""
 
-    __slots__ = ("counts", "outputs", "records", "scoring", "settings", "started", "stop")
+    __slots__ = (
+        "counts",
+        "outputs",
+        "records",
+        "scoring",
+        "settings",
+        "started",
+        "stop",
+        "waiting",
+    )
 
     def __init__(
         self,
@@ -849,13 +858,34 @@ class _ThreadRun:
         scoring: Scoring | None = None,
     ) -> None:
         self.records = records
-        self.scoring = scoring
+        self.scoring = None if scoring is None else self._watched(scoring)
+        self.waiting: str | None = None
+        """The scorer a call is waiting for now (the record's deadline may pass in it)."""
         self.settings = settings
         self.counts = counts
         self.outputs: list[OutputRecord] = []
         """Answers so far, in request order; only the worker appends (atomic under the GIL)."""
         self.started = False
         self.stop = threading.Event()
+
+    def _watched(self, scoring: Scoring) -> Scoring:
+        """`scoring`, noting in `waiting` which scorer a call waits for."""
+
+        def embed(texts: Sequence[str], /) -> Sequence[Vector]:
+            self.waiting = "embedding"
+            try:
+                return scoring.embed(texts)
+            finally:
+                self.waiting = None
+
+        def pairs(batch: Sequence[tuple[str, str]], /) -> Sequence[float]:
+            self.waiting = scoring.pair_source
+            try:
+                return scoring.pairs(batch)
+            finally:
+                self.waiting = None
+
+        return Scoring(embed=embed, pairs=pairs, pair_source=scoring.pair_source)
 
     def run(self) -> None:
         self.started = True
