@@ -314,7 +314,15 @@ def _unfinished(
 ) -> OutputRecord:
     deadline = f"{_deadline_text(settings)}, app setting {ENV_DEADLINE_SECONDS}"
     size = _text_size(record)
-    if isinstance(outcome, Overran):
+    if isinstance(outcome, Overran) and outcome.scorer is not None:
+        # A small record waiting for a hung scorer is not helped by splitting it.
+        message = (
+            f"not chunked: this record's text{size} was waiting for the {outcome.scorer} "
+            f"scorer at the skill's deadline ({deadline}); the scorer did not answer in "
+            "time: check that it is up and answering, or "
+            f"raise {ENV_DEADLINE_SECONDS} together with the skill's timeout in the skillset"
+        )
+    elif isinstance(outcome, Overran):
         message = (
             f"not chunked: this record's text{size} was still being chunked at the skill's "
             f"deadline ({deadline}), so its work was stopped; split the document into "

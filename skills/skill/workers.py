@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from chunking.plan.strategies import SCORED_STRATEGIES
 from chunking.scoring import Scoring, ScoringError
 from skills.embedding.scoring import blocking_scoring
 from skills.skill.answer_caps import refused_alone
@@ -80,6 +81,9 @@ before the other small records queued (a one-record request does not wait behind
 of whole batches; the others wait at most a few milliseconds per tiny record)."""
 ANSWER_GRACE_SECONDS = 0.5
 """How long past a record's deadline the request waits for its worker's verdict."""
+SCORER_LATE_GRACE_SECONDS = 0.25
+"""How long past the deadline a worker whose scorer call went unanswered is given to
+fail its record in its own words (which name the scorer); within ANSWER_GRACE_SECONDS."""
 PR_SET_PDEATHSIG = 1
 """Linux prctl option: a signal for the worker when its parent (the forkserver) dies."""
 LONG_RUNNING_SECONDS = 1.0
@@ -197,6 +201,10 @@ class Done:
 class Overran:
     """The record was still being chunked at the deadline; its work was stopped."""
 
+    scorer: str | None = None
+    """The scorer (`embedding`, `rerank`, `crossEncoder`) the record was waiting for when
+    the deadline came: the scorer took the time, not the record's size."""
+
 
 @dataclass(frozen=True, slots=True)
 class NotStarted:
@@ -245,7 +253,8 @@ class ProcessChunker:
         bridge = None if scoring is None else _Bridge(scoring, asyncio.get_running_loop())
         for record in records:
             future: Future[Outcome] = Future()
-            self._pool.board.put(_Job(record, settings, until, future, _lane(record), bridge))
+            lane = _lane(record, settings if bridge is not None else None)
+            self._pool.board.put(_Job(record, settings, until, future, lane, bridge))
             futures.append(future)
         waiting = [asyncio.wrap_future(future) for future in futures]
         # A worker answers Overran itself at `until`; the grace covers the kill, and the
@@ -436,16 +445,34 @@ def text_length(record: InputRecord) -> int | None:
     return len(text) if isinstance(text, str) else None
 
 
-def _lane(record: InputRecord) -> Lane:
+def _lane(record: InputRecord, scoring: Settings | SettingsError | None = None) -> Lane:
+    """The record's lane; with `scoring` (the settings, when a scorer answers calls), a
+    record of a scored strategy is `scored` unless large: its worker may wait for the
+    scorer up to the deadline (a hung rerank endpoint), so spares never take it, and a
+    spare is always there for the records that need no scorer (issue 35)."""
     length = text_length(record) or 0
     if length > LARGE_CHARACTERS:
         return "large"
+    if scoring is not None and _scored(record, scoring):
+        return "scored"
     return "tiny" if length <= TINY_CHARACTERS else "small"
 
 
-Lane = Literal["tiny", "small", "large"]
-LANES: tuple[Lane, ...] = ("tiny", "small", "large")
+def _scored(record: InputRecord, settings: Settings | SettingsError) -> bool:
+    """The record's strategy (its own, or the settings' default) calls a scorer."""
+    given = record.data.get("strategy") if isinstance(record.data, dict) else None
+    default = getattr(settings, "strategy", None)  # a SettingsError has none
+    return (given if isinstance(given, str) else default) in SCORED_STRATEGIES
+
+
+Lane = Literal["tiny", "small", "scored", "large"]
+LANES: tuple[Lane, ...] = ("tiny", "small", "scored", "large")
 """The order in which a free worker looks at the lanes."""
+SMALL_ONLY_LANES: tuple[Lane, ...] = ("tiny", "small", "scored")
+"""The lanes of the worker kept for small records (it never takes a large one)."""
+SPARE_LANES: tuple[Lane, ...] = ("tiny", "small")
+"""The lanes of a spare: it exists because every worker runs long, so it takes only
+records that need no scorer (a hung scorer would hold it too)."""
 
 
 class _Board:
@@ -461,12 +488,12 @@ class _Board:
             self.lanes[job.lane].append(job)
             self.ready.notify_all()
 
-    def take(self, small_only: bool, retire: Callable[[], bool] | None = None) -> _Job | None:
-        """The next job (tiny ones first, then small, then large unless `small_only`),
+    def take(self, lanes: Sequence[Lane], retire: Callable[[], bool] | None = None) -> _Job | None:
+        """The next job of `lanes` (in their order; tiny ones first),
         waiting for one; None once closed, or once `retire()` says so while none waits."""
         with self.ready:
             while not self.closed:
-                for lane in LANES[:-1] if small_only else LANES:
+                for lane in lanes:
                     if self.lanes[lane]:
                         return self.lanes[lane].popleft()
                 if retire is not None and retire():
@@ -621,7 +648,8 @@ class _Slot:
         # Before the first record, so it never waits for a worker to start.
         self._start_or_count()
         retire = (lambda: self.pool.spare_unneeded(self)) if self.spare else None
-        while (job := self.pool.board.take(self.small_only, retire)) is not None:
+        lanes = SPARE_LANES if self.spare else SMALL_ONLY_LANES if self.small_only else LANES
+        while (job := self.pool.board.take(lanes, retire)) is not None:
             if not job.future.set_running_or_notify_cancel():
                 continue
             if job.until - time.monotonic() < MINIMUM_START_SECONDS or self.closed:
@@ -656,20 +684,28 @@ class _Slot:
         try:
             source = None if job.bridge is None else job.bridge.service.pair_source
             self.connection.send((job.record, job.settings, source))
+            late: str | None = None
+            """The scorer whose call was still unanswered at the deadline."""
             while True:
-                if not self.connection.poll(max(job.until - time.monotonic(), 0.0)):
+                wait = job.until - time.monotonic()
+                if late is not None:  # the worker fails the record itself, in ~ms
+                    wait = max(wait, SCORER_LATE_GRACE_SECONDS)
+                if not self.connection.poll(max(wait, 0.0)):
                     logger.warning(
                         "record %r overran its deadline; stopping its chunk worker",
                         job.record.record_id,
                     )
                     self._replace()
-                    return Overran()
+                    return Overran(late)
                 message = self.connection.recv()
                 if not isinstance(message, _ScoringCall):
                     break
                 # Only a job with a bridge gets a worker Scoring, so only it can ask.
                 assert job.bridge is not None
-                self.connection.send(job.bridge.answer(message, job.until))
+                answer = job.bridge.answer(message, job.until)
+                if answer.error is not None and time.monotonic() >= job.until:
+                    late = "embedding" if message.pairs is None else source
+                self.connection.send(answer)
             output, logs, resident = message
             self.bloated = resident > self.pool.memory_limit
         except (EOFError, OSError):
@@ -786,7 +822,7 @@ class ThreadChunker:
                 # It cannot be stopped: health says degraded until it ends by itself.
                 self._counts.add(cancelling=1)
                 worker.add_done_callback(lambda _: self._counts.add(cancelling=-1))
-                outcomes.append(Overran())
+                outcomes.append(Overran(run.waiting))
             outcomes += [NotStarted()] * (len(records) - len(outcomes))
         return outcomes
 
@@ -803,7 +839,16 @@ class ThreadChunker:
 class _ThreadRun:
     """Chunks records in order on one thread until done or told to stop."""
 
-    __slots__ = ("counts", "outputs", "records", "scoring", "settings", "started", "stop")
+    __slots__ = (
+        "counts",
+        "outputs",
+        "records",
+        "scoring",
+        "settings",
+        "started",
+        "stop",
+        "waiting",
+    )
 
     def __init__(
         self,
@@ -813,13 +858,34 @@ class _ThreadRun:
         scoring: Scoring | None = None,
     ) -> None:
         self.records = records
-        self.scoring = scoring
+        self.scoring = None if scoring is None else self._watched(scoring)
+        self.waiting: str | None = None
+        """The scorer a call is waiting for now (the record's deadline may pass in it)."""
         self.settings = settings
         self.counts = counts
         self.outputs: list[OutputRecord] = []
         """Answers so far, in request order; only the worker appends (atomic under the GIL)."""
         self.started = False
         self.stop = threading.Event()
+
+    def _watched(self, scoring: Scoring) -> Scoring:
+        """`scoring`, noting in `waiting` which scorer a call waits for."""
+
+        def embed(texts: Sequence[str], /) -> Sequence[Vector]:
+            self.waiting = "embedding"
+            try:
+                return scoring.embed(texts)
+            finally:
+                self.waiting = None
+
+        def pairs(batch: Sequence[tuple[str, str]], /) -> Sequence[float]:
+            self.waiting = scoring.pair_source
+            try:
+                return scoring.pairs(batch)
+            finally:
+                self.waiting = None
+
+        return Scoring(embed=embed, pairs=pairs, pair_source=scoring.pair_source)
 
     def run(self) -> None:
         self.started = True
