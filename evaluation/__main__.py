@@ -390,10 +390,16 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(sweep))
         if sweep.recommendation is not None:
             print("\n" + sweep.recommendation.sentence)
-            recommended = next(
-                r.setting for r in sweep.results if r.setting.label == sweep.recommendation.label
-            )
-            print("\n".join(configuration(recommended).lines()))
+        recommended = next(
+            (
+                r
+                for r in sweep.results
+                if sweep.recommendation and r.label == sweep.recommendation.label
+            ),
+            None,
+        )
+        if recommended is not None:
+            print("\n".join(configuration(recommended.setting).lines()))
         # Before the embeddings close: the chunk maps chunk again, and a semantic setting
         # embeds its sentences again (from the cache).
         json_path, html_path = write_outputs(
