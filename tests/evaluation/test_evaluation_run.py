@@ -338,3 +338,41 @@ def test_a_split_skill_row_that_is_better_is_said_so() -> None:
     assert verdict is not None
     assert verdict.label is None
     assert f"{split.setting.label} is better than our best readable setting" in verdict.sentence
+
+
+@pytest.mark.integration
+def test_a_one_setting_grid_draws_no_single_dot_charts_and_explains_its_columns(
+    small_set: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--quick`'s shape: one setting of ours against the Split skill at the same limits.
+    Every chart line would be one dot, so there are none; the page says why, explains the
+    columns a newcomer cannot guess, and still lists the questions."""
+    docs, questions = small_set
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
+        for name, value in {
+            "AZURE_OPENAI_ENDPOINT": stub.azure_endpoint,
+            "AZURE_OPENAI_API_KEY": KEY,
+            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embedding",
+            "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
+        }.items():
+            monkeypatch.setenv(name, value)
+        out = tmp_path / "out"
+        arguments = [
+            str(docs), str(questions), "--max", "128", "--overlap", "0",
+            "--embedding", "azure_openai", "--baselines", "split-skill",
+            "--cache", str(tmp_path / "cache"), "--out", str(out), "--quiet",
+        ]  # fmt: skip
+        assert main(arguments) == 0
+    printed = capsys.readouterr().out
+    assert "No recommendation: no difference measurable on these questions (" in printed
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "<svg" not in page
+    assert "No charts: each setting ran at one maximumPageLength" in page
+    assert not any((out / name).exists() for name in ("complete-at-5.svg", "cost-quality.svg"))
+    for column in ("scored", "IoU@5", "truncated"):
+        assert f"<dt><code>{column}</code></dt><dd>" in page
+    assert "(our best complete@5; not a recommendation)" in page
+    assert "To index with it" not in page
