@@ -108,6 +108,17 @@ def test_words_windows_are_given_on_the_command_line(tmp_path: Path) -> None:
     assert grid.word_windows == ((10, 2), (50, 0))
 
 
+def use_stub(monkeypatch: pytest.MonkeyPatch, stub: OpenAIStub) -> None:
+    """The skill's Azure OpenAI app settings, pointed at the stub."""
+    for name, value in {
+        "AZURE_OPENAI_ENDPOINT": stub.azure_endpoint,
+        "AZURE_OPENAI_API_KEY": KEY,
+        "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embedding",
+        "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
+    }.items():
+        monkeypatch.setenv(name, value)
+
+
 @pytest.fixture
 def small_set(tmp_path: Path) -> tuple[Path, Path]:
     docs = tmp_path / "docs"
@@ -134,13 +145,7 @@ def test_azure_openai_path_with_429s_then_served_from_the_cache(
 ) -> None:
     docs, questions = small_set
     with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
-        for name, value in {
-            "AZURE_OPENAI_ENDPOINT": stub.azure_endpoint,
-            "AZURE_OPENAI_API_KEY": KEY,
-            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embedding",
-            "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-        }.items():
-            monkeypatch.setenv(name, value)
+        use_stub(monkeypatch, stub)
         stub.script(Reply(status=429, retry_after_ms=5), Reply(status=429, retry_after_ms=5))
         arguments = [
             str(docs), str(questions), "--max", "64,128", "--overlap", "0,10%",
@@ -352,13 +357,7 @@ def test_a_one_setting_grid_draws_no_single_dot_charts_and_explains_its_columns(
     columns a newcomer cannot guess, and still lists the questions."""
     docs, questions = small_set
     with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
-        for name, value in {
-            "AZURE_OPENAI_ENDPOINT": stub.azure_endpoint,
-            "AZURE_OPENAI_API_KEY": KEY,
-            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embedding",
-            "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-        }.items():
-            monkeypatch.setenv(name, value)
+        use_stub(monkeypatch, stub)
         out = tmp_path / "out"
         arguments = [
             str(docs), str(questions), "--max", "128", "--overlap", "0",
