@@ -379,9 +379,11 @@ def recommend(results: Sequence[SettingResult]) -> Recommendation | None:
 
 
 def _name(metric: str) -> str:
-    """`answer-complete within 2000` for a budget metric, else the metric's name."""
-    if metric.startswith("complete@") and metric != "complete@5":
-        return f"answer-complete within {metric.removeprefix('complete@')}"
+    """`answer-complete within 2,000 tokens` for a budget metric (`complete@2000tok`),
+    else the metric's name."""
+    budget = metric.removeprefix("complete@").removesuffix("tok")
+    if metric.endswith("tok") and budget.isdigit():
+        return f"answer-complete within {int(budget):,} tokens"
     return metric
 
 

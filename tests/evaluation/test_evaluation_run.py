@@ -367,6 +367,7 @@ def test_a_one_setting_grid_draws_no_single_dot_charts_and_explains_its_columns(
         assert main(arguments) == 0
     printed = capsys.readouterr().out
     assert "No recommendation: no difference measurable on these questions (" in printed
+    assert ": answer-complete within 2,000 tokens +" in printed  # the metric it is made on
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "<svg" not in page
     assert "No charts: each setting ran at one maximumPageLength" in page
