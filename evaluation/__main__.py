@@ -390,10 +390,16 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(sweep))
         if sweep.recommendation is not None:
             print("\n" + sweep.recommendation.sentence)
-            recommended = next(
-                r.setting for r in sweep.results if r.setting.label == sweep.recommendation.label
-            )
-            print("\n".join(configuration(recommended).lines()))
+        recommended = next(
+            (
+                r
+                for r in sweep.results
+                if sweep.recommendation and r.label == sweep.recommendation.label
+            ),
+            None,
+        )
+        if recommended is not None:
+            print("\n".join(configuration(recommended.setting).lines()))
         # Before the embeddings close: the chunk maps chunk again, and a semantic setting
         # embeds its sentences again (from the cache).
         json_path, html_path = write_outputs(
@@ -408,16 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m evaluation: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        # Counted in the file, not by the run: a batch interrupted before its commit is not
-        # there, one interrupted right after it is.
-        kept = cache.count() - stored if cache is not None else 0
-        where = f" in {cache.path}" if cache is not None else ""
-        message = (
-            f"python -m evaluation: interrupted; {kept} embeddings of this run are kept"
-            f"{where}, so the same command continues from there."
-        )
-        (progress or Progress()).stopped(message)
-        return INTERRUPTED
+        return _stopped(cache, stored, progress)
     finally:
         if embeddings is not None:
             embeddings.close()
@@ -429,6 +426,20 @@ def main(argv: list[str] | None = None) -> int:
         f"from the cache ({cache.path}).\nWrote {json_path} and {html_path}."
     )
     return 0
+
+
+def _stopped(cache: EmbeddingCache | None, stored: int, progress: Progress | None) -> int:
+    """After Ctrl-C: one line saying what is kept, and the exit status 130."""
+    # Counted in the file, not by the run: a batch interrupted before its commit is not
+    # there, one interrupted right after it is.
+    kept = cache.count() - stored if cache is not None else 0
+    where = f" in {cache.path}" if cache is not None else ""
+    message = (
+        f"python -m evaluation: interrupted; {kept} embeddings of this run are kept"
+        f"{where}, so the same command continues from there."
+    )
+    (progress or Progress()).stopped(message)
+    return INTERRUPTED
 
 
 def refuse_grid(settings: list[Setting], skipped: list[str]) -> None:
@@ -477,6 +488,7 @@ def _main_sets(arguments: argparse.Namespace) -> int:
         print(f"skipped: {reason}", file=sys.stderr)
     progress = None if arguments.quiet else Progress()
     cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
+    stored = cache.count()
     try:
         runs, json_path, html_path = run_sets(
             sets,
@@ -490,10 +502,13 @@ def _main_sets(arguments: argparse.Namespace) -> int:
             cross_encoder=arguments.cross_encoder,
             progress=progress,
             passages=passages,
+            announce=progress.note if progress is not None else None,
         )
     except EmbeddingError as error:
         print(f"python -m evaluation: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return _stopped(cache, stored, progress)
     finally:
         cache.close()
     print(format_runs(runs))

@@ -84,13 +84,16 @@ def run_sets(
     cross_encoder: str | None,
     progress: Callable[[str, int, int], None] | None,
     passages: Sequence[PassageMode] = ("chunks",),
+    announce: Callable[[str], None] | None = None,
 ) -> tuple[list[ModelRun], Path, Path]:
     """A sweep per set and model, each set's own outputs in `out/<set>/<model>/`, and the
-    whole run's results.json and report.html in `out`. Raises EmbeddingError."""
+    whole run's results.json and report.html in `out`; `announce` gets the estimate of
+    each embedding's time, as in a single-set run. Raises EmbeddingError."""
     scorer = pair_scorer(cross_encoder or os.environ.get(ENV_CROSS_ENCODER))
     runs: list[ModelRun] = []
     for provider in providers:
         embeddings = build_embeddings(provider, os.environ, cache, progress=progress)
+        embeddings.announce = announce
         try:
             sweeps = {}
             for item in sets:

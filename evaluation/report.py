@@ -228,15 +228,16 @@ def write_outputs(
     """results.json and report.html in `folder` (`scoring`: what a strategy that embeds
     sentences calls when the chunk maps chunk again)."""
     folder.mkdir(parents=True, exist_ok=True)
-    recommended = _recommended(sweep)
-    if recommended is not None:
+    shown = _shown(sweep)
+    if shown is not None:
         # The per-question links of report.html point at these.
-        for name, page in question_maps(recommended, questions, documents, scoring).items():
+        for name, page in question_maps(shown, questions, documents, scoring).items():
             path = folder / name
             path.parent.mkdir(exist_ok=True)
             write_atomically(path, page)
     # The plots on their own too, for a README or a pull request.
-    for name, plot in zip(PLOT_FILES, _plots(sweep), strict=True):
+    plots = _plots(sweep)
+    for name, plot in zip(PLOT_FILES[: len(plots)], plots, strict=True):
         if plot:
             write_atomically(folder / name, plot + "\n")
     # The two files a reader opens last, each replaced whole or not at all.
@@ -404,8 +405,57 @@ def _svg_plot(
     return "".join(parts)
 
 
+COLUMNS = (
+    ("complete@5", "a top-5 chunk holds the whole reference answer"),
+    ("hit@5", "a top-5 chunk overlaps the reference"),
+    ("MRR@10", "1 / rank of the first chunk that overlaps the reference, 0 past rank 10"),
+    (
+        "≤1k tokens, ≤2k tokens",
+        "the top chunks in rank order while their texts fit 1,000 or 2,000 tokens (equal "
+        "context for every chunk size): one of them holds the whole reference",
+    ),
+    ("recall@5", "the share of the reference's characters the top 5 chunks cover"),
+    (
+        "IoU@5",
+        "characters the top 5 chunks share with the reference, over the characters either "
+        "covers (intersection over union: 1 when the top 5 are exactly the answer)",
+    ),
+    ("chunks, tokens", "what the setting embeds: chunks and their cl100k tokens"),
+    (
+        "scored",
+        "texts a strategy embedded to plan its chunks (a semantic strategy's sentence "
+        "windows), billed like the chunks at every indexing run; 0 for the others",
+    ),
+    (
+        "truncated",
+        "the share of chunks longer than the embedding model's window, scored on text the "
+        "model never read; a setting over 10% is not recommended",
+    ),
+    ("Δ … vs split", "paired difference against the Split-skill row at the same limits"),
+)
+"""The report page's legend for the table's columns."""
+
+
+_NO_CHARTS = (
+    "<p>No charts: each setting ran at one maximumPageLength, so every line would be a "
+    "single dot; the table has the values.</p>"
+)
+
+
+def _legend() -> str:
+    items = "".join(
+        f"<dt><code>{html.escape(name)}</code></dt><dd>{html.escape(text)}</dd>"
+        for name, text in COLUMNS
+    )
+    return f'<dl class="legend">{items}</dl>'
+
+
 def _plots(sweep: Sweep) -> list[str]:
+    """The charts, or none when every line would be a single dot (a one-setting grid:
+    the table already says everything such a chart could)."""
     series = _series(sweep)
+    if all(len(members) < 2 for members in series.values()):
+        return []
     plots = []
     for metric, title in (("complete@5", "answer-complete@5"), ("hit@5", "hit@5")):
         lines = {
@@ -496,6 +546,16 @@ def _recommended(sweep: Sweep) -> SettingResult | None:
     )
 
 
+def _shown(sweep: Sweep) -> SettingResult | None:
+    """The setting whose questions the page lists: the recommended one, else (no
+    recommendation) our best on answer-complete@5, so every run shows where answers are."""
+    recommended = _recommended(sweep)
+    if recommended is not None:
+        return recommended
+    ours = [r for r in sweep.results if r.setting.chunker == "ours" and r.passages == "chunks"]
+    return max(ours, key=lambda r: r.means["complete@5"].mean, default=None)
+
+
 def render_html(
     sweep: Sweep, questions: Sequence[Question], documents: dict[str, EvalDocument], model: str
 ) -> str:
@@ -507,18 +567,21 @@ def render_html(
         table += "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
     table += "</tbody></table>"
     recommended = _recommended(sweep)
+    shown = _shown(sweep)
     per_question = ""
-    if recommended is not None:
+    if shown is not None:
+        why = "" if shown is recommended else " (our best complete@5; not a recommendation)"
         per_question = (
-            f"<h2>Questions at {html.escape(recommended.label)}</h2>"
+            f"<h2>Questions at {html.escape(shown.label)}{why}</h2>"
             "<p>Each question links to the chunk map of its document at this setting: the "
             "reference marked, the top chunks labelled with their ranks.</p>"
             "<table><thead><tr><th>line</th><th>question</th><th>reference</th><th>top 5</th>"
             "<th>rank 1</th></tr></thead><tbody>"
-            + _question_rows(recommended, questions, documents)
+            + _question_rows(shown, questions, documents)
             + "</tbody></table>"
         )
     skipped = "".join(f"<li>{html.escape(s)}</li>" for s in sweep.skipped)
+    plots = _plots(sweep)
     by_kind = _breakdown_table(sweep, questions, documents)
     sentence = sweep.recommendation.sentence if sweep.recommendation else "No setting of ours ran."
     apply = (
@@ -539,6 +602,8 @@ tr.hit td:nth-child(4) {{ background: #fdf1cf; }}
 tr.miss td:nth-child(4) {{ background: #f6d5d5; }}
 tr:target {{ outline: 3px solid #d00; }}
 .recommendation {{ font-size: 1.1em; background: #eef4fb; padding: .8em; border-radius: 6px; }}
+.legend {{ font-size: 13px; display: grid; grid-template-columns: max-content auto; gap: 2px 1em; }}
+.legend dd {{ margin: 0; }}
 </style></head><body>
 <h1>Chunk settings evaluation</h1>
 <p>{len(questions)} questions over {len(documents)} documents; embeddings: {html.escape(model)}.
@@ -547,7 +612,8 @@ against the Split-skill emulation at the same limits (* where the interval exclu
 <p class="recommendation">{html.escape(sentence)}</p>
 {apply}
 {table}
-{"".join(f"<div>{plot}</div>" for plot in _plots(sweep))}
+{_legend()}
+{"".join(f"<div>{plot}</div>" for plot in plots) or _NO_CHARTS}
 <h2>answer-complete@5 by kind of question and format of document</h2>
 {by_kind}
 {"<h2>Skipped</h2><ul>" + skipped + "</ul>" if skipped else ""}

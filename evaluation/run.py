@@ -123,9 +123,9 @@ class Comparison:
 
 @dataclass(frozen=True, slots=True)
 class Recommendation:
-    """The setting to use, and why, in one sentence."""
+    """The setting to use, and why, in one sentence; or, without a label, why none is."""
 
-    label: str
+    label: str | None
     sentence: str
 
 
@@ -295,17 +295,32 @@ def compare_with_baseline(results: Sequence[SettingResult]) -> list[Comparison]:
 
 
 def recommend(results: Sequence[SettingResult]) -> Recommendation | None:
-    """Best answer-complete within the largest context budget (equal context: chunk size
-    alone cannot win it), then complete@5, among our settings the model reads whole; among
-    those not worse than it by the paired interval, the cheapest to embed (a scored
-    strategy's sentence embeddings included: they are billed at every indexing run too)."""
+    """The setting to use, or why there is none.
+
+    Among our settings the model reads whole (docs/guide/evaluation.md: at least
+    READ_WHOLE_SHARE of their chunks), the best answer-complete within the largest context
+    budget (equal context: chunk size alone cannot win it), then complete@5; among those
+    not worse than it by the paired interval, the cheapest to embed (a scored strategy's
+    sentence embeddings included: they are billed at every indexing run too). It is
+    recommended only when it beats every other row (the Split-skill rows, and our readable
+    settings outside that tie) by a paired 95% interval that excludes 0."""
     # Passages are how a query hands chunks over, not a chunk setting to recommend.
-    ours = [r for r in results if r.setting.chunker == "ours" and r.passages == "chunks"]
+    rows = [r for r in results if r.passages == "chunks"]
+    ours = [r for r in rows if r.setting.chunker == "ours"]
     if not ours:
         return None
     # Results built without the budget metrics (older callers) are ranked on @5.
-    metric = RECOMMENDED_ON if all(RECOMMENDED_ON in r.means for r in ours) else "complete@5"
-    readable = [r for r in ours if 1 - r.truncated_share >= READ_WHOLE_SHARE] or ours
+    metric = RECOMMENDED_ON if all(RECOMMENDED_ON in r.means for r in rows) else "complete@5"
+    readable = [r for r in ours if 1 - r.truncated_share >= READ_WHOLE_SHARE]
+    if not readable:
+        least = min(ours, key=lambda r: r.truncated_share)
+        return Recommendation(
+            None,
+            f"No recommendation: the model truncates more than {1 - READ_WHOLE_SHARE:.0%} of "
+            f"the chunks of every setting of ours ({least.label}: "
+            f"{least.truncated_share:.0%}), so their scores are on text it never read; "
+            "try smaller chunks.",
+        )
     best = max(readable, key=lambda r: (r.means[metric].mean, r.means["complete@5"].mean))
     tied = [
         r
@@ -313,16 +328,46 @@ def recommend(results: Sequence[SettingResult]) -> Recommendation | None:
         if paired_difference(r.per_question[metric], best.per_question[metric]).high >= 0
     ]
     chosen = min(tied, key=lambda r: (r.cost.total_tokens, r.cost.chunks, r.label))
+    # By identity: results hold arrays, which `==` does not reduce to one truth value.
+    contenders = {id(r) for r in readable} - {id(r) for r in tied}
+    rivals = [r for r in rows if r.setting.chunker != "ours" or id(r) in contenders]
+    if not rivals:
+        return Recommendation(
+            None,
+            "No recommendation: no difference measurable on these questions ("
+            + (
+                "one setting ran: nothing to compare it with"
+                if len(rows) == 1
+                else f"the {len(tied)} settings that ran do not differ by the paired 95% interval"
+            )
+            + ").",
+        )
+    margins = {
+        r.label: paired_difference(chosen.per_question[metric], r.per_question[metric])
+        for r in rivals
+    }
+    for rival, difference in margins.items():
+        if difference.high < 0:
+            return Recommendation(
+                None,
+                f"No recommendation of ours: {rival} is better than our best readable "
+                f"setting, {chosen.label}, on {_name(metric)} "
+                f"by {_signed(Interval(-difference.mean, -difference.high, -difference.low))}.",
+            )
+        if difference.low <= 0:
+            return Recommendation(
+                None,
+                "No recommendation: no difference measurable on these questions "
+                f"({chosen.label} against {rival}: {_name(metric)} "
+                f"{_signed(difference)}, an interval that includes 0).",
+            )
     m = chosen.means
-    within = (
-        f"answer-complete within {metric.removeprefix('complete@')} {_interval(m[metric])}, "
-        if metric != "complete@5"
-        else ""
-    )
+    within = f"{_name(metric)} {_interval(m[metric])}, " if metric != "complete@5" else ""
     sentence = (
         f"Use {chosen.label}: {within}answer-complete@5 {_interval(m['complete@5'])}, "
         f"hit@5 {_interval(m['hit@5'])}, MRR@10 {m['mrr@10'].mean:.3f}, "
-        f"{chosen.cost.chunks} chunks, {_tokens(chosen.cost)} to embed"
+        f"{chosen.cost.chunks} chunks, {_tokens(chosen.cost)} to embed; better than "
+        + ", ".join(f"{label} by {_signed(margin)}" for label, margin in margins.items())
     )
     if chosen is not best:
         sentence += (
@@ -331,6 +376,19 @@ def recommend(results: Sequence[SettingResult]) -> Recommendation | None:
             f"and costs {_tokens(best.cost)}"
         )
     return Recommendation(chosen.label, sentence + ".")
+
+
+def _name(metric: str) -> str:
+    """`answer-complete within 2,000 tokens` for a budget metric (`complete@2000tok`),
+    else the metric's name."""
+    budget = metric.removeprefix("complete@").removesuffix("tok")
+    if metric.endswith("tok") and budget.isdigit():
+        return f"answer-complete within {int(budget):,} tokens"
+    return metric
+
+
+def _signed(interval: Interval) -> str:
+    return f"{interval.mean:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]"
 
 
 def _tokens(cost: Cost) -> str:

@@ -131,12 +131,12 @@ def _stub_environment(stub: OpenAIStub) -> dict[str, str]:
 
 
 def _stopped_run(
-    stub: OpenAIStub, tmp_path: Path, how: signal.Signals
+    stub: OpenAIStub, tmp_path: Path, how: signal.Signals, *extra: str
 ) -> tuple[list[str], subprocess.Popen[str], str]:
     """A sweep against the slow stub, sent `how` once a few answers are back."""
     command = _command(
         tmp_path, "--unit", "characters", "--max", "300,400,500", "--overlap", "0",
-        "--baselines", "split-skill", "--embedding", "azure_openai", "--quiet",
+        "--baselines", "split-skill", "--embedding", "azure_openai", "--quiet", *extra,
     )  # fmt: skip
     process = subprocess.Popen(
         command, cwd=ROOT, env=_stub_environment(stub), stdout=subprocess.PIPE,
@@ -196,13 +196,40 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
     assert f"embedding {sent_again:,} passage texts" in estimate  # the questions are cached
     assert "at the last run's rate" in estimate
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
-    assert "To index with it" in page
-    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in page
+    # 8 questions: no setting beats the Split skill by a paired interval that excludes 0,
+    # so the run recommends nothing, says why, and prints no settings to apply.
+    assert "no difference measurable on these questions" in page
+    assert "To index with it" not in page
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     recommendation = results["recommendation"]
-    assert recommendation["appSettings"]["CHUNK_UNIT"] == "characters"
-    assert {"name": "unit", "source": "='characters'"} in recommendation["skillsetInputs"]
-    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" in done.stdout
+    assert recommendation["setting"] is None
+    assert "appSettings" not in recommendation
+    assert "no difference measurable on these questions" in done.stdout
+    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" not in done.stdout
+
+
+@pytest.mark.integration
+def test_ctrl_c_in_several_set_mode_is_one_line_and_the_next_run_estimates_first(
+    tmp_path: Path,
+) -> None:
+    """`--set` mode (the README's headline command's path): SIGINT gives exit 130 and one
+    line, not a traceback, with the embeddings kept; the next run says how long each
+    embedding will take before it starts, as a single-set run does."""
+    several = ("--set", str(TINY / "docs"), str(TINY / "questions.jsonl"))
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY, latency=STUB_LATENCY) as stub:
+        command, process, err = _stopped_run(stub, tmp_path, signal.SIGINT, *several)
+        assert process.returncode == INTERRUPTED, err
+        assert len(err.splitlines()) == 1, err
+        assert "Traceback" not in err
+        kept = _vectors(tmp_path / "cache")
+        assert kept >= ANSWERED_BEFORE_SIGINT - 1
+        assert f"interrupted; {kept} embeddings of this run are kept" in err
+        done, sent_again = _run_again(stub, [item for item in command if item != "--quiet"])
+    assert sent_again == _vectors(tmp_path / "cache") - kept  # nothing embedded twice
+    estimate = next(line for line in done.stderr.splitlines() if "passage texts (" in line)
+    assert f"embedding {sent_again:,} passage texts" in estimate
+    assert "at the last run's rate" in estimate
+    assert "2 sets (" in done.stdout
 
 
 @pytest.mark.integration

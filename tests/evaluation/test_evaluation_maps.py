@@ -16,7 +16,7 @@ from evaluation.run import QuestionTrace
 from skills.commands.chunk_map import map_document, render_chunk_map
 from testing.openai_stub import OpenAIStub
 from tests.chunk_map_checks import check_page, parse_page
-from tests.evaluation.test_evaluation_run import DIMENSIONS, KEY, small_set
+from tests.evaluation.test_evaluation_run import DIMENSIONS, KEY, small_set, use_stub
 from tests.helpers import options
 
 if TYPE_CHECKING:
@@ -107,13 +107,7 @@ def test_the_report_links_every_question_to_its_map(
     docs, questions = small_set
     out = tmp_path / "out"
     with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
-        for name, value in {
-            "AZURE_OPENAI_ENDPOINT": stub.azure_endpoint,
-            "AZURE_OPENAI_API_KEY": KEY,
-            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embedding",
-            "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-        }.items():
-            monkeypatch.setenv(name, value)
+        use_stub(monkeypatch, stub)
         arguments = [
             str(docs), str(questions), "--max", "64", "--overlap", "0",
             "--embedding", "azure_openai", "--baselines", "split-skill",

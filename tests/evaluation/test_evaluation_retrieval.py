@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -168,9 +169,12 @@ def test_passage_rows_are_compared_with_the_split_row_of_the_same_passages() -> 
 
 
 def test_the_recommendation_is_a_chunk_setting_never_a_way_of_handing_over() -> None:
-    chosen = recommend([_result("ours", [0, 1]), _result("ours", [1, 1], "vector", "merged")])
+    ours = replace(_result("ours", [1, 1, 1]), truncated_share=0.0)
+    merged = replace(_result("ours", [1, 1, 1], "vector", "merged"), truncated_share=0.0)
+    chosen = recommend([merged, ours, _result("split-skill", [0, 0, 0])])
     assert chosen is not None
-    assert chosen.label == _result("ours", [0, 1]).label
+    assert chosen.label == ours.label
+    assert "merged" not in chosen.sentence
 
 
 def test_a_set_folder_is_named_after_the_folder(tmp_path: Path) -> None:

@@ -108,6 +108,17 @@ def test_words_windows_are_given_on_the_command_line(tmp_path: Path) -> None:
     assert grid.word_windows == ((10, 2), (50, 0))
 
 
+def use_stub(monkeypatch: pytest.MonkeyPatch, stub: OpenAIStub) -> None:
+    """The skill's Azure OpenAI app settings, pointed at the stub."""
+    for name, value in {
+        "AZURE_OPENAI_ENDPOINT": stub.azure_endpoint,
+        "AZURE_OPENAI_API_KEY": KEY,
+        "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embedding",
+        "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
+    }.items():
+        monkeypatch.setenv(name, value)
+
+
 @pytest.fixture
 def small_set(tmp_path: Path) -> tuple[Path, Path]:
     docs = tmp_path / "docs"
@@ -134,13 +145,7 @@ def test_azure_openai_path_with_429s_then_served_from_the_cache(
 ) -> None:
     docs, questions = small_set
     with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
-        for name, value in {
-            "AZURE_OPENAI_ENDPOINT": stub.azure_endpoint,
-            "AZURE_OPENAI_API_KEY": KEY,
-            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "embedding",
-            "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-        }.items():
-            monkeypatch.setenv(name, value)
+        use_stub(monkeypatch, stub)
         stub.script(Reply(status=429, retry_after_ms=5), Reply(status=429, retry_after_ms=5))
         arguments = [
             str(docs), str(questions), "--max", "64,128", "--overlap", "0,10%",
@@ -167,7 +172,12 @@ def test_azure_openai_path_with_429s_then_served_from_the_cache(
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert results["embeddingModel"] == f"azure_openai:text-embedding-3-small:{DIMENSIONS}"
     assert len(results["settings"]) == 8
-    assert results["recommendation"]["setting"].startswith("ours ")
+    # Three questions, every answer in the top 5 at every setting: no paired interval
+    # excludes 0, so nothing is recommended and the run says why.
+    assert results["recommendation"]["setting"] is None
+    assert "no difference measurable on these questions" in results["recommendation"]["sentence"]
+    assert "no difference measurable on these questions" in first
+    assert "CHUNK_MAXIMUM_PAGE_LENGTH=" not in first
     for setting in results["settings"]:
         assert len(setting["perQuestion"]["complete@5"]) == 3
         # Three questions over a few chunks: every answer is in the top 5.
@@ -225,15 +235,27 @@ def test_the_return_policy_lesson_with_the_offline_model(tmp_path: Path) -> None
         assert setting["truncatedShare"] == 0.0
 
 
-def _scored_result(label: str, tokens: int, scored_tokens: int) -> SettingResult:
+def _scored_result(
+    label: str,
+    tokens: int,
+    scored_tokens: int,
+    answers: list[float] | None = None,
+    truncated: float = 0.0,
+) -> SettingResult:
+    """40 questions, 3 of 4 answered (by default); `split` is the Split-skill row."""
     import numpy as np
 
     from evaluation.metrics import METRICS, bootstrap_mean
 
-    answers = np.array([1.0, 1.0, 0.0, 1.0] * 10)
-    per_question = dict.fromkeys(METRICS, answers)
+    values = np.array(answers if answers is not None else [1.0, 1.0, 0.0, 1.0] * 10)
+    per_question = dict.fromkeys(METRICS, values)
+    setting = (
+        Setting("split-skill", Unit.TOKENS, 512, 64, "64")
+        if label == "split"
+        else Setting("ours", Unit.TOKENS, 512, 64, "64", strategy=label)
+    )
     return SettingResult(
-        setting=Setting("ours", Unit.TOKENS, 512, 64, "64", strategy=label),
+        setting=setting,
         per_question=per_question,
         means={name: bootstrap_mean(values) for name, values in per_question.items()},
         cost=Cost(
@@ -245,7 +267,7 @@ def _scored_result(label: str, tokens: int, scored_tokens: int) -> SettingResult
             scoring_calls=1,
             scored_tokens=scored_tokens,
         ),
-        truncated_share=0.0,
+        truncated_share=truncated,
         warnings=(),
         traces=(),
         chunks=(),
@@ -253,17 +275,104 @@ def _scored_result(label: str, tokens: int, scored_tokens: int) -> SettingResult
 
 
 def test_the_recommendation_counts_what_a_scored_strategy_embeds_to_plan() -> None:
-    """Equal answers: the cheaper setting wins, and a strategy's sentence embeddings are
-    part of its price (billed at every indexing run), so fewer chunk tokens alone do not
-    make `binary` cheaper than `structure`."""
+    """Equal answers, both clearly better than the Split skill: the cheaper setting wins,
+    and a strategy's sentence embeddings are part of its price (billed at every indexing
+    run), so fewer chunk tokens alone do not make `binary` cheaper than `structure`."""
     structure = _scored_result("structure", tokens=114_000, scored_tokens=0)
     binary = _scored_result("binary", tokens=110_000, scored_tokens=9_000)
-    chosen = recommend([binary, structure])
+    split = _scored_result("split", tokens=100_000, scored_tokens=0, answers=[0.0] * 40)
+    chosen = recommend([binary, structure, split])
     assert chosen is not None
     assert chosen.label == structure.setting.label
     assert "114,000 tokens to embed" in chosen.sentence
     cheap = _scored_result("binary", tokens=110_000, scored_tokens=1_000)
-    again = recommend([cheap, structure])
+    again = recommend([cheap, structure, split])
     assert again is not None
     assert again.label == cheap.setting.label
     assert "110,000 + 1,000 tokens (chunks + planning) to embed" in again.sentence
+
+
+def test_a_setting_that_wins_by_an_interval_excluding_0_is_recommended() -> None:
+    """30 of 40 answered against 10 of 40 by the Split skill: the paired interval is
+    above 0, so the run names the setting and the margin it won by."""
+    ours = _scored_result("structure", tokens=100_000, scored_tokens=0)
+    split = _scored_result("split", tokens=100_000, scored_tokens=0, answers=[1, 0, 0, 0] * 10)
+    chosen = recommend([ours, split])
+    assert chosen is not None
+    assert chosen.label == ours.setting.label
+    assert chosen.sentence.startswith(f"Use {ours.setting.label}: ")
+    assert f"better than {split.setting.label} by +0.500 [+" in chosen.sentence
+
+
+def test_equal_scores_give_no_difference_measurable_and_no_setting() -> None:
+    """The `--quick` case: both rows answer every question; the interval is [0, 0]."""
+    ours = _scored_result("structure", tokens=100_000, scored_tokens=0, answers=[1.0] * 30)
+    split = _scored_result("split", tokens=90_000, scored_tokens=0, answers=[1.0] * 30)
+    verdict = recommend([ours, split])
+    assert verdict is not None
+    assert verdict.label is None
+    assert verdict.sentence.startswith(
+        "No recommendation: no difference measurable on these questions ("
+    )
+    assert "+0.000 [+0.000, +0.000], an interval that includes 0" in verdict.sentence
+
+
+def test_a_setting_whose_chunks_the_model_truncates_is_not_recommended() -> None:
+    """46 % truncated (more than the 10 % the 90 %-read-whole rule allows): even a clear
+    win is not recommended; the sentence says how much was truncated."""
+    ours = _scored_result("structure", tokens=100_000, scored_tokens=0, truncated=0.46)
+    split = _scored_result("split", tokens=100_000, scored_tokens=0, answers=[0.0] * 40)
+    verdict = recommend([ours, split])
+    assert verdict is not None
+    assert verdict.label is None
+    assert "truncates more than 10%" in verdict.sentence
+    assert "46%" in verdict.sentence
+
+
+def test_a_single_setting_has_nothing_to_win_against() -> None:
+    verdict = recommend([_scored_result("structure", tokens=100_000, scored_tokens=0)])
+    assert verdict is not None
+    assert verdict.label is None
+    assert "one setting ran: nothing to compare it with" in verdict.sentence
+
+
+def test_a_split_skill_row_that_is_better_is_said_so() -> None:
+    ours = _scored_result("structure", tokens=100_000, scored_tokens=0, answers=[0.0] * 40)
+    split = _scored_result("split", tokens=100_000, scored_tokens=0)
+    verdict = recommend([ours, split])
+    assert verdict is not None
+    assert verdict.label is None
+    assert f"{split.setting.label} is better than our best readable setting" in verdict.sentence
+
+
+@pytest.mark.integration
+def test_a_one_setting_grid_draws_no_single_dot_charts_and_explains_its_columns(
+    small_set: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--quick`'s shape: one setting of ours against the Split skill at the same limits.
+    Every chart line would be one dot, so there are none; the page says why, explains the
+    columns a newcomer cannot guess, and still lists the questions."""
+    docs, questions = small_set
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
+        use_stub(monkeypatch, stub)
+        out = tmp_path / "out"
+        arguments = [
+            str(docs), str(questions), "--max", "128", "--overlap", "0",
+            "--embedding", "azure_openai", "--baselines", "split-skill",
+            "--cache", str(tmp_path / "cache"), "--out", str(out), "--quiet",
+        ]  # fmt: skip
+        assert main(arguments) == 0
+    printed = capsys.readouterr().out
+    assert "No recommendation: no difference measurable on these questions (" in printed
+    assert ": answer-complete within 2,000 tokens +" in printed  # the metric it is made on
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "<svg" not in page
+    assert "No charts: each setting ran at one maximumPageLength" in page
+    assert not any((out / name).exists() for name in ("complete-at-5.svg", "cost-quality.svg"))
+    for column in ("scored", "IoU@5", "truncated"):
+        assert f"<dt><code>{column}</code></dt><dd>" in page
+    assert "(our best complete@5; not a recommendation)" in page
+    assert "To index with it" not in page
