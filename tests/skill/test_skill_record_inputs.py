@@ -203,7 +203,8 @@ def test_unknown_inputs_are_named_in_a_warning() -> None:
     inputs = read({"text": "x", "maximumPagelength": 300})
     (warning,) = inputs.warnings
     assert warning.startswith(
-        "ignored unknown input(s) 'maximumPagelength'; known inputs are text,"
+        "ignored unknown input(s) 'maximumPagelength' (did you mean 'maximumPageLength'?); "
+        "known inputs are text,"
     )
     assert inputs.options.limits.maximum_page_length == 512
 
