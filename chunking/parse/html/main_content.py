@@ -503,6 +503,10 @@ def _orphan_headings(
             if parent in furniture or parent in skipped or not len(parent):
                 continue
             children = [child for child in parent if type(child.tag) is str]
+            # An orphan needs furniture among its siblings: most parents have none, and
+            # this is the whole walk's cost (it was a sixth of parse_html on the corpus).
+            if furniture.isdisjoint(children):
+                continue
             for index, child in enumerate(children):
                 if child in furniture or child in skipped or not _is_heading_box(child):
                     continue
