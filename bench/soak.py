@@ -241,6 +241,7 @@ def _client(
     url: str, mix: Mix, stop_at: float, deadline: float, tally: SoakTally, seed: int
 ) -> None:
     rng = random.Random(seed)
+    after = ("(first)", time.monotonic())
     with httpx.Client(timeout=CLIENT_TIMEOUT_SECONDS) as client:
         while time.monotonic() < stop_at:
             roll = rng.random()
@@ -254,21 +255,34 @@ def _client(
                 body = json.dumps({"values": [{"recordId": "p", "data": make()}]}).encode()
             else:
                 kind, body = "broken", rng.choice(BROKEN)
-            _send(client, url, kind, body, deadline, tally)
+            _send(client, url, kind, body, deadline, tally, after)
+            after = (kind, time.monotonic())
 
 
 def _send(
-    client: httpx.Client, url: str, kind: str, body: bytes, deadline: float, tally: SoakTally
+    client: httpx.Client,
+    url: str,
+    kind: str,
+    body: bytes,
+    deadline: float,
+    tally: SoakTally,
+    after: tuple[str, float],
 ) -> None:
     ids = _record_ids(body)
     began = time.monotonic()
     try:
         response = client.post(url, content=body, headers={"content-type": "application/json"})
     except httpx.HTTPError as error:
+        # What the connection did before, to tell a keep-alive race from a dropped answer.
+        cause = error.__cause__ or error.__context__
+        previous, ended = after
         with tally.lock:
             tally.requests += 1
             tally.records_sent += len(ids)
-            tally.lost.append(f"{kind}: {type(error).__name__}")
+            tally.lost.append(
+                f"{kind}: {type(error).__name__} ({cause!r}) after {time.monotonic() - began:.2f} s; "
+                f"{began - ended:.2f} s after the client's previous request ({previous}) ended"
+            )
         return
     elapsed = time.monotonic() - began
     tally.scan(response.content, body)

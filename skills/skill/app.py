@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -26,7 +27,14 @@ from skills.embedding.embedder import BatchEmbedder
 from skills.embedding.scoring import ScoringService, build_pair_client
 from skills.skill.contract import RequestError, render_error
 from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas, transfer_deadline
-from skills.skill.request_body import CLOSE, ERROR_HEADERS, framing_error, read_body
+from skills.skill.request_body import (
+    CLIENT_LEFT,
+    CLOSE,
+    ERROR_HEADERS,
+    ClientLeft,
+    framing_error,
+    read_body,
+)
 from skills.skill.service import answer_chunk_request, request_limit
 from skills.skill.settings import (
     SettingsError,
@@ -102,6 +110,9 @@ def build_app(
             body = await _read_body(request, settings_now, started, admission)
             if isinstance(body, RequestError):
                 reservation.release()
+                if body.status == CLIENT_LEFT:
+                    logger.info("%s", body.message)
+                    return _error_response(body, CLOSE)  # uvicorn drops it: no connection
                 if body.status == HTTP_UNAVAILABLE:
                     return _error_response(body, budgets.turned_away_headers())
                 return _error_response(body, ERROR_HEADERS.get(body.status))
@@ -443,7 +454,7 @@ async def _read_body(
     by the transfer deadline; or the 503 when it got no memory in time."""
     deadline, setting = transfer_deadline(settings)
     return await read_body(
-        request.stream(),
+        _parts(request),
         content_length=request.headers.get("content-length"),
         content_encoding=request.headers.get("content-encoding"),
         limit=request_limit(settings),
@@ -452,6 +463,15 @@ async def _read_body(
         started=started,
         memory=memory,
     )
+
+
+async def _parts(request: Request) -> AsyncIterator[bytes]:
+    """The body's parts as they arrive; Starlette's ClientDisconnect as our ClientLeft."""
+    try:
+        async for part in request.stream():
+            yield part
+    except ClientDisconnect:
+        raise ClientLeft from None
 
 
 def _error_response(error: RequestError, headers: Mapping[str, str] | None = None) -> Response:

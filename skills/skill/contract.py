@@ -54,7 +54,8 @@ class RequestError:
     """A request body that cannot be answered record by record."""
 
     status: int
-    """400 (unreadable), 413 (too large) or 503 (embedding service throttling or down)."""
+    """400 (unreadable), 413 (too large), 503 (embedding service throttling or down), or
+    499 (the client left before its body was in; logged, never read)."""
     message: str
     """What is wrong and how to fix it, for a person reading the indexer's error."""
 

@@ -68,6 +68,16 @@ class BodyMemory(Protocol):
         ...
 
 
+CLIENT_LEFT = 499
+"""The status of a request whose client closed its connection before its body was in
+(nginx's "client closed request"); nobody reads it, the log line says what happened."""
+
+
+class ClientLeft(Exception):
+    """The client closed its connection while its body was arriving (raised by the parts
+    iterator of `read_body`; the server's own exception is translated at the edge)."""
+
+
 class NotGzip(ValueError):
     """Data declared gzip that is not; the message says why in the skill's words."""
 
@@ -170,7 +180,7 @@ async def read_body(
     declared = (content_length or "").strip()
     if declared.isdigit() and int(declared) > limit:
         return too_large(int(declared), limit)
-    received = _Received(started + deadline)
+    received = _Received(started + deadline, declared if declared.isdigit() else "")
     read = await _read(parts, limit, gunzip=bool(codings), received=received, memory=memory)
     if read is not None:
         return read
@@ -192,10 +202,12 @@ def _loop_time(monotonic: float) -> float:
 class _Received:
     """How many bytes came off the wire (for the 408 message), and by when the rest must."""
 
-    __slots__ = ("size", "until")
+    __slots__ = ("declared", "size", "until")
 
-    def __init__(self, until: float) -> None:
+    def __init__(self, until: float, declared: str = "") -> None:
         self.size = 0
+        self.declared = declared
+        """The Content-Length the request declared, if it was a number."""
         self.until = until
         """time.monotonic() by which the body must be in; later by each wait for memory."""
 
@@ -221,6 +233,13 @@ async def _read(
             break
         except TimeoutError:
             return None
+        except ClientLeft:
+            return RequestError(
+                CLIENT_LEFT,
+                f"The client closed its connection before its request body was in "
+                f"({received.size} of {received.declared or 'an unknown number of'} bytes "
+                "came); there is nobody to answer.",
+            )
         received.size += len(part)
         if received.size > limit:  # on the wire, too, nothing over the limit is kept
             return too_large(received.size, limit)

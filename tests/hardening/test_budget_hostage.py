@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import socket
 import time
 from contextlib import closing
@@ -235,3 +236,30 @@ def test_an_answer_nobody_reads_holds_its_memory_until_the_transfer_deadline_the
         declared = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
         # The connection was closed before the answer was read in full.
         assert 0 < len(answer) < declared
+
+
+def test_a_client_that_leaves_mid_body_frees_its_memory_without_an_unhandled_error(
+    live_servers: LiveServers, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Regression (found by the soak of issue 35): a client that closed its connection
+    while its body was still arriving raised Starlette's ClientDisconnect out of the
+    handler: "unhandled error on POST /api/chunk" with a traceback in the log, and a 500
+    written to a connection nobody reads."""
+    url = _serve(live_servers, deadline=20.0, transfer=10.0)
+    with httpx.Client(timeout=GIVE_UP_SECONDS) as client:
+        with caplog.at_level(logging.INFO, logger="skills"):
+            leaver = _connect(url)
+            leaver.sendall(
+                b"POST /api/chunk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 500000\r\n\r\n" + b'{"values": [' + b" " * 100_000
+            )
+            _wait_for(client, url, lambda h: h.json()["memory"]["requests"] == 1)
+            leaver.close()
+            after = _wait_for(client, url, lambda h: h.json()["memory"]["requests"] == 0)
+        assert after.json()["memory"]["in_flight"] == 0
+        assert client.post(f"{url}/api/chunk", content=TINY).status_code == 200
+    assert "unhandled error" not in caplog.text
+    assert "Traceback" not in caplog.text
+    left = [r.getMessage() for r in caplog.records if "closed its connection" in r.getMessage()]
+    assert left, caplog.text
+    assert "100012 of 500000 bytes" in left[0]
