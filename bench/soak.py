@@ -280,7 +280,8 @@ def _send(
             tally.requests += 1
             tally.records_sent += len(ids)
             tally.lost.append(
-                f"{kind}: {type(error).__name__} ({cause!r}) after {time.monotonic() - began:.2f} s; "
+                f"{kind}: {type(error).__name__} ({cause!r}) after "
+                f"{time.monotonic() - began:.2f} s; "
                 f"{began - ended:.2f} s after the client's previous request ({previous}) ended"
             )
         return
