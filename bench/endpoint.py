@@ -155,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--clients", type=int, default=10, help="soak: concurrent clients")
     parser.add_argument("--deadline", type=float, default=20.0, help="soak: skill deadline, s")
+    parser.add_argument(
+        "--server-log", type=Path, help="soak: also keep the server's log lines in this file"
+    )
     args = parser.parse_args(argv)
     if args.soak:
         from bench.soak import soak
@@ -167,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds=args.seconds,
             clients=args.clients,
             deadline=args.deadline,
+            server_log=args.server_log,
         )
 
     documents = load_corpus(args.corpus, "markdown")

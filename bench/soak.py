@@ -26,6 +26,7 @@ so that a leak of either is found. Exits non-zero if any goal is missed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -280,7 +281,7 @@ def _send(
             tally.requests += 1
             tally.records_sent += len(ids)
             tally.lost.append(
-                f"{kind}: {type(error).__name__} ({cause!r}) after "
+                f"{kind} at {time.time():.3f}: {type(error).__name__} ({cause!r}) after "
                 f"{time.monotonic() - began:.2f} s; "
                 f"{began - ended:.2f} s after the client's previous request ({previous}) ended"
             )
@@ -421,10 +422,14 @@ def _status(answer: bytes) -> int:
     return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
 
 
-def _read_log(server: subprocess.Popen[str], tally: SoakTally) -> None:
-    if server.stderr is not None:
+def _read_log(server: subprocess.Popen[str], tally: SoakTally, keep: Path | None) -> None:
+    if server.stderr is None:
+        return
+    with open(keep, "w", encoding="utf-8") if keep else contextlib.nullcontext() as kept:
         for line in server.stderr:
             tally.scan_log(line)
+            if kept is not None:
+                kept.write(f"{time.time():.3f} {line}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -521,8 +526,10 @@ def soak(
     clients: int,
     deadline: float,
     seed: int = 13,
+    server_log: Path | None = None,
 ) -> int:
-    """Run the soak; print the report; 0 if every goal was met."""
+    """Run the soak; print the report; 0 if every goal was met. With `server_log`, the
+    server's log lines are kept there too, each after its wall-clock time."""
     mix = build_mix(documents)
     tally = SoakTally()
     with OpenAIStub(dimensions=256, latency=0.02) as stub:
@@ -537,7 +544,7 @@ def soak(
             "TRANSFER_DEADLINE_SECONDS": f"{min(TRANSFER_DEADLINE_SECONDS, deadline / 2):g}",
         }
         server = start_server(port, env)
-        threading.Thread(target=_read_log, args=(server, tally), daemon=True).start()
+        threading.Thread(target=_read_log, args=(server, tally, server_log), daemon=True).start()
         base = f"http://127.0.0.1:{port}"
         began = time.monotonic()
         stop_at = began + seconds
