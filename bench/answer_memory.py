@@ -1,10 +1,12 @@
 """Memory of one answer: peak resident memory against the request's and the answer's bytes.
 
     python -m bench.answer_memory [--records 50,100,200] [--dimensions 0,1536]
+        [--workers 0,2] [--settings 512/64/azureOpenAITokens,2000/500/characters]
 
 Builds a request of N records of ~100 KB of markdown each (the repo's samples/eval docs,
 concatenated and cut, as issue 26 item 5 did), answers it in a fresh subprocess with the
-default settings (tokens 512/64) and the chunking in the app's own thread, and reports
+record settings of `--settings` and the chunking in the app's own thread (`--workers 0`)
+or in worker processes (the deployed app's role: their memory is not the app's), and reports
 the request's bytes, the answer's bytes, the chunks, and the subprocess's peak resident
 memory above what it held before the body was built (`ru_maxrss`). With dimensions > 0
 a stand-in embedder gives every chunk a vector of that many float32 values, as the
@@ -82,42 +84,57 @@ class StandInEmbedder:
         return None
 
 
-def measure(records: int, dimensions: int) -> dict[str, float]:
-    """One request answered in this process: sizes, chunks and peak memory above baseline."""
-    from skills.skill.service import answer_chunk_request
-    from skills.skill.settings import Settings
-    from skills.skill.workers import ThreadChunker
+def record_settings(text: str) -> dict[str, object]:
+    """A record's inputs from `maximumPageLength/pageOverlapLength/unit`."""
+    limit, overlap, unit = text.split("/")
+    return {"maximumPageLength": int(limit), "pageOverlapLength": int(overlap), "unit": unit}
 
-    settings = Settings(max_request_bytes=2**31, deadline_seconds=230.0, chunk_workers=0)
-    # Warm up (imports, tokenizer) before the baseline is read.
-    warm = json.dumps({"values": [{"recordId": "w", "data": {"text": "# W\n\nwarm " * 500}}]})
-    asyncio.run(answer_chunk_request(warm.encode(), settings, chunker=ThreadChunker()))
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    texts = record_texts(records)
-    body = json.dumps(
-        {"values": [{"recordId": str(n), "data": {"text": t}} for n, t in enumerate(texts)]}
-    ).encode()
-    del texts
-    embedder = StandInEmbedder(dimensions) if dimensions else None
-    started = time.monotonic()
-    answer = asyncio.run(
-        answer_chunk_request(
+
+def measure(
+    records: int, dimensions: int, workers: int = 0, setting: str = "512/64/azureOpenAITokens"
+) -> dict[str, float | str]:
+    """One request answered in this process: sizes, chunks and peak memory above baseline."""
+    from skills.skill.service import Answer, answer_chunk_request
+    from skills.skill.settings import Settings
+    from skills.skill.workers import build_chunker
+
+    settings = Settings(max_request_bytes=2**31, deadline_seconds=230.0, chunk_workers=workers)
+    chunker = build_chunker(workers)
+    inputs = record_settings(setting)
+
+    async def run() -> tuple[bytes, Answer, float, int]:
+        # Warm up (imports, tokenizer, workers) before the baseline is read; one event
+        # loop for both, as the worker pool belongs to the loop that started it.
+        warm = {"values": [{"recordId": "w", "data": {"text": "# W\n\nwarm " * 500}}]}
+        await answer_chunk_request(json.dumps(warm).encode(), settings, chunker=chunker)
+        baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        texts = record_texts(records)
+        values = [{"recordId": str(n), "data": {"text": t, **inputs}} for n, t in enumerate(texts)]
+        body = json.dumps({"values": values}).encode()
+        del texts, values
+        embedder = StandInEmbedder(dimensions) if dimensions else None
+        started = time.monotonic()
+        answered = await answer_chunk_request(
             body,
             settings,
-            chunker=ThreadChunker(),
+            chunker=chunker,
             embedder=embedder,  # type: ignore[arg-type]
         )
-    )
-    seconds = time.monotonic() - started
+        await chunker.aclose()
+        return body, answered, time.monotonic() - started, baseline
+
+    body, answered, seconds, baseline = asyncio.run(run())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    values = json.loads(answer.body)["values"]
+    values = json.loads(answered.body)["values"]
     chunks = sum(len(v["data"].get("chunks", [])) for v in values)
     failed = sum(1 for v in values if v["errors"])
     return {
         "records": records,
         "dimensions": dimensions,
+        "workers": workers,
+        "setting": setting,
         "request_mb": len(body) / MIB,
-        "answer_mb": len(answer.body) / MIB,
+        "answer_mb": len(answered.body) / MIB,
         "chunks": chunks,
         "failed": failed,
         "peak_above_baseline_mb": max(peak - baseline, 0) / MIB,
@@ -130,31 +147,44 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", default="50,100,200")
     parser.add_argument("--dimensions", default="0,1536")
+    parser.add_argument("--workers", default="0", help="0 (the app's threads) and/or N")
+    parser.add_argument("--settings", default="512/64/azureOpenAITokens", help="limit/overlap/unit, ...")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        records, dimensions = map(int, args.one.split(","))
-        print(json.dumps(measure(records, dimensions)))
+        records, dimensions, workers, setting = args.one.split(",")
+        print(json.dumps(measure(int(records), int(dimensions), int(workers), setting)))
         return
-    header = "records dims request_MB answer_MB chunks failed peak_MB peak/request peak/answer s"
+    header = (
+        "workers setting records dims request_MB answer_MB chunks failed peak_MB "
+        "peak/request peak/answer s"
+    )
     print(header)
-    for dimensions in map(int, args.dimensions.split(",")):
-        for records in map(int, args.records.split(",")):
-            run = subprocess.run(
-                [sys.executable, "-m", "bench.answer_memory", "--one", f"{records},{dimensions}"],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            row = json.loads(run.stdout.strip().splitlines()[-1])
-            peak = row["peak_above_baseline_mb"]
-            print(
-                f"{records} {dimensions} {row['request_mb']:.1f} {row['answer_mb']:.1f} "
-                f"{row['chunks']} {row['failed']} {peak:.0f} "
-                f"{peak / row['request_mb']:.1f} {peak / max(row['answer_mb'], 1e-9):.2f} "
-                f"{row['seconds']:.1f}",
-                flush=True,
-            )
+    grid = [
+        (workers, setting, dimensions, records)
+        for workers in map(int, args.workers.split(","))
+        for setting in args.settings.split(",")
+        for dimensions in map(int, args.dimensions.split(","))
+        for records in map(int, args.records.split(","))
+    ]
+    for workers, setting, dimensions, records in grid:
+        one = f"{records},{dimensions},{workers},{setting}"
+        run = subprocess.run(
+            [sys.executable, "-m", "bench.answer_memory", "--one", one],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        row = json.loads(run.stdout.strip().splitlines()[-1])
+        peak = row["peak_above_baseline_mb"]
+        print(
+            f"{workers} {setting} {records} {dimensions} "
+            f"{row['request_mb']:.1f} {row['answer_mb']:.1f} "
+            f"{row['chunks']} {row['failed']} {peak:.0f} "
+            f"{peak / row['request_mb']:.1f} {peak / max(row['answer_mb'], 1e-9):.2f} "
+            f"{row['seconds']:.1f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
