@@ -148,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--records", default="50,100,200")
     parser.add_argument("--dimensions", default="0,1536")
     parser.add_argument("--workers", default="0", help="0 (the app's threads) and/or N")
-    parser.add_argument("--settings", default="512/64/azureOpenAITokens", help="limit/overlap/unit, ...")
+    parser.add_argument(
+        "--settings", default="512/64/azureOpenAITokens", help="limit/overlap/unit, ..."
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
