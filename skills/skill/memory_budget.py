@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import math
 import os
 import sys
 import threading
@@ -34,12 +33,9 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking import Unit
-from skills.skill.answer_caps import CHUNK_FIELDS_BYTES, vector_bytes
 from skills.skill.contract import RequestError, failed_record
 from skills.skill.settings import (
     DEFAULT_DEADLINE_SECONDS,
-    DEFAULT_LENGTHS,
     DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_MEMORY_BUDGET_BYTES,
@@ -48,7 +44,6 @@ from skills.skill.settings import (
     ENV_MAX_REQUEST_BYTES,
     ENV_MEMORY_BUDGET_BYTES,
     ENV_TRANSFER_DEADLINE_SECONDS,
-    Settings,
     SettingsError,
 )
 
@@ -56,43 +51,23 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.skill.contract import InputRecord, OutputRecord
+    from skills.skill.settings import Settings
 
 DECODED_BYTES_PER_BODY_BYTE = 4
 """At most how many bytes of Python strings one byte of JSON body decodes to: a string
 with one astral character stores every character in 4 bytes (PEP 393), so even ASCII
 text may take 4x its bytes once decoded (the soak's corpus text does)."""
-TEXT_BYTES_PER_CHARACTER = 6
-"""Bytes of answer per character of a record and per copy of it in the chunks (an overlap
-of half the length makes two copies): `content`, `text` and `textItems`, the reader text,
-JSON escapes, beside CHUNK_FIELDS_BYTES a chunk. Fitted on 1,458 answers (the markdown
-and HTML corpus and the real-world pages at 512/64 tokens, 2000/500 and 300/149
-characters): at most 5.53 (docs/results/2026-12-07-cost-model.md)."""
-CHUNKS_PER_STEP = 3
-"""At most how many chunks a record makes per `step` characters (maximumPageLength less
-pageOverlapLength, in characters; CHARACTERS_PER_TOKEN a token): short sections make
-chunks shorter than the step. Measured at most 2.37 (300/149 characters), 1.29 (2000/500)
-and, with two characters a token, 1.1 (512/64 tokens)."""
-CHARACTERS_PER_TOKEN = 2
-"""Characters a token is counted as, for the most chunks a record may make: English prose
-and code take about 4 a token, the measured texts at least 1.8 a chunk's token; Chinese
-and Japanese text takes about 1, still within CHUNKS_PER_STEP's margin."""
-TYPICAL_CHARACTERS_PER_TOKEN = 4
-"""Characters a token typically takes (English prose and code), for the vectors a record's
-chunks are expected to get before they are counted: an estimate, not a bound, as the
-exact count replaces it once the record is chunked (`answered_cost`)."""
-CHARACTERS_PER_WORD = 2
-"""The fewest characters a word of the `words` strategy takes (a letter and a space)."""
-ANSWER_HELD = 8
+ANSWER_BYTES_PER_CHARACTER = 32
+"""The answer a character of text may make, before MAX_RESPONSE_BYTES caps it: a chunk's
+`content`, its prefixed `text` and `textItems` (~3x the text as JSON) plus its vector
+(a 2,000-character chunk with 1,536 dimensions adds ~19 bytes per character). The
+soak's 4-million-character record made 26 bytes of answer per character at 256
+dimensions."""
+ANSWER_HELD = 5
 """How many times its bytes the app holds an answer at its peak: the records' output
-objects (typed records and strings), the vectors as Python floats, rendering (each record
-rendered, the list of them, the joined body), and the answers of records the answer cap
-refuses while their slice is chunked. Fitted with BODY_HELD_PEAK to bench.answer_memory's
-grid of 24 peaks (docs/results/2026-12-07-cost-model.md): every measured peak is under
-what the model holds once the chunks are counted, the closest at 0.92 of it."""
-BODY_HELD_PEAK = 9
-"""How many times its bytes the app holds a body at a request's peak, its decoded text
-aside (counted exactly once parsed): the body, its parsed records, each record's text
-pickled to a worker, the chunks of records the answer cap refuses."""
+objects (~1.5x, typed records and strings), the vectors as Python floats, and rendering (each
+record rendered, the list of them, the joined body: up to 3x). bench.answer_memory
+measured 5-7x with chunking in the app's thread; workers take chunking out."""
 ADMISSION_WAIT_FRACTION = 0.5
 """A request waits for memory at most this share of its deadline, so that one admitted
 at the last moment still has half its deadline to be answered."""
@@ -242,20 +217,6 @@ class MemoryBudget:
                 hostage,
             )
 
-    def take_now(self, cost: int) -> bool:
-        """Take `cost` more bytes if they are free now (first fit, as `acquire`); never
-        waits, so a request that already holds memory cannot wait on one that waits."""
-        with self._lock:
-            if self._used + cost > self.budget:
-                return False
-            self._take(cost)
-            return True
-
-    def take_anyway(self, cost: int) -> None:
-        """Count `cost` more bytes as held, over the budget if need be (they are held)."""
-        with self._lock:
-            self._take(cost)
-
     def _take(self, cost: int) -> None:
         self._used += cost
         self._peak = max(self._peak, self._used)
@@ -351,18 +312,6 @@ class Reservation:
         """Its bytes moved just now."""
         self.moved = time.monotonic()
 
-    def settle(self, cost: int) -> None:
-        """Hold `cost` bytes from now on, what the request is measured to hold: less gives
-        the rest back; more is taken whether or not it is free (the bytes exist; requests
-        that come later wait for them), never waited for."""
-        if self._released or cost == self.cost:
-            return
-        if cost < self.cost:
-            self.shrink(cost)
-            return
-        self._budget.take_anyway(cost - self.cost)
-        self.cost = cost
-
     def shrink(self, cost: int) -> None:
         """Hold `cost` bytes from now on, when that is less than what is held."""
         if self._released or cost >= self.cost:
@@ -380,12 +329,6 @@ class Reservation:
     ) -> Admitted:
         """The records that fit in this reservation (`admit_records`); it shrinks to them."""
         self.phase = "working"
-        # Records bound one by one can come to more than the body's bound (each has a
-        # chunk at least): take the difference if it is free now, never waiting for it.
-        wanted = admit_records(records, body_bytes, self.budget, self.budget, settings).cost
-        extra = min(wanted, self.budget) - self.cost
-        if not self._released and extra > 0 and self._budget.take_now(extra):
-            self.cost += extra
         admitted = admit_records(records, body_bytes, self.cost, self.budget, settings)
         self.shrink(admitted.cost)
         return admitted
@@ -403,105 +346,25 @@ class Reservation:
         self.release()
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
-    """How a record's chunks cover its text, for the size of its answer."""
-
-    step: int
-    """The fewest characters from one chunk's start to the next's (at least 1)."""
-    copies: float
-    """How many chunks a character is in at most (maximumPageLength / step)."""
-    typical: int
-    """Characters from one chunk's start to the next's, typically (at least 1)."""
-
-
-def record_shape(data: object, settings: Settings | SettingsError | None) -> Shape:
-    """The shape of a record's chunks from its inputs, as sent (`data`), or the app's
-    defaults for those it does not give or gives wrong (such a record is refused later)."""
-    inputs = data if isinstance(data, dict) else {}
-    unit_name = inputs.get("unit")
-    given = settings if isinstance(settings, Settings) else None
-    if unit_name in {unit.value for unit in Unit}:
-        unit = Unit(unit_name)
-    else:
-        unit = Unit.TOKENS if given is None else given.unit
-    length, overlap = DEFAULT_LENGTHS[unit] if given is None else given.length_defaults(unit)
-    length = _count(inputs.get("maximumPageLength"), length)
-    overlap = min(_count(inputs.get("pageOverlapLength"), overlap), max(length - 1, 0))
-    tokens = unit is Unit.TOKENS
-    step = max(length - overlap, 1)
-    shape = Shape(
-        step * (CHARACTERS_PER_TOKEN if tokens else 1),
-        max(length, 1) / step,
-        step * (TYPICAL_CHARACTERS_PER_TOKEN if tokens else 1),
-    )
-    words, word_overlap = inputs.get("wordsPerChunk"), inputs.get("wordOverlap")
-    if _count(words, 0) > 0:
-        words_step = max(_count(words, 1) - _count(word_overlap, 0), 1)
-        copies = max(_count(words, 1), 1) / words_step
-        fewest = words_step * CHARACTERS_PER_WORD
-        shape = Shape(
-            min(shape.step, fewest), max(shape.copies, copies), min(shape.typical, fewest)
-        )
-    return shape
-
-
-def _count(value: object, default: int) -> int:
-    return (
-        value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
-    )
-
-
-def answer_bound(characters: int, shape: Shape, dimensions: int = 0) -> int:
-    """How many bytes the answer for `characters` of text takes: at most, without vectors;
-    with a vector of `dimensions` a chunk (0: none), the vectors of a typical count of
-    chunks beside it."""
-    chunks = 1 + CHUNKS_PER_STEP * characters // shape.step
-    text = math.ceil(TEXT_BYTES_PER_CHARACTER * characters * shape.copies)
-    vectors = (1 + characters // shape.typical) * vector_bytes(dimensions) if dimensions else 0
-    return text + chunks * CHUNK_FIELDS_BYTES + vectors
-
-
-def vector_dimensions(settings: Settings | SettingsError | None) -> int:
-    """The dimensions of the vectors the app adds to every chunk (0 when it embeds none)."""
-    if not isinstance(settings, Settings) or settings.embedding.provider == "none":
-        return 0
-    return settings.embedding.dimensions
-
-
-def answer_allowance(answer_bytes: int, max_response_bytes: int) -> int:
-    """What building an answer of `answer_bytes` (bound or measured) holds in the app."""
-    return min(answer_bytes, max_response_bytes) * ANSWER_HELD
+def answer_allowance(characters: int, max_response_bytes: int) -> int:
+    """What building an answer for `characters` of text may hold in the app."""
+    return min(characters * ANSWER_BYTES_PER_CHARACTER, max_response_bytes) * ANSWER_HELD
 
 
 def upper_cost(body_bytes: int, settings: Settings | SettingsError) -> int:
-    """The most a request whose body has `body_bytes` bytes may cost before its records
-    are read (until its chunks are counted: `answered_cost`)."""
+    """The most a request whose body has `body_bytes` bytes may cost, before it is read."""
     cap = _response_cap(settings)
-    # A character of text takes at least one byte of body; the app's default shape.
-    bound = answer_bound(body_bytes, record_shape(None, settings), vector_dimensions(settings))
-    body = body_bytes * (BODY_HELD_PEAK + DECODED_BYTES_PER_BODY_BYTE)
-    return body + answer_allowance(bound, cap)
+    # A character of text takes at least one byte of body.
+    return body_bytes * (1 + DECODED_BYTES_PER_BODY_BYTE) + answer_allowance(body_bytes, cap)
 
 
-def record_cost(
-    record: InputRecord, cap: int, settings: Settings | SettingsError | None = None
-) -> int:
-    """What one record costs on its own until its chunks are counted: its text as sent
-    and decoded, and its answer's bound."""
+def record_cost(record: InputRecord, cap: int) -> int:
+    """What one record costs on its own: its text as sent and decoded, and its answer."""
     text = record.data.get("text") if isinstance(record.data, dict) else None
     if not isinstance(text, str):
         return 0
-    shape = record_shape(record.data, settings)
     # Its share of the body is at least a byte per character.
-    bound = answer_bound(len(text), shape, vector_dimensions(settings))
-    return len(text) * BODY_HELD_PEAK + sys.getsizeof(text) + answer_allowance(bound, cap)
-
-
-def answered_cost(parsed_cost: int, answer_bytes: int, settings: Settings | SettingsError) -> int:
-    """What a request holds once its records are chunked: what its records cost without
-    their answers (`parsed_cost`), and its answer as measured, vectors to come included."""
-    return parsed_cost + answer_allowance(answer_bytes, _response_cap(settings))
+    return len(text) + sys.getsizeof(text) + answer_allowance(len(text), cap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -514,8 +377,6 @@ class Admitted:
     """Index in the request -> the refused record's answer."""
     cost: int
     """What the request costs with only the admitted records."""
-    parsed: int
-    """What of `cost` is not the answer: the body and the records decoded from it."""
 
     def merge(self, answered: Sequence[OutputRecord]) -> list[OutputRecord]:
         """The whole request's answers, in order: `answered` (one per admitted record) with
@@ -538,17 +399,14 @@ def admit_records(
     cap = _response_cap(settings)
     kept: list[InputRecord] = []
     refused: dict[int, OutputRecord] = {}
-    answers = 0
+    characters = 0
     decoded = 0
-    parsed = body_bytes * BODY_HELD_PEAK
     for index, record in enumerate(records):
-        cost = record_cost(record, cap, settings)
+        cost = record_cost(record, cap)
         text = record.data.get("text") if isinstance(record.data, dict) else None
         length = len(text) if isinstance(text, str) else 0
         size = sys.getsizeof(text) if isinstance(text, str) else 0
-        shape = record_shape(record.data, settings)
-        bound = answer_bound(length, shape, vector_dimensions(settings)) if length else 0
-        total = parsed + decoded + size + answer_allowance(answers + bound, cap)
+        total = body_bytes + decoded + size + answer_allowance(characters + length, cap)
         if cost and total > reserved:
             alone = cost > budget  # its own share of the body is in its cost
             refused[index] = failed_record(
@@ -557,11 +415,9 @@ def admit_records(
             )
             continue
         kept.append(record)
-        answers += bound
+        characters += length
         decoded += size
-    return Admitted(
-        kept, refused, parsed + decoded + answer_allowance(answers, cap), parsed + decoded
-    )
+    return Admitted(kept, refused, body_bytes + decoded + answer_allowance(characters, cap))
 
 
 def _too_big(characters: int, cost: int, budget: int) -> str:
@@ -694,15 +550,11 @@ __all__ = [
     "Reservation",
     "admit_records",
     "answer_allowance",
-    "answer_bound",
-    "answered_cost",
     "limit_malloc_arenas",
     "record_cost",
-    "record_shape",
     "transfer_deadline",
     "turned_away_message",
     "upper_cost",
-    "vector_dimensions",
 ]
 
 

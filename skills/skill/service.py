@@ -28,7 +28,6 @@ from skills.skill.embed_records import (
     service_unavailable,
     texts_to_embed,
 )
-from skills.skill.memory_budget import answered_cost
 from skills.skill.settings import (
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -146,7 +145,6 @@ async def answer_chunk_request(
     reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
     rendered: Rendered | None = None if embedder is not None else {}
-    cap = answer_cap(settings, embeds=embedder is not None)
     chunked = await chunk_and_cap(
         parsed,
         settings,
@@ -155,14 +153,9 @@ async def answer_chunk_request(
         scoring or ScoringService(embedder=embedder),
         embeds=embedder is not None,
         rendered=rendered,
-        cap=cap,
     )
     if isinstance(chunked, Answer):
         return chunked
-    if admitted is not None and reservation is not None and cap is not None:
-        # The answer is measured now, vectors to come included: what the estimate held
-        # beyond it goes back before the embedding, the longest part of a request.
-        reservation.settle(answered_cost(admitted.parsed, cap.used, settings))
     outputs = chunked if admitted is None else admitted.merge(chunked)
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
@@ -243,7 +236,6 @@ async def chunk_and_cap(
     *,
     embeds: bool,
     rendered: Rendered | None = None,
-    cap: AnswerCap | None = None,
 ) -> list[OutputRecord] | Answer:
     """Every record's answer, chunked a slice of the batch at a time, each slice's answers
     kept within MAX_RESPONSE_BYTES as they come (`cap_answer`, vectors to come counted).
@@ -255,9 +247,10 @@ async def chunk_and_cap(
     In slices, the app holds the answers kept so far and one slice's, never every
     record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
     """
-    cap = cap or answer_cap(settings, embeds=embeds)
-    if cap is None:
+    if isinstance(settings, SettingsError):
         return await chunk_within_deadline(records, settings, until, chunker, scoring)
+    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
+    cap = AnswerCap(settings.max_response_bytes, per_chunk)
     answered: list[OutputRecord] = []
     slices = text_slices(records, SLICE_CHARACTERS)
     for index, part in enumerate(slices):
@@ -270,15 +263,6 @@ async def chunk_and_cap(
         last = index == len(slices) - 1
         answered += await asyncio.to_thread(cap.keep, chunked, rendered if last else None)
     return answered
-
-
-def answer_cap(settings: Settings | SettingsError, *, embeds: bool) -> AnswerCap | None:
-    """The cap of a request's answer (MAX_RESPONSE_BYTES, vectors to come counted), or
-    None when the settings are unusable (every record is then refused)."""
-    if isinstance(settings, SettingsError):
-        return None
-    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
-    return AnswerCap(settings.max_response_bytes, per_chunk)
 
 
 def text_slices(records: Sequence[InputRecord], characters: int) -> list[list[InputRecord]]:
