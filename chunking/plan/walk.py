@@ -666,12 +666,10 @@ class StructureWalk:
     def _anchor(self, position: int) -> int:
         """A number the text around `position` alone decides: where two cuts are equally
         good, the smaller wins, so the same text is cut at the same place wherever the
-        chunk started."""
-        return zlib.crc32(
-            self.source[max(position - ANCHOR_REACH, 0) : position + ANCHOR_REACH].encode(
-                "utf-8", "surrogatepass"
-            )
-        )
+        chunk started. A carriage return reads as a line feed, so a document cut the
+        same way whichever line ends it has."""
+        around = self.source[max(position - ANCHOR_REACH, 0) : position + ANCHOR_REACH]
+        return zlib.crc32(around.replace("\r", "\n").encode("utf-8", "surrogatepass"))
 
     # -- overlap -------------------------------------------------------------------
 
