@@ -157,3 +157,29 @@ def test_the_settings_the_command_help_and_the_chunk_map_state_the_same_rule() -
     for page_path in ("docs/design/chunking-rules.md", "docs/guide/settings.md"):
         words = " ".join((ROOT / page_path).read_text(encoding="utf-8").lower().split())
         assert rule in words, page_path
+
+
+def test_at_a_fill_of_0_every_heading_begins_a_chunk_even_where_the_document_fits() -> None:
+    """The first attempt (reverted in ef1a4cb) chose the strongest heading past the fill
+    and joined the rest of a document that fits, also at a fill of 0, where every heading
+    had begun a chunk: 24 headings of the corpus ended inside chunks, and docfx tab and
+    zone paths merged. At 0 no heading is skipped and nothing is joined."""
+    rng = random.Random(5)
+    text = (
+        "# Help\n\n## Use\n\n"
+        + _paragraph(rng)
+        + "\n\n### Flags\n\n"
+        + _paragraph(rng)
+        + "\n\n## Limits\n\n"
+        + _paragraph(rng, 3)
+        + "\n"
+    )
+    options = ChunkOptions(limits=Limits(Unit.TOKENS, 8000, 0), section_fill=0.0)
+    document = chunk_document(text, options=options, format="markdown")
+    assert [chunk.content.splitlines()[0] for chunk in document.chunks] == [
+        "# Help",
+        "### Flags",
+        "## Limits",
+    ]
+    page = render_chunk_map(map_document(text, options=options, name="doc.md"))
+    assert "every heading begins a chunk" in page
