@@ -4,9 +4,11 @@ Every position where a chunk may end has a `Level`: a heading start is a section
 boundary (its depth), then block, line, sentence, word and character boundaries.
 From a chunk's start we walk forward over whole units of the coarsest level,
 descending into a unit only when it does not fit; that gives the furthest end
-that fits and the boundaries on the way.  The cut is the furthest boundary of the
-strongest level that still fills the chunk reasonably (`MIN_FILL`), so chunks
-stay near the target size while sections, blocks and sentences stay whole.
+that fits and the boundaries on the way.  The cut is at the strongest level that
+still fills the chunk reasonably (`MIN_FILL`), so chunks stay near the target size
+while sections, blocks and sentences stay whole; of that level's boundaries near the
+furthest one, the text around each picks (`StructureWalk._local_cut`), so a cut does
+not move with the chunk's start.
 """
 
 from __future__ import annotations
