@@ -58,8 +58,9 @@ DEFAULT_HEADING_SEPARATOR = " › "
 DEFAULT_PREFIX_SEPARATOR = "\n\n"
 """Separates the title/heading prefix from the chunk content."""
 SECTIONS_APART_FILL = 0.75
-"""With sections apart (the default), a chunk ends at the first heading once it holds
-three quarters of its room: a chunk is a run of whole sections, and a section that
+"""With sections apart (the default), a heading ends a chunk once it holds three quarters
+of its room (and the rest of a document that fits in one chunk is one chunk, whatever
+headings it holds): a chunk is a run of whole sections, and a section that
 starts late in a chunk begins the next one instead of being cut across two. A quarter
 (the default until the evaluation read question sets written by others) made chunks
 half the size of the Split skill's, so five of them held too little: worse at equal k on

@@ -115,7 +115,8 @@ class Sweep:
             text = f"on,off: {first.meaning}"
         elif self.how == "fill":
             text = (
-                f"instead of --{first.name}: {PACK}, or shares 0..1 at which a heading ends a chunk"
+                f"instead of --{first.name}: {PACK}, or shares 0..1 at which a heading ends a "
+                "chunk (0: every heading begins one)"
             )
         elif first.choices:
             text = f"{first.name} values: {','.join(self.choices)}: {first.meaning}"

@@ -263,8 +263,9 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
         "sections",
         "choice",
-        "`apart`: a heading ends a chunk once it is three quarters full; `packed`: small "
-        "sections are packed up to the limit",
+        "`apart`: a heading ends a chunk once it holds three quarters of its room, and the "
+        "rest of a document that fits in one chunk is one chunk; `packed`: small sections are "
+        "packed up to the limit",
         f"`{SectionPacking.APART.value}`",
         record_input=False,
         setting="CHUNK_SECTIONS",
@@ -273,7 +274,9 @@ PARAMETERS: tuple[Parameter, ...] = (
         option="section_fill",
         flag=Flag(
             "--sections",
-            "apart: a heading ends a chunk; packed: small sections share chunks",
+            "apart: a heading ends a chunk once it holds three quarters of its room, and the "
+            "rest of a document that fits in one chunk is one chunk; packed: small sections "
+            "are packed up to the limit",
             SectionPacking.APART.value,
         ),
     ),

@@ -149,10 +149,12 @@ def paths_and_anchors(text: str, limit: int = 300) -> list[tuple[tuple[str, ...]
     return [(chunk.headings, chunk.anchor) for chunk in document.chunks]
 
 
-SECTION_PER_CHUNK = 0.25
-"""A section fill at which each small section of a test page is a chunk of its own, so a
-test about heading paths sees every section's path (the default, 0.75, would pack a few
-of these short sections together under their common parent)."""
+SECTION_PER_CHUNK = 0.0
+"""The section fill at which every heading begins a chunk, so a test about heading paths
+sees every section's path (the default, 0.75, packs a few of these short sections into
+one chunk under their common parent, and makes a small document one chunk). It was 0.25
+until cuts the text picks: past a fill above 0 the strongest heading in reach ends a
+chunk, not the first, so only 0 keeps each section apart whatever its size."""
 
 
 COMMAND_SECONDS = 120

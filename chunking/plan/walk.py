@@ -4,15 +4,18 @@ Every position where a chunk may end has a `Level`: a heading start is a section
 boundary (its depth), then block, line, sentence, word and character boundaries.
 From a chunk's start we walk forward over whole units of the coarsest level,
 descending into a unit only when it does not fit; that gives the furthest end
-that fits and the boundaries on the way.  The cut is the furthest boundary of the
-strongest level that still fills the chunk reasonably (`MIN_FILL`), so chunks
-stay near the target size while sections, blocks and sentences stay whole.
+that fits and the boundaries on the way.  The cut is at the strongest level that
+still fills the chunk reasonably (`MIN_FILL`), so chunks stay near the target size
+while sections, blocks and sentences stay whole; of that level's boundaries near the
+furthest one, the text around each picks (`StructureWalk._local_cut`), so a cut does
+not move with the chunk's start.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -49,6 +52,13 @@ full chunks), a block boundary must fill half of it, a word boundary almost all
 of it: otherwise many small chunks result, which hurts retrieval.  On a third
 of the markdown corpus at 512 tokens, a section threshold of 0.2 / 0.35 / 0.5
 gave 2105 / 2041 / 1963 chunks with 17.8% / 12.5% / 5.0% under half full."""
+
+LOCAL_SHARE = 0.75
+"""Where a cut inside a section may fall, as a share of the furthest cut of its level:
+from there on the text picks it (`StructureWalk._anchor`), so cuts stay put when an
+edit before them moves the chunk's start."""
+ANCHOR_REACH = 32
+"""Characters on each side of a cut that pick it."""
 
 OVERLAP_CHARACTERS_PER_TOKEN = 6
 """How far back (characters per token of overlap) to look for an overlap start:
@@ -576,26 +586,22 @@ class StructureWalk:
                 None,
             )
         fill = self.options.section_fill
+        pages = self.options.mode is SplitMode.PAGES
+        if (
+            chosen is None
+            and pages
+            and fill != 0
+            and levels[-1] is Level.DOCUMENT
+            and can_cut(positions[-1])
+        ):
+            # The rest of the document fits: it is one chunk, whatever headings it
+            # holds (unless every heading must begin a chunk: fill 0).
+            chosen = positions[-1]
         # The strongest boundary on the walk: most walks hold no heading, and this
         # one C-level pass says so before any loop over them looks for one.
         strongest = min(levels[first:])
-        if (
-            chosen is None
-            and fill is not None
-            and self.options.mode is SplitMode.PAGES
-            and strongest <= Level.H6
-        ):
-            # Sections kept apart: the first heading that leaves the chunk at least
-            # `fill` full ends it, so a chunk holds one section, not several packed.
-            h6, least = Level.H6, fill * reach
-            for index in range(first, len(levels)):
-                if (
-                    levels[index] <= h6
-                    and can_cut(positions[index])
-                    and positions[index] - start >= least
-                ):
-                    chosen = positions[index]
-                    break
+        if chosen is None and fill is not None and pages and strongest <= Level.H6:
+            chosen = self._heading_cut(start, positions, levels, first, start + fill * reach)
         if chosen is None:
             furthest = _furthest_of_each_level(levels, first)
             # Levels stronger than any on the walk have no boundary to look at.
@@ -605,12 +611,67 @@ class StructureWalk:
                 while index >= first and not (levels[index] <= level and can_cut(positions[index])):
                     index -= 1
                 if index >= first and (positions[index] - start) >= MIN_FILL[level] * reach:
-                    chosen = positions[index]
+                    chosen = self._local_cut(start, positions, levels, first, index, level)
                     break
         if chosen is not None:
             yield chosen
         # Fallbacks, for a cut whose exact size is over after all.
         yield from (p for p in reversed(positions[first:]) if p != chosen and can_cut(p))
+
+    def _heading_cut(
+        self, start: int, positions: list[int], levels: list[Level], first: int, least: float
+    ) -> int | None:
+        """Sections kept apart: a heading ends the chunk once it leaves the chunk at
+        least `least` full, so a chunk holds one section, not several packed. With
+        `least` at the start (fill 0) that is the first heading: every heading begins a
+        chunk. Past it, of the headings in reach the strongest, and among equals the one
+        the text around it picks (`_anchor`), not how far the chunk got: where the first
+        one was taken, an edit that grew a section moved every cut after it."""
+        can_cut = self.doc.can_cut
+        h6 = Level.H6
+        found = [
+            index
+            for index in range(first, len(levels))
+            if levels[index] <= h6 and positions[index] >= least and can_cut(positions[index])
+        ]
+        if not found:
+            return None
+        if least <= start:
+            return positions[found[0]]
+        return positions[min(found, key=lambda i: (levels[i], self._anchor(positions[i])))]
+
+    def _local_cut(
+        self,
+        start: int,
+        positions: list[int],
+        levels: list[Level],
+        first: int,
+        furthest: int,
+        level: Level,
+    ) -> int:
+        """Of the cuts at `level` or stronger from `LOCAL_SHARE` of the furthest one on,
+        the one the text around it picks (`_anchor`): where the furthest one is taken, a
+        cut moves with everything before it, so one edit moved every cut after it."""
+        low = start + LOCAL_SHARE * (positions[furthest] - start)
+        can_cut = self.doc.can_cut
+        best = positions[furthest]
+        best_key = (levels[furthest], self._anchor(best))
+        index = furthest - 1
+        while index >= first and positions[index] >= low:
+            if levels[index] <= level and can_cut(positions[index]):
+                key = (levels[index], self._anchor(positions[index]))
+                if key < best_key:
+                    best, best_key = positions[index], key
+            index -= 1
+        return best
+
+    def _anchor(self, position: int) -> int:
+        """A number the text around `position` alone decides: where two cuts are equally
+        good, the smaller wins, so the same text is cut at the same place wherever the
+        chunk started. A carriage return reads as a line feed, so a document cut the
+        same way whichever line ends it has."""
+        around = self.source[max(position - ANCHOR_REACH, 0) : position + ANCHOR_REACH]
+        return zlib.crc32(around.replace("\r", "\n").encode("utf-8", "surrogatepass"))
 
     # -- overlap -------------------------------------------------------------------
 

@@ -234,6 +234,18 @@ def settings_line(options: ChunkOptions) -> str:
     )
 
 
+def _sections_rule(options: ChunkOptions) -> str:
+    """How the chunks met headings, as `--sections` and CHUNK_SECTIONS say it."""
+    if options.section_fill is None:
+        return "Sections packed: small sections are packed up to the limit."
+    if options.section_fill == 0:
+        return "Sections apart: every heading begins a chunk."
+    return (
+        f"Sections apart: a heading ends a chunk once it holds {options.section_fill:.0%} of "
+        "its room, and the rest of a document that fits in one chunk is one chunk."
+    )
+
+
 def _summary(chunk_map: ChunkMap) -> str:
     document = chunk_map.document
     chunks = document.chunks
@@ -282,6 +294,7 @@ def _page(chunk_map: ChunkMap, notes: Annotations, body: str) -> str:
         '<span class="seg out">in no chunk</span>'
         '<span style="color:#123c69">table or code</span>'
         "▸N chunk N begins, ◂N chunk N ends</p>"
+        f'<p class="rule">{_text(_sections_rule(chunk_map.options))}</p>'
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
