@@ -120,3 +120,55 @@ def test_a_see_also_list_at_the_end_of_an_article_is_kept() -> None:
     ).source
     assert "something else on day 3" in page
     assert "## See also" in page
+
+
+def test_an_unnamed_dateline_under_the_headline_is_left_out() -> None:
+    # jovelblog's `<small>11.09.2011, 16:20 von jovelstefan</small>` between the `<h1>`
+    # and the post; Gregory Szorc's `<small>` with the date, categories and a comments
+    # link; TMZ's `<h5>` dateline.
+    assert_keeps(
+        rendered("jovelblog-post"),
+        ["# Gefällt mir", "Manchmal überrascht einen der Alltag"],
+        ["11.09.2011", "von jovelstefan"],
+    )
+    assert_keeps(
+        rendered("gregoryszorc-blog"),
+        ["Mercurial's Journey to and Reflections on Python 3", "Mercurial 5.2 was released"],
+        ["08:45 AM", "View Comments"],
+    )
+    assert_keeps(rendered("tmz-1"), ["Oscar dress"], ["7:11 AM PST"])
+
+
+def test_an_unnamed_dateline_after_the_article_is_left_out() -> None:
+    # futurezone's `<p class="article-meta">(Agenturen) | Stand: 05/08/2019, 5:30</p>`.
+    assert_keeps(
+        rendered("futurezone-at"),
+        ["Analysten hatten mit einem höheren Minus"],
+        ["Stand: 05/08/2019"],
+    )
+
+
+def test_dates_that_are_the_documents_own_stay() -> None:
+    # A date in a sentence, under a photo, in a list of releases after the text and
+    # in a table: content, whatever their length.
+    intro = "The project keeps a long history of releases and of the people who made them. "
+    page = parse_html(
+        "<html><body><h1>Release history</h1>"
+        "<p>On 13 January 2020 we released 2.0.</p>"
+        f"<p>{intro * 2}</p>"
+        "<figure><img src='a.jpg'><figcaption>Kathmandu, 30 April 2015</figcaption></figure>"
+        f"<p>{intro * 2}</p>"
+        "<table><tr><td>2.0</td><td>2020-01-13</td></tr></table>"
+        "<ul><li>1.1 (2019-12-01)</li><li>1.0 (2019-06-01)</li></ul>"
+        "</body></html>"
+    ).source
+    assert [
+        text
+        for text in (
+            "On 13 January 2020 we released 2.0.",
+            "Kathmandu, 30 April 2015",
+            "2020-01-13",
+            "1.1 (2019-12-01)",
+        )
+        if text not in page
+    ] == []
