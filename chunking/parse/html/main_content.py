@@ -205,8 +205,10 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         # sign-up prompts
         "newsletter", "subscribe", "subscription", "signup", "login", "signin", "paywall",
         # wiki navigation boxes and page footers (MediaWiki's `navbox`, `vertical-navbox`,
-        # `catlinks`, `printfooter`), which older pages give no navigation role
-        "navbox", "navboxes", "catlinks", "printfooter",
+        # `catlinks`, `printfooter`), which older pages give no navigation role; what a
+        # wiki marks as not for print (`noprint`: "From Wikipedia, the free encyclopedia")
+        # and its hatnotes ("X redirects here. For the organization, see Y.")
+        "navbox", "navboxes", "catlinks", "printfooter", "noprint", "hatnote",
         # bylines and datelines: who wrote it and when, page metadata rather than text
         # (`byline`, `entry-byline`, `date-and-time`'s `datestamp`, `article-posted-date`)
         "byline", "bylines", "dateline", "timestamp", "datestamp", "pubdate",
@@ -221,7 +223,7 @@ _LAYOUT_WORDS: Final = frozenset(
         # site chrome: also found in layout names ("two-col-sidebar-mix", Blogger's
         # "widget Blog" around the posts), so never on the element with most of the text
         "masthead", "topbar", "toolbar", "widget", "widgets", "rail", "sidebar", "footer",
-        "foot", "breadcrumb", "breadcrumbs", "pagination", "pager", "skip", "skiplink",
+        "foot", "breadcrumb", "breadcrumbs", "pagination", "pager", "skip", "skiplink", "jump",
         "cookie", "cookies", "consent",
     }
 )  # fmt: skip

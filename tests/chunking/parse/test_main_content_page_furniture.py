@@ -172,3 +172,13 @@ def test_dates_that_are_the_documents_own_stay() -> None:
         )
         if text not in page
     ] == []
+
+
+def test_what_a_wiki_marks_as_not_for_print_its_jump_links_and_hatnotes_are_left_out() -> None:
+    # MediaWiki's `<div id="siteSub" class="noprint">`, `<a class="mw-jump-link">` and
+    # `<div role="note" class="hatnote navigation-not-searchable">`.
+    assert_keeps(
+        rendered("wikipedia-tsne"),
+        ["# t-distributed stochastic neighbor embedding", "t-SNE has been used for visualization"],
+        ["From Wikipedia, the free encyclopedia", "Jump to navigation", "redirects here"],
+    )
