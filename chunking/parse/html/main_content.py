@@ -206,9 +206,9 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         "newsletter", "subscribe", "subscription", "signup", "login", "signin", "paywall",
         # wiki navigation boxes and page footers (MediaWiki's `navbox`, `vertical-navbox`,
         # `catlinks`, `printfooter`), which older pages give no navigation role; what a
-        # wiki marks as not for print (`noprint`: "From Wikipedia, the free encyclopedia")
-        # and its hatnotes ("X redirects here. For the organization, see Y.")
-        "navbox", "navboxes", "catlinks", "printfooter", "noprint", "hatnote",
+        # wiki marks as not for print (`noprint`: "From Wikipedia, the free encyclopedia");
+        # not its hatnotes ("Main article: Firefox"), the article's own cross-references
+        "navbox", "navboxes", "catlinks", "printfooter", "noprint",
         # bylines and datelines: who wrote it and when, page metadata rather than text
         # (`byline`, `entry-byline`, `date-and-time`'s `datestamp`, `article-posted-date`)
         "byline", "bylines", "dateline", "timestamp", "datestamp", "pubdate",
@@ -485,8 +485,61 @@ def furniture(top: list[Element]) -> set[Element]:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
     dropped = walk.named | walk.by_structure()
+    dropped |= _form_boxes(top, dropped | walk.skipped)
     gone = dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
     return gone | _datelines(top, gone)
+
+
+_PROMPT_TEXT: Final = 120
+"""At most this much text (an image's description counted) beside a sign-up, search or
+comment form in the box that holds it: "Get TMZ Breaking News alerts to your inbox",
+a logo, "Kommentare schreiben"."""
+
+
+def _form_boxes(top: list[Element], gone: set[Element]) -> set[Element]:
+    """The boxes around short forms (dropped as `_FORM_TEXT` says) that hold nothing else
+    but a prompt: the largest ancestor of each whose text, besides what is dropped
+    already, stays within `_PROMPT_TEXT` and that holds no heading.  A form's prompt
+    is as much furniture as its fields; a box with a heading or more to say is not
+    all prompt, and neither is a top element of the content or one named for content
+    (`entry-content`)."""
+    roots = set(top)
+    boxes: set[Element] = set()
+    for form in [element for element in gone if element.tag == "form"]:
+        box = None
+        for ancestor in form.iterancestors():
+            if (
+                ancestor in roots
+                or ancestor in gone
+                or (ancestor.attrib and _names_furniture(ancestor) >= _CONTENT)
+                or _says_more(ancestor, gone)
+            ):
+                break
+            box = ancestor
+        if box is not None:
+            boxes.add(box)
+    return boxes
+
+
+def _says_more(element: Element, gone: set[Element]) -> bool:
+    """Whether `element`, without what is `gone`, holds a heading or more than
+    `_PROMPT_TEXT` of text and image descriptions."""
+    size = len((element.text or "").strip())
+    stack = list(element)
+    while stack:
+        node = stack.pop()
+        size += len((node.tail or "").strip())
+        if type(node.tag) is not str or node in gone or node.tag in DROP_TAGS:
+            continue
+        if node.tag in _HEADINGS:
+            return True
+        if node.tag == "img":
+            size += len(image_description(node).strip())
+        size += len((node.text or "").strip())
+        stack.extend(node)
+        if size > _PROMPT_TEXT:
+            return True
+    return False
 
 
 def _orphan_headings(

@@ -60,10 +60,12 @@ def test_links_to_the_previous_and_next_post_are_left_out() -> None:
 @needs_shared
 def test_a_menu_stays_a_menu_when_its_previous_and_next_links_are_named() -> None:
     """PIXNET's post footer: category links and `nav`-named previous/next links. Named
-    furniture inside a box still counts as links, so the box is still a link list."""
+    furniture inside a box still counts as links, so the box is still a link list. (The
+    post's last paragraph stays; its forward box, "產生短網址E-mail轉寄" beside a form,
+    goes: `test_the_box_around_a_sign_up_form_goes_with_it`.)"""
     assert_keeps(
         rendered("shared/pixnet"),
-        ["產生短網址"],
+        ["內文有不定期的更新旅遊、露營圖文訊息"],
         ["全站分類：國內旅遊", "此分類上一篇："],
     )
 
@@ -174,11 +176,33 @@ def test_dates_that_are_the_documents_own_stay() -> None:
     ] == []
 
 
-def test_what_a_wiki_marks_as_not_for_print_its_jump_links_and_hatnotes_are_left_out() -> None:
-    # MediaWiki's `<div id="siteSub" class="noprint">`, `<a class="mw-jump-link">` and
-    # `<div role="note" class="hatnote navigation-not-searchable">`.
+def test_what_a_wiki_marks_as_not_for_print_and_its_jump_links_are_left_out() -> None:
+    # MediaWiki's `<div id="siteSub" class="noprint">` and `<a class="mw-jump-link">`;
+    # its hatnote ("TSNE" redirects here) stays, as "Main article: Firefox" does.
     assert_keeps(
         rendered("wikipedia-tsne"),
-        ["# t-distributed stochastic neighbor embedding", "t-SNE has been used for visualization"],
-        ["From Wikipedia, the free encyclopedia", "Jump to navigation", "redirects here"],
+        ["# t-distributed stochastic neighbor embedding", "redirects here", "t-SNE has been used"],
+        ["From Wikipedia, the free encyclopedia", "Jump to navigation"],
     )
+
+
+def test_the_box_around_a_sign_up_form_goes_with_it() -> None:
+    # TMZ's e-mail opt-in: "Get TMZ Breaking News alerts to your inbox" beside a form
+    # dropped for its little text; jovelblog's header: a logo and a feed icon beside the
+    # search form.
+    assert_keeps(rendered("tmz-1"), ["Oscar dress"], ["alerts to your inbox"])
+    assert_keeps(rendered("jovelblog-post"), ["Manchmal überrascht einen"], ["XML, RSS"])
+
+
+def test_a_form_in_a_box_that_says_more_keeps_the_box() -> None:
+    prose = "The settings below change how the build runs and where it writes its files. "
+    page = parse_html(
+        "<html><body><h1>Settings</h1>"
+        f"<p>{prose * 2}</p>"
+        "<div><h2>Try it</h2><p>Type a name:</p><form><input name='n'></form></div>"
+        f"<div><p>{prose * 2}</p><form><input name='m'></form></div>"
+        "</body></html>"
+    ).source
+    assert "## Try it" in page
+    assert "Type a name:" in page
+    assert page.count(prose.strip()) == 4
