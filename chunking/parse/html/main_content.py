@@ -474,7 +474,9 @@ def furniture(top: list[Element]) -> set[Element]:
     around the core: cards of other stories are placed between an article's
     paragraphs too.  Named furniture inside a container still counts towards its link
     density (its links as links), and an icon link's alt text as link text.  A heading
-    whose section is all such furniture goes with it.
+    whose section is all such furniture goes with it, and so does the box around a
+    short form that holds nothing but its prompt (`_form_boxes`).  Last, short datelines
+    next to the headline or after the text (`_datelines`).
     """
     walk = _FurnitureWalk(set())
     walk.run(top)
