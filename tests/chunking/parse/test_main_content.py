@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 from bench.main_content import (
     DEFAULT_PAGES,
     LEAK_PAGE_LIMIT,
+    PageFigures,
     covered_text,
     groups,
     measure,
@@ -148,15 +149,8 @@ def test_issue_37_pages_nobody_tuned_on_leak_less_than_before() -> None:
     over 0.20) is not met: what is left is mostly each short page's title and dateline,
     which Readability's reference leaves out (die-partei-luebeck, 48 reference words,
     0.360), and comments and menus that reference keeps (love-hina-news)."""
-    by_group = {group.name: group for group in groups(HELD_OUT)}
-    for name, most_leak, least_recall in (
-        ("unseen-tune", 0.055, 0.93),
-        ("unseen-check", 0.085, 0.98),
-    ):
-        figures = measure(HELD_OUT, set(by_group[name].pages))
-        assert len(figures) == len(by_group[name].pages) >= 6
-        assert sum(f.leak for f in figures) / len(figures) <= most_leak, name
-        assert sum(f.recall for f in figures) / len(figures) >= least_recall, name
+    assert_group_figures("unseen-tune", most_leak=0.055, least_recall=0.93, pages=6)
+    assert_group_figures("unseen-check", most_leak=0.085, least_recall=0.98, pages=7)
 
 
 def test_issue_37_second_round_pages_nobody_tuned_on() -> None:
@@ -168,13 +162,23 @@ def test_issue_37_second_round_pages_nobody_tuned_on() -> None:
     after. No page of either leaks over 0.20. What is left on wikipedia-tsne (0.150) is
     mostly the TeX of its formulas, which the chunks keep and Readability's reference
     holds as images (their alt text is no word of it)."""
-    by_group = {group.name: group for group in groups(HELD_OUT)}
-    for name, most_leak, least_recall in (
-        ("unseen2-tune", 0.09, 0.92),
-        ("unseen2-check", 0.055, 0.99),
+    for name, most_leak, least_recall, pages in (
+        ("unseen2-tune", 0.09, 0.92, 2),
+        ("unseen2-check", 0.055, 0.99, 4),
     ):
-        figures = measure(HELD_OUT, set(by_group[name].pages))
-        assert len(figures) == len(by_group[name].pages) >= 2
-        assert sum(f.leak for f in figures) / len(figures) <= most_leak, name
-        assert sum(f.recall for f in figures) / len(figures) >= least_recall, name
+        figures = assert_group_figures(
+            name, most_leak=most_leak, least_recall=least_recall, pages=pages
+        )
         assert [f.name for f in figures if f.leak > LEAK_PAGE_LIMIT] == [], name
+
+
+def assert_group_figures(
+    name: str, *, most_leak: float, least_recall: float, pages: int
+) -> list[PageFigures]:
+    """The mean leak and recall of a group of bench/pages, all `pages` of it measured."""
+    (group,) = [group for group in groups(HELD_OUT) if group.name == name]
+    figures = measure(HELD_OUT, set(group.pages))
+    assert len(figures) == len(group.pages) == pages, name
+    assert sum(f.leak for f in figures) / len(figures) <= most_leak, name
+    assert sum(f.recall for f in figures) / len(figures) >= least_recall, name
+    return figures
