@@ -54,15 +54,10 @@ _BOILERPLATE_ROLES: Final = frozenset(
 
 _BOILERPLATE_TOKEN = re.compile(
     r"(?:nav|navbar|navigation|menu|sidebar|breadcrumbs?|cookie.*|consent.*|gdpr|banner"
-    r"|site-(?:header|footer)|footer|toc|toc2|toctitle|table-of-contents|skip-link"
-    r"|sr-only|screen-reader-(?:text|only)|visually-?hidden|hidden-visually|off-?screen"
-    r"|element-invisible)",
+    r"|site-(?:header|footer)|footer|toc|toc2|toctitle|table-of-contents|skip-link)",
     re.IGNORECASE,
 )
-"""An id or class token that marks navigation, banners, TOCs or the site footer, or
-text only a screen reader is given (`sr-only`, `screen-reader-text`, `visually-hidden`,
-`off-screen`: "Skip to main content", "Click to share on Facebook (Opens in new
-window)", "Media caption"), which a page does not show.
+"""An id or class token that marks navigation, banners, TOCs or the site footer.
 
 Matched against whole tokens: `sidebarblock` (an Asciidoctor content sidebar) or
 `footer-text` are not boilerplate by themselves.

@@ -206,26 +206,3 @@ def test_a_form_in_a_box_that_says_more_keeps_the_box() -> None:
     assert "## Try it" in page
     assert "Type a name:" in page
     assert page.count(prose.strip()) == 4
-
-
-@needs_shared
-def test_text_only_a_screen_reader_is_given_is_left_out() -> None:
-    # BBC's `<span class="off-screen">Media caption</span>` before each video caption.
-    assert_keeps(
-        rendered("shared/bbc-1"),
-        ["Mr Obama told the BBC that gun control was his biggest frustration"],
-        ["Media caption"],
-    )
-
-
-def test_screen_reader_classes_hide_what_they_name() -> None:
-    page = parse_html(
-        "<html><body><h1>Install</h1>"
-        "<p>Run the installer <a href='x'>here<span class='sr-only'> (opens in a new"
-        " window)</span></a> and follow its steps.</p>"
-        "<p><span class='visually-hidden'>Note:</span> the installer needs 2 GB.</p>"
-        "</body></html>"
-    ).source
-    assert "Run the installer here and follow its steps." in page
-    assert "opens in a new window" not in page
-    assert "the installer needs 2 GB." in page
