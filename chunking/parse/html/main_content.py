@@ -498,13 +498,17 @@ comment form in the box that holds it: "Get TMZ Breaking News alerts to your inb
 a logo, "Kommentare schreiben"."""
 
 
+_PAGE_TAGS: Final = frozenset({"html", "head", "body", "main", "article"})
+"""The page and its content: never a form's box, however little else they say."""
+
+
 def _form_boxes(top: list[Element], gone: set[Element]) -> set[Element]:
     """The boxes around short forms (dropped as `_FORM_TEXT` says) that hold nothing else
     but a prompt: the largest ancestor of each whose text, besides what is dropped
     already, stays within `_PROMPT_TEXT` and that holds no heading.  A form's prompt
     is as much furniture as its fields; a box with a heading or more to say is not
-    all prompt, and neither is a top element of the content or one named for content
-    (`entry-content`)."""
+    all prompt, and neither is the page's `body`, its `main` or `article`, a top element
+    of the content or one named for content (`entry-content`)."""
     roots = set(top)
     boxes: set[Element] = set()
     for form in [element for element in gone if element.tag == "form"]:
@@ -512,6 +516,7 @@ def _form_boxes(top: list[Element], gone: set[Element]) -> set[Element]:
         for ancestor in form.iterancestors():
             if (
                 ancestor in roots
+                or ancestor.tag in _PAGE_TAGS
                 or ancestor in gone
                 or (ancestor.attrib and _names_furniture(ancestor) >= _CONTENT)
                 or _says_more(ancestor, gone)
