@@ -205,8 +205,10 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         # sign-up prompts
         "newsletter", "subscribe", "subscription", "signup", "login", "signin", "paywall",
         # wiki navigation boxes and page footers (MediaWiki's `navbox`, `vertical-navbox`,
-        # `catlinks`, `printfooter`), which older pages give no navigation role
-        "navbox", "navboxes", "catlinks", "printfooter",
+        # `catlinks`, `printfooter`), which older pages give no navigation role; what a
+        # wiki marks as not for print (`noprint`: "From Wikipedia, the free encyclopedia");
+        # not its hatnotes ("Main article: Firefox"), the article's own cross-references
+        "navbox", "navboxes", "catlinks", "printfooter", "noprint",
         # bylines and datelines: who wrote it and when, page metadata rather than text
         # (`byline`, `entry-byline`, `date-and-time`'s `datestamp`, `article-posted-date`)
         "byline", "bylines", "dateline", "timestamp", "datestamp", "pubdate",
@@ -221,7 +223,7 @@ _LAYOUT_WORDS: Final = frozenset(
         # site chrome: also found in layout names ("two-col-sidebar-mix", Blogger's
         # "widget Blog" around the posts), so never on the element with most of the text
         "masthead", "topbar", "toolbar", "widget", "widgets", "rail", "sidebar", "footer",
-        "foot", "breadcrumb", "breadcrumbs", "pagination", "pager", "skip", "skiplink",
+        "foot", "breadcrumb", "breadcrumbs", "pagination", "pager", "skip", "skiplink", "jump",
         "cookie", "cookies", "consent",
     }
 )  # fmt: skip
@@ -472,7 +474,9 @@ def furniture(top: list[Element]) -> set[Element]:
     around the core: cards of other stories are placed between an article's
     paragraphs too.  Named furniture inside a container still counts towards its link
     density (its links as links), and an icon link's alt text as link text.  A heading
-    whose section is all such furniture goes with it.
+    whose section is all such furniture goes with it, and so does the box around a
+    short form that holds nothing but its prompt (`_form_boxes`).  Last, short datelines
+    next to the headline or after the text (`_datelines`).
     """
     walk = _FurnitureWalk(set())
     walk.run(top)
@@ -483,7 +487,66 @@ def furniture(top: list[Element]) -> set[Element]:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
     dropped = walk.named | walk.by_structure()
-    return dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
+    dropped |= _form_boxes(top, dropped | walk.skipped)
+    gone = dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
+    return gone | _datelines(top, gone)
+
+
+_PROMPT_TEXT: Final = 120
+"""At most this much text (an image's description counted) beside a sign-up, search or
+comment form in the box that holds it: "Get TMZ Breaking News alerts to your inbox",
+a logo, "Kommentare schreiben"."""
+
+
+_PAGE_TAGS: Final = frozenset({"html", "head", "body", "main", "article"})
+"""The page and its content: never a form's box, however little else they say."""
+
+
+def _form_boxes(top: list[Element], gone: set[Element]) -> set[Element]:
+    """The boxes around short forms (dropped as `_FORM_TEXT` says) that hold nothing else
+    but a prompt: the largest ancestor of each whose text, besides what is dropped
+    already, stays within `_PROMPT_TEXT` and that holds no heading.  A form's prompt
+    is as much furniture as its fields; a box with a heading or more to say is not
+    all prompt, and neither is the page's `body`, its `main` or `article`, a top element
+    of the content or one named for content (`entry-content`)."""
+    roots = set(top)
+    boxes: set[Element] = set()
+    for form in [element for element in gone if element.tag == "form"]:
+        box = None
+        for ancestor in form.iterancestors():
+            if (
+                ancestor in roots
+                or ancestor.tag in _PAGE_TAGS
+                or ancestor in gone
+                or (ancestor.attrib and _names_furniture(ancestor) >= _CONTENT)
+                or _says_more(ancestor, gone)
+            ):
+                break
+            box = ancestor
+        if box is not None:
+            boxes.add(box)
+    return boxes
+
+
+def _says_more(element: Element, gone: set[Element]) -> bool:
+    """Whether `element`, without what is `gone`, holds a heading or more than
+    `_PROMPT_TEXT` of text and image descriptions."""
+    size = len((element.text or "").strip())
+    stack = list(element)
+    while stack:
+        node = stack.pop()
+        size += len((node.tail or "").strip())
+        if type(node.tag) is not str or node in gone or node.tag in DROP_TAGS:
+            continue
+        if node.tag in _HEADINGS:
+            return True
+        if node.tag == "img":
+            size += len(image_description(node).strip())
+        size += len((node.text or "").strip())
+        stack.extend(node)
+        if size > _PROMPT_TEXT:
+            return True
+    return False
 
 
 def _orphan_headings(
@@ -800,3 +863,136 @@ def _outermost_size(items: list[tuple[int, int, int, Element]]) -> int:
         else:
             reach = max(reach, end)
     return size
+
+
+_MONTHS: Final = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+    "|januar|februar|märz|mai|juni|juli|oktober|dezember"
+    "|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre"
+    "|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre"
+    "|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre"
+    "|januari|februari|maart|mei|augustus"
+)
+_DATE: Final = re.compile(
+    r"\b\d{1,2}[./]\d{1,2}[./](?:19|20)\d\d\b|\b(?:19|20)\d\d-\d{1,2}-\d{1,2}\b"
+    rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
+    rf"|\b\d{{1,2}}\.?\s+(?:{_MONTHS})\.?,?\s+\d{{4}}\b"
+    r"|\d{4}年\d{1,2}月\d{1,2}日",
+    re.IGNORECASE,
+)
+"""A calendar date as datelines write it: `11.09.2011`, `2/26/2015`, `2020-01-13`,
+`January 13, 2020`, `13. Januar 2020`, `13 janvier 2020`, `2019年02月22日` (a year of
+four digits, so that a version number such as `1.2.10` is no date)."""
+_DATELINE_WORDS: Final = 20
+"""At most this many words in a dateline: a date, a time, a name or two, a category,
+"View Comments"."""
+_SENTENCE_END: Final = (".", "!", "?", "。")
+_NOT_DATELINE: Final = frozenset(
+    {
+        "td", "th", "tr", "tbody", "thead", "table", "caption", "li", "dt", "dd", "pre", "code",
+        "h1", "h2", "h3", "figure", "figcaption", "blockquote", "q",
+    }
+)  # fmt: skip
+"""Elements that are never a dateline and are not looked into for one: cells, list items,
+code, the headings of a document, figures with their captions and quotations (a list or
+table of dated items, "Kathmandu, 30 April 2015" under a photo, are content)."""
+_LISTS: Final = frozenset({"ul", "ol", "dl"})
+_WORD: Final = re.compile(r"[^\W_]+")
+
+
+def _datelines(top: list[Element], gone: set[Element]) -> set[Element]:
+    """Datelines and bylines of an article: short elements holding a date ("11.09.2011,
+    16:20 von jovelstefan", "January 13, 2020 at 08:45 AM | categories: Python",
+    "Stand: 05/08/2019, 5:30") set between the headline and the first paragraph of
+    running text, or after the last one.
+
+    Page metadata rather than text, and named by no class a vocabulary could know
+    (`<small>`, `<h5>`, `<p class="article-meta">`).  The headline is the first `h1`
+    (else the first `h2`); running text is a paragraph of at least `_AROUND_TEXT`
+    characters.  An element is a dateline if it holds a date (`_DATE`), at most
+    `_DATELINE_WORDS` words, no heading, does not end as a sentence does, and is not a
+    cell, list item or code (`_NOT_DATELINE`); after the text, lists are kept too, as a
+    document may end with a list of dated releases."""
+    elements = _preorder(top, gone)
+    index = {element: number for number, element in enumerate(elements)}
+    headline = next((e for e in elements if e.tag == "h1"), None)
+    if headline is None:
+        headline = next((e for e in elements if e.tag == "h2"), None)
+    if headline is None:
+        return set()
+    first_text = next(
+        (
+            number
+            for number in range(index[headline] + 1, len(elements))
+            if _is_running_text(elements[number])
+        ),
+        None,
+    )
+    if first_text is None:
+        return set()
+    last_text = next(
+        number
+        for number in range(len(elements) - 1, first_text - 1, -1)
+        if _is_running_text(elements[number])
+    )
+    found: set[Element] = set()
+    start = index[headline]
+    around = set(elements[first_text].iterancestors())
+    for number in range(start + 1, first_text):
+        element = elements[number]
+        parent = next(element.iterancestors(), None)
+        if element in around or headline in set(element.iterancestors()):
+            continue
+        if parent in index and index[parent] > start and parent not in around:
+            continue  # inside an element the walk visits whole
+        _visit_dateline(element, gone, found, lists=True)
+    last = elements[last_text]
+    for number in range(last_text + 1, len(elements)):
+        element = elements[number]
+        parent = next(element.iterancestors(), None)
+        if (parent in index and index[parent] > last_text) or last in set(element.iterancestors()):
+            continue  # inside an element visited whole, or inside the last paragraph
+        _visit_dateline(element, gone, found, lists=False)
+    return found
+
+
+def _preorder(top: list[Element], gone: set[Element]) -> list[Element]:
+    """The elements of `top` in document order, without those dropped already."""
+    elements: list[Element] = []
+    stack = list(reversed(top))
+    while stack:
+        element = stack.pop()
+        if type(element.tag) is not str or element in gone or element.tag in DROP_TAGS:
+            continue
+        elements.append(element)
+        stack.extend(reversed(list(element)))
+    return elements
+
+
+def _is_running_text(element: Element) -> bool:
+    return element.tag in _RUNNING_TAGS and len(_text_of(element).strip()) >= _AROUND_TEXT
+
+
+def _visit_dateline(
+    element: Element, gone: set[Element], found: set[Element], *, lists: bool
+) -> None:
+    """Adds `element` to `found` if it is a dateline, else looks for one inside it (only
+    where its text holds a date)."""
+    text = _text_of(element).strip()
+    if not _DATE.search(text):
+        return
+    if (
+        element.tag not in _NOT_DATELINE
+        and (lists or element.tag not in _LISTS)
+        and len(_WORD.findall(text)) <= _DATELINE_WORDS
+        and not text.endswith(_SENTENCE_END)
+        and not any(inner.tag in _HEADINGS for inner in element.iter() if inner is not element)
+    ):
+        found.add(element)
+        return
+    if element.tag in _NOT_DATELINE or element.tag in _LISTS:
+        return  # a date in a list, a table or code is the document's
+    for child in element:
+        if type(child.tag) is str and child not in gone and child.tag not in DROP_TAGS:
+            _visit_dateline(child, gone, found, lists=lists)

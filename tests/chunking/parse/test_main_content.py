@@ -9,6 +9,8 @@ from bs4 import BeautifulSoup
 
 from bench.main_content import (
     DEFAULT_PAGES,
+    LEAK_PAGE_LIMIT,
+    PageFigures,
     covered_text,
     groups,
     measure,
@@ -141,16 +143,42 @@ def test_issue_37_pages_nobody_tuned_on_leak_less_than_before() -> None:
     """Issue 37, item 3 (bench/pages/groups.json; SOURCES.md says where the pages come
     from). Before the issue-37 rules: unseen-tune (6 pages, the rules were written on
     them) recall 0.947, leak 0.087; unseen-check (7 pages, measured only) recall 0.991,
-    leak 0.103. After: 0.941 / 0.066 and 0.991 / 0.090. The goal (leak <= 0.05, no page
+    leak 0.103. After: 0.941 / 0.066 and 0.991 / 0.090; after the dateline rule
+    and the wiki vocabulary (branch `furniture2`): 0.936 / 0.050 (love-hina-news loses
+    the comment form its reference keeps) and 0.985 / 0.080. The goal (leak <= 0.05, no page
     over 0.20) is not met: what is left is mostly each short page's title and dateline,
     which Readability's reference leaves out (die-partei-luebeck, 48 reference words,
     0.360), and comments and menus that reference keeps (love-hina-news)."""
-    by_group = {group.name: group for group in groups(HELD_OUT)}
-    for name, most_leak, least_recall in (
-        ("unseen-tune", 0.07, 0.94),
-        ("unseen-check", 0.095, 0.99),
+    assert_group_figures("unseen-tune", most_leak=0.055, least_recall=0.93, pages=6)
+    assert_group_figures("unseen-check", most_leak=0.085, least_recall=0.98, pages=7)
+
+
+def test_issue_37_second_round_pages_nobody_tuned_on() -> None:
+    """Issue 37, item 3, second round (branch `furniture2`; bench/pages/SOURCES.md):
+    unseen2-tune (a Wikipedia article and a blog post, on which the round's rules were
+    written) recall 0.927, leak 0.098 before the round, 0.926 / 0.086 after;
+    unseen2-check (a terms-of-service page, a Japanese advisory, a French blog post with
+    comments, a German company page; measured only) 1.000 / 0.052 before, 0.999 / 0.052
+    after. No page of either leaks over 0.20. What is left on wikipedia-tsne (0.150) is
+    mostly the TeX of its formulas, which the chunks keep and Readability's reference
+    holds as images (their alt text is no word of it)."""
+    for name, most_leak, least_recall, pages in (
+        ("unseen2-tune", 0.09, 0.92, 2),
+        ("unseen2-check", 0.055, 0.99, 4),
     ):
-        figures = measure(HELD_OUT, set(by_group[name].pages))
-        assert len(figures) == len(by_group[name].pages) >= 6
-        assert sum(f.leak for f in figures) / len(figures) <= most_leak, name
-        assert sum(f.recall for f in figures) / len(figures) >= least_recall, name
+        figures = assert_group_figures(
+            name, most_leak=most_leak, least_recall=least_recall, pages=pages
+        )
+        assert [f.name for f in figures if f.leak > LEAK_PAGE_LIMIT] == [], name
+
+
+def assert_group_figures(
+    name: str, *, most_leak: float, least_recall: float, pages: int
+) -> list[PageFigures]:
+    """The mean leak and recall of a group of bench/pages, all `pages` of it measured."""
+    (group,) = [group for group in groups(HELD_OUT) if group.name == name]
+    figures = measure(HELD_OUT, set(group.pages))
+    assert len(figures) == len(group.pages) == pages, name
+    assert sum(f.leak for f in figures) / len(figures) <= most_leak, name
+    assert sum(f.recall for f in figures) / len(figures) >= least_recall, name
+    return figures

@@ -60,10 +60,12 @@ def test_links_to_the_previous_and_next_post_are_left_out() -> None:
 @needs_shared
 def test_a_menu_stays_a_menu_when_its_previous_and_next_links_are_named() -> None:
     """PIXNET's post footer: category links and `nav`-named previous/next links. Named
-    furniture inside a box still counts as links, so the box is still a link list."""
+    furniture inside a box still counts as links, so the box is still a link list. (The
+    post's last paragraph stays; its forward box, "產生短網址E-mail轉寄" beside a form,
+    goes: `test_the_box_around_a_sign_up_form_goes_with_it`.)"""
     assert_keeps(
         rendered("shared/pixnet"),
-        ["產生短網址"],
+        ["內文有不定期的更新旅遊、露營圖文訊息"],
         ["全站分類：國內旅遊", "此分類上一篇："],
     )
 
@@ -120,3 +122,87 @@ def test_a_see_also_list_at_the_end_of_an_article_is_kept() -> None:
     ).source
     assert "something else on day 3" in page
     assert "## See also" in page
+
+
+def test_an_unnamed_dateline_under_the_headline_is_left_out() -> None:
+    # jovelblog's `<small>11.09.2011, 16:20 von jovelstefan</small>` between the `<h1>`
+    # and the post; Gregory Szorc's `<small>` with the date, categories and a comments
+    # link; TMZ's `<h5>` dateline.
+    assert_keeps(
+        rendered("jovelblog-post"),
+        ["# Gefällt mir", "Manchmal überrascht einen der Alltag"],
+        ["11.09.2011", "von jovelstefan"],
+    )
+    assert_keeps(
+        rendered("gregoryszorc-blog"),
+        ["Mercurial's Journey to and Reflections on Python 3", "Mercurial 5.2 was released"],
+        ["08:45 AM", "View Comments"],
+    )
+    assert_keeps(rendered("tmz-1"), ["Oscar dress"], ["7:11 AM PST"])
+
+
+def test_an_unnamed_dateline_after_the_article_is_left_out() -> None:
+    # futurezone's `<p class="article-meta">(Agenturen) | Stand: 05/08/2019, 5:30</p>`.
+    assert_keeps(
+        rendered("futurezone-at"),
+        ["Analysten hatten mit einem höheren Minus"],
+        ["Stand: 05/08/2019"],
+    )
+
+
+def test_dates_that_are_the_documents_own_stay() -> None:
+    # A date in a sentence, under a photo, in a list of releases after the text and
+    # in a table: content, whatever their length.
+    intro = "The project keeps a long history of releases and of the people who made them. "
+    page = parse_html(
+        "<html><body><h1>Release history</h1>"
+        "<p>On 13 January 2020 we released 2.0.</p>"
+        f"<p>{intro * 2}</p>"
+        "<figure><img src='a.jpg'><figcaption>Kathmandu, 30 April 2015</figcaption></figure>"
+        f"<p>{intro * 2}</p>"
+        "<table><tr><td>2.0</td><td>2020-01-13</td></tr></table>"
+        "<ul><li>1.1 (2019-12-01)</li><li>1.0 (2019-06-01)</li></ul>"
+        "</body></html>"
+    ).source
+    assert [
+        text
+        for text in (
+            "On 13 January 2020 we released 2.0.",
+            "Kathmandu, 30 April 2015",
+            "2020-01-13",
+            "1.1 (2019-12-01)",
+        )
+        if text not in page
+    ] == []
+
+
+def test_what_a_wiki_marks_as_not_for_print_and_its_jump_links_are_left_out() -> None:
+    # MediaWiki's `<div id="siteSub" class="noprint">` and `<a class="mw-jump-link">`;
+    # its hatnote ("TSNE" redirects here) stays, as "Main article: Firefox" does.
+    assert_keeps(
+        rendered("wikipedia-tsne"),
+        ["# t-distributed stochastic neighbor embedding", "redirects here", "t-SNE has been used"],
+        ["From Wikipedia, the free encyclopedia", "Jump to navigation"],
+    )
+
+
+def test_the_box_around_a_sign_up_form_goes_with_it() -> None:
+    # TMZ's e-mail opt-in: "Get TMZ Breaking News alerts to your inbox" beside a form
+    # dropped for its little text; jovelblog's header: a logo and a feed icon beside the
+    # search form.
+    assert_keeps(rendered("tmz-1"), ["Oscar dress"], ["alerts to your inbox"])
+    assert_keeps(rendered("jovelblog-post"), ["Manchmal überrascht einen"], ["XML, RSS"])
+
+
+def test_a_form_in_a_box_that_says_more_keeps_the_box() -> None:
+    prose = "The settings below change how the build runs and where it writes its files. "
+    page = parse_html(
+        "<html><body><h1>Settings</h1>"
+        f"<p>{prose * 2}</p>"
+        "<div><h2>Try it</h2><p>Type a name:</p><form><input name='n'></form></div>"
+        f"<div><p>{prose * 2}</p><form><input name='m'></form></div>"
+        "</body></html>"
+    ).source
+    assert "## Try it" in page
+    assert "Type a name:" in page
+    assert page.count(prose.strip()) == 4
