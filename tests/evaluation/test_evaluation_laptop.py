@@ -16,7 +16,12 @@ import pytest
 
 from evaluation.__main__ import INTERRUPTED, USAGE_ERROR
 from evaluation.cache import EmbeddingCache
-from evaluation.embedding import EVALUATION_HOURS, build_embeddings, e5_installed
+from evaluation.embedding import (
+    EVALUATION_HOURS,
+    PROBE_TEXT,
+    build_embeddings,
+    e5_installed,
+)
 from evaluation.progress import Progress, duration
 from testing.openai_stub import OpenAIStub
 from tests.paths import ROOT
@@ -118,6 +123,16 @@ def _vectors(cache: Path) -> int:
     return int(count)
 
 
+def sent_texts(stub: OpenAIStub) -> int:
+    """Texts the stub embedded for the run, not counting the check of the model before it
+    (`Embeddings.check`, outside the cache)."""
+    return sum(
+        len(e.body["input"])
+        for e in stub.exchanges
+        if e.status == 200 and e.body["input"] != [PROBE_TEXT]
+    )
+
+
 def _stub_environment(stub: OpenAIStub) -> dict[str, str]:
     return _environment(
         AZURE_OPENAI_ENDPOINT=stub.azure_endpoint,
@@ -143,7 +158,8 @@ def _stopped_run(
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + RUN_TIMEOUT
-    while len(stub.requests) < ANSWERED_BEFORE_SIGINT and time.monotonic() < deadline:
+    # One request more: the check of the model before the run (Embeddings.check).
+    while len(stub.requests) < ANSWERED_BEFORE_SIGINT + 1 and time.monotonic() < deadline:
         time.sleep(0.02)
     # From here every answer is slow, so the run cannot finish the ~45 texts left before
     # the signal lands, however loaded the machine: an exit 0 means it was ignored (a CI
@@ -165,7 +181,7 @@ def _run_again(
         check=False, timeout=RUN_TIMEOUT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return done, sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+    return done, sent_texts(stub)
 
 
 @pytest.mark.integration
@@ -183,7 +199,7 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
         assert "was destroyed" not in err
         assert not (tmp_path / "out").exists()  # no outputs from a stopped run
         kept = _vectors(tmp_path / "cache")
-        answered = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        answered = sent_texts(stub)
         assert kept >= ANSWERED_BEFORE_SIGINT - 1
         assert answered - kept <= 1  # at most the one request in flight is lost
         assert f"{kept} embeddings of this run are kept" in err
@@ -239,7 +255,7 @@ def test_a_killed_run_leaves_a_cache_the_next_run_reads_and_continues(tmp_path: 
     with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY, latency=STUB_LATENCY) as stub:
         command, process, _ = _stopped_run(stub, tmp_path, signal.SIGKILL)
         assert process.returncode == -signal.SIGKILL
-        answered = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        answered = sent_texts(stub)
         done, sent_again = _run_again(stub, command)
     total = _vectors(tmp_path / "cache")
     kept = total - sent_again
