@@ -8,14 +8,13 @@ import logging
 import os
 import subprocess
 import sys
-import time
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from skills.skill.request_log import HANDLER, SKILL_LOGGER, show_request_log
-from tests.servers import PROJECT, START_SECONDS, free_port
+from tests.servers import PROJECT, free_port, wait_for_health
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -51,15 +50,7 @@ def test_uvicorn_prints_one_line_per_request_without_text_or_secrets(tmp_path: P
         )  # fmt: skip
         try:
             url = f"http://127.0.0.1:{port}"
-            give_up = time.monotonic() + START_SECONDS
-            while True:
-                try:
-                    httpx.get(f"{url}/api/health", timeout=1.0)
-                    break
-                except httpx.TransportError:
-                    assert time.monotonic() < give_up
-                    assert server.poll() is None
-                    time.sleep(0.05)
+            wait_for_health(url, server)
             good = httpx.post(f"{url}/api/chunk", json={"values": [_record("1", 300)]})
             # The second request has a record refused (below the Split skill's minimum).
             mixed = httpx.post(
