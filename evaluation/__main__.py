@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from chunking.options import OptionError, SplitMode, Unit
-from chunking.pipes import command_name, run_piped
+from chunking.pipes import OneLineParser, command_name, run_piped
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError
@@ -84,7 +84,7 @@ def _choices(text: str, allowed: dict[str, Choice], option: str) -> list[Choice]
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=command_name("python -m evaluation", "chunk-evaluate"),
         description="Chunk DOCS at every setting of the grid, embed, retrieve the answers to "
         "QUESTIONS (JSONL) and report which settings hold whole answers in their top chunks.",
