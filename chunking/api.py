@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from chunking.files import read_limited
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
+    WORD_OVERLAP,
     ChunkOptions,
     Limits,
     OptionError,
@@ -96,8 +97,12 @@ def chunk_options(
     )
 
 
-LIBRARY_SPELLING = {"maximumPageLength": "max_length", PAGE_OVERLAP_LENGTH: "overlap"}
-"""The record inputs `chunk_options` takes under other names."""
+LIBRARY_SPELLING = {
+    "maximumPageLength": "max_length",
+    PAGE_OVERLAP_LENGTH: "overlap",
+    WORD_OVERLAP: "ChunkOptions(words=WordWindows(overlap=...))",
+}
+"""The record inputs `chunk_options` takes under other names, or where this API sets them."""
 LIBRARY_NAMES = ParameterNames("argument", lambda name: LIBRARY_SPELLING.get(name, name))
 """Parameters as this API's messages name them: argument overlap, not pageOverlapLength."""
 OPTION_KEYWORDS = frozenset(inspect.signature(chunk_options).parameters)

@@ -1,7 +1,10 @@
-"""Command lines that end quietly when their reader goes away (`python -m chunking F | head`)."""
+"""Command lines that end quietly when their reader goes away (`python -m chunking F | head`),
+and refuse a bad flag in one line."""
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -34,3 +37,37 @@ def command_name(module: str, *scripts: str) -> str:
     name a subcommand, `chunk-skill push`), else `module` (`python -m infra.deploy`)."""
     started = os.path.basename(sys.argv[0]) if sys.argv else ""
     return next((script for script in scripts if script.split()[0] == started), module)
+
+
+NEAR_FLAG_CUTOFF = 0.7
+"""difflib's similarity above which a misspelt flag is shown its nearest one."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that refuses in one line (exit status 2), naming the nearest flag of a
+    misspelt one: `--quikc: did you mean --quick?`."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message}{self.nearest_flags(message)}\n")
+
+    def nearest_flags(self, message: str) -> str:
+        """` (--maxx: did you mean --max?)` for each unrecognized flag near one of ours."""
+        if not message.startswith("unrecognized arguments: "):
+            return ""
+        # A subcommand's flags too: the top parser reports what a subcommand did not take.
+        parsers = [self] + [
+            parser
+            for action in self._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for parser in action.choices.values()
+        ]
+        flags = sorted(
+            {flag for p in parsers for flag in p._option_string_actions if flag.startswith("--")}
+        )
+        hints = []
+        for given in message.removeprefix("unrecognized arguments: ").split():
+            name = given.split("=", 1)[0]
+            near = difflib.get_close_matches(name, flags, n=1, cutoff=NEAR_FLAG_CUTOFF)
+            if name.startswith("-") and near:
+                hints.append(f"{name}: did you mean {near[0]}?")
+        return f" ({'; '.join(hints)})" if hints else ""

@@ -6,14 +6,15 @@ import argparse
 import importlib.util
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from chunking.options import OptionError, SplitMode, Unit
-from chunking.pipes import command_name, run_piped
+from chunking.pipes import OneLineParser, command_name, run_piped
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
-from evaluation.documents import DocumentError, load_documents
+from evaluation.documents import DocumentError
 from evaluation.embedding import (
     PROVIDERS,
     EmbeddingError,
@@ -22,6 +23,7 @@ from evaluation.embedding import (
     build_embeddings,
     e5_installed,
 )
+from evaluation.estimate import model_work, texts_to_embed, whole_run_line
 from evaluation.multi import (
     ENV_CROSS_ENCODER,
     pair_scorer,
@@ -31,12 +33,12 @@ from evaluation.multi import (
 )
 from evaluation.passages import parse_passages
 from evaluation.progress import Progress
-from evaluation.questions import QuestionFileError, load_questions
+from evaluation.questions import QuestionFileError
 from evaluation.quick import QUICK_GRID, QUICK_QUESTIONS, QUICK_SOURCE_CHARACTERS, quick_sample
 from evaluation.report import format_table, write_outputs
 from evaluation.report_sets import format_runs
-from evaluation.run import run_sweep
-from evaluation.sets import load_set, set_paths, unique_names
+from evaluation.run import chunk_ahead, needs_model, run_sweep
+from evaluation.sets import QuestionSet, load_set, set_paths, unique_names
 from evaluation.settings import (
     BASELINES,
     RULE_VARIANTS,
@@ -48,7 +50,11 @@ from evaluation.sweeps import BY_FLAG, SWEEPS, items
 from skills.embedding.settings import E5_MODEL, LOCAL_MODELS, MINILM_MODEL
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+
+    from evaluation.chunkers import ChunkRun
+    from evaluation.passages import PassageMode
+    from evaluation.retrieval import RetrievalMode
 
 Choice = TypeVar("Choice")
 DEFAULT_PRICE = 0.02
@@ -78,7 +84,7 @@ def _choices(text: str, allowed: dict[str, Choice], option: str) -> list[Choice]
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=command_name("python -m evaluation", "chunk-evaluate"),
         description="Chunk DOCS at every setting of the grid, embed, retrieve the answers to "
         "QUESTIONS (JSONL) and report which settings hold whole answers in their top chunks.",
@@ -334,81 +340,87 @@ def main(argv: list[str] | None = None) -> int:
             print(f"quick: {length}/{overlap} tokens ({why}); --max/--overlap change them",
                   file=sys.stderr)  # fmt: skip
         parser.set_defaults(**quick)
-    arguments = parser.parse_args(argv)
-    if arguments.set or arguments.sets or "," in (arguments.embedding or ""):
-        return _main_sets(arguments)
-    if arguments.docs is None or arguments.questions is None:
-        print("python -m evaluation: give DOCS QUESTIONS, or --set/--sets", file=sys.stderr)
-        return USAGE_ERROR
-    cache: EmbeddingCache | None = None
-    embeddings: Embeddings | None = None
-    progress: Progress | None = None
-    stored = 0
+    return _run(parser.parse_args(argv))
+
+
+def _pairs(arguments: argparse.Namespace) -> list[tuple[Path, Path]]:
+    """Every (DOCS, QUESTIONS) asked for: the positional pair, `--set`s, `--sets`."""
+    if (arguments.docs is None) != (arguments.questions is None) or not (
+        arguments.docs or arguments.set or arguments.sets
+    ):
+        raise OptionError("give DOCS QUESTIONS, or --set/--sets")
+    pairs: list[tuple[Path, Path]] = []
+    if arguments.docs is not None:
+        pairs.append((arguments.docs, arguments.questions))
+    pairs += [(docs, questions) for docs, questions in arguments.set]
+    pairs += [set_paths(folder) for folder in arguments.sets]
+    return pairs
+
+
+def _quick(item: QuestionSet) -> QuestionSet:
+    """The set cut to `--quick`'s sample of questions and their documents."""
+    questions, documents = quick_sample(item.questions, item.documents)
+    return replace(item, questions=questions, documents=documents)
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    """One path for one set and for several sets and models: every refusal before anything
+    is read or written, every model built and checked and the whole run's estimate before
+    the first embedding; Ctrl-C ends in one line with every vector done kept."""
     try:
-        try:
-            grid = grid_from(arguments)
-            settings, skipped = grid.settings()
-            refuse_grid(settings, skipped)
-            documents = load_documents(arguments.docs)
-            questions = load_questions(arguments.questions, documents)
-            retrievals = parse_retrievals(arguments.retrieval)
-            passages = parse_passages(arguments.passages)
-            (provider,) = parse_providers(arguments.embedding)
-            refuse_missing_packages([provider], retrievals)
-        except (OptionError, DocumentError, QuestionFileError) as error:
-            print(f"python -m evaluation: {error}", file=sys.stderr)
-            return USAGE_ERROR
-        if arguments.quick:
-            questions, documents = quick_sample(questions, documents)
-        for reason in skipped:
-            print(f"skipped: {reason}", file=sys.stderr)
-        progress = None if arguments.quiet else Progress()
-        cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
-        stored = cache.count()
-        embeddings = build_embeddings(provider, os.environ, cache, progress=progress)
+        grid = grid_from(arguments)
+        settings, skipped = grid.settings()
+        refuse_grid(settings, skipped)
+        retrievals = parse_retrievals(arguments.retrieval)
+        passages = parse_passages(arguments.passages)
+        providers = parse_providers(arguments.embedding)
+        refuse_missing_packages(providers, retrievals)
+        sets = unique_names([load_set(docs, questions) for docs, questions in _pairs(arguments)])
+    except (OptionError, DocumentError, QuestionFileError) as error:
+        print(f"python -m evaluation: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    if arguments.quick:
+        sets = [_quick(item) for item in sets]
+    one = not arguments.set and not arguments.sets and len(providers) == 1
+    for reason in skipped:
+        print(f"skipped: {reason}", file=sys.stderr)
+    progress = None if arguments.quiet else Progress()
+    cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
+    stored = cache.count()
+    models: list[Embeddings] = []
+    try:
+        for provider in providers:
+            models.append(build_embeddings(provider, os.environ, cache, progress=progress))
+            if progress is not None:
+                models[-1].announce = progress.note
+        chunked = {
+            item.name: chunk_ahead(item.documents, settings, progress, f"chunking {item.name}")
+            for item in sets
+        }
+        texts = texts_to_embed(sets, chunked)
+        works = [model_work(model, texts, cache) for model in models]
         if progress is not None:
-            embeddings.announce = progress.note
-        sweep = run_sweep(
-            documents,
-            questions,
+            progress.note(whole_run_line(works, len(sets), settings))
+        for model, work in zip(models, works, strict=True):
+            if work.texts or any(needs_model(setting) for setting in settings):
+                model.check()
+        if one:
+            (item,) = sets
+            (model,) = models
+            return _report_one(arguments, item, model, settings, skipped, retrievals,
+                               passages, chunked[item.name], progress)  # fmt: skip
+        runs, json_path, html_path = run_sets(
+            sets,
+            models,
             settings,
-            embeddings,
+            arguments.out,
             price=arguments.price,
             skipped=skipped,
-            progress=progress,
             retrievals=retrievals,
-            pair_scorer=pair_scorer(arguments.cross_encoder or os.environ.get(ENV_CROSS_ENCODER)),
+            cross_encoder=arguments.cross_encoder,
+            progress=progress,
             passages=passages,
-        )
-        if not any(result.setting.chunker == "ours" for result in sweep.results):
-            print(
-                "python -m evaluation: no setting of ours gave chunks "
-                f"({'; '.join(sweep.skipped) or 'no documents'}); earlier outputs are kept",
-                file=sys.stderr,
-            )
-            return NOTHING_TO_REPORT
-        print(format_table(sweep))
-        if sweep.recommendation is not None:
-            print("\n" + sweep.recommendation.sentence)
-        recommended = next(
-            (
-                r
-                for r in sweep.results
-                if sweep.recommendation and r.label == sweep.recommendation.label
-            ),
-            None,
-        )
-        if recommended is not None:
-            print("\n".join(configuration(recommended.setting).lines()))
-        # Before the embeddings close: the chunk maps chunk again, and a semantic setting
-        # embeds its sentences again (from the cache).
-        json_path, html_path = write_outputs(
-            sweep,
-            questions,
-            documents,
-            embeddings.model,
-            arguments.out,
-            scoring=embeddings.scoring(),
+            chunked=chunked,
         )
     except EmbeddingError as error:
         print(f"python -m evaluation: {error}", file=sys.stderr)
@@ -416,14 +428,81 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _stopped(cache, stored, progress)
     finally:
-        if embeddings is not None:
-            embeddings.close()
-        if cache is not None:
-            cache.close()
+        for model in models:
+            model.close()
+        cache.close()
+    print(format_runs(runs))
     print(
-        f"\n{len(questions)} questions, {len(documents)} documents, {len(sweep.results)} settings; "
-        f"embeddings: {embeddings.model}, {embeddings.sent} embedded, {embeddings.cached} "
-        f"from the cache ({cache.path}).\nWrote {json_path} and {html_path}."
+        f"\n{len(sets)} sets ({', '.join(f'{s.name}: {len(s.questions)}' for s in sets)} "
+        f"questions), {len(runs)} model(s), {len(settings)} settings x {len(retrievals)} "
+        f"retrieval modes.\nWrote {json_path} and {html_path} (each set's own under "
+        f"{arguments.out}/<set>/<model>/)."
+    )
+    return 0
+
+
+def _report_one(
+    arguments: argparse.Namespace,
+    item: QuestionSet,
+    embeddings: Embeddings,
+    settings: list[Setting],
+    skipped: list[str],
+    retrievals: Sequence[RetrievalMode],
+    passages: Sequence[PassageMode],
+    chunked: Mapping[Setting, ChunkRun | str],
+    progress: Progress | None,
+) -> int:
+    """One set under one model: its table, the recommendation and what to set for it, and
+    results.json and report.html in --out."""
+    questions, documents = item.questions, item.documents
+    sweep = run_sweep(
+        documents,
+        questions,
+        settings,
+        embeddings,
+        price=arguments.price,
+        skipped=skipped,
+        progress=progress,
+        retrievals=retrievals,
+        pair_scorer=pair_scorer(arguments.cross_encoder or os.environ.get(ENV_CROSS_ENCODER)),
+        passages=passages,
+        chunked=chunked,
+    )
+    if not any(result.setting.chunker == "ours" for result in sweep.results):
+        print(
+            "python -m evaluation: no setting of ours gave chunks "
+            f"({'; '.join(sweep.skipped) or 'no documents'}); earlier outputs are kept",
+            file=sys.stderr,
+        )
+        return NOTHING_TO_REPORT
+    print(format_table(sweep))
+    if sweep.recommendation is not None:
+        print("\n" + sweep.recommendation.sentence)
+    recommended = next(
+        (
+            r
+            for r in sweep.results
+            if sweep.recommendation and r.label == sweep.recommendation.label
+        ),
+        None,
+    )
+    if recommended is not None:
+        print("\n".join(configuration(recommended.setting).lines()))
+    # Before the embeddings close: the chunk maps chunk again, and a semantic setting
+    # embeds its sentences again (from the cache).
+    json_path, html_path = write_outputs(
+        sweep,
+        questions,
+        documents,
+        embeddings.model,
+        arguments.out,
+        scoring=embeddings.scoring(),
+    )
+    print(
+        f"\n{len(questions)} questions, {len(documents)} documents, {len(sweep.results)} "
+        f"settings; embeddings: {embeddings.model}, {embeddings.sent} embedded, "
+        f"{embeddings.cached} from the cache ({embeddings.cache.path}).\n"
+        f"Wrote {json_path} and {html_path}."
     )
     return 0
 
@@ -458,67 +537,6 @@ def _exit(status: int) -> None:
         sys.stderr.flush()
         os._exit(status)
     raise SystemExit(status)
-
-
-def _main_sets(arguments: argparse.Namespace) -> int:
-    """Several sets (`--set`, `--sets`, and DOCS QUESTIONS if given) and/or models."""
-    pairs = [tuple(pair) for pair in arguments.set]
-    pairs += [set_paths(folder) for folder in arguments.sets]
-    if arguments.docs is not None and arguments.questions is not None:
-        pairs.insert(0, (arguments.docs, arguments.questions))
-    try:
-        grid = grid_from(arguments)
-        retrievals = parse_retrievals(arguments.retrieval)
-        passages = parse_passages(arguments.passages)
-        providers = parse_providers(arguments.embedding)
-        refuse_missing_packages(providers, retrievals)
-        if not pairs:
-            raise OptionError("give DOCS QUESTIONS, or --set/--sets")
-        sets = unique_names([load_set(docs, questions) for docs, questions in pairs])
-    except (OptionError, DocumentError, QuestionFileError) as error:
-        print(f"python -m evaluation: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    settings, skipped = grid.settings()
-    try:
-        refuse_grid(settings, skipped)
-    except OptionError as error:
-        print(f"python -m evaluation: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    for reason in skipped:
-        print(f"skipped: {reason}", file=sys.stderr)
-    progress = None if arguments.quiet else Progress()
-    cache = EmbeddingCache(arguments.cache / "embeddings.sqlite")
-    stored = cache.count()
-    try:
-        runs, json_path, html_path = run_sets(
-            sets,
-            providers,
-            settings,
-            cache,
-            arguments.out,
-            price=arguments.price,
-            skipped=skipped,
-            retrievals=retrievals,
-            cross_encoder=arguments.cross_encoder,
-            progress=progress,
-            passages=passages,
-            announce=progress.note if progress is not None else None,
-        )
-    except EmbeddingError as error:
-        print(f"python -m evaluation: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return _stopped(cache, stored, progress)
-    finally:
-        cache.close()
-    print(format_runs(runs))
-    print(
-        f"\n{len(sets)} sets ({', '.join(f'{s.name}: {len(s.questions)}' for s in sets)} "
-        f"questions), {len(runs)} model(s), {len(settings)} settings x {len(retrievals)} "
-        f"retrieval modes.\nWrote {json_path} and {html_path} (each set's own under "
-        f"{arguments.out}/<set>/<model>/)."
-    )
-    return 0
 
 
 def console() -> int:

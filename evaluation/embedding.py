@@ -51,6 +51,8 @@ SHORTEST_SECONDS = 1e-6
 EVALUATION_HOURS = 24
 """An evaluation has no skill deadline; this bounds a run that would never end."""
 SECONDS_PER_HOUR = 3600
+PROBE_TEXT = "Is this model ready to embed?"
+"""What `Embeddings.check` embeds (never cached, so a model is checked whenever it has work)."""
 
 
 class EmbeddingError(RuntimeError):
@@ -83,6 +85,27 @@ class Embeddings:
         """What the scored strategies (`semantic`, `binary`) call: sentence embeddings of
         this run's model (passages), through the same cache (`chunk_all` counts them)."""
         return Scoring(embed=self.embed_sentences)
+
+    def check(self) -> None:
+        """Embed one short text with each of the model's embedders, outside the cache:
+        a model that is missing, does not load or cannot be reached is reported before
+        the run embeds anything, not after another model's hour. Raises EmbeddingError."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        deadline = time.monotonic() + EVALUATION_HOURS * SECONDS_PER_HOUR
+        roles: tuple[tuple[Role, Embedder], ...] = (
+            ("passage", self.passages),
+            ("query", self.queries),
+        )
+        each = {id(embedder): (embedder, role) for role, embedder in roles}
+        for embedder, role in each.values():
+            outcome = self._loop.run_until_complete(embedder.embed([PROBE_TEXT], deadline))
+            (result,) = outcome.results
+            if isinstance(result, Failure):
+                raise EmbeddingError(
+                    f"{self.model} cannot embed ({result.kind.value}: {result.message}); "
+                    f"checked before any {role} was embedded, so nothing of this run is lost"
+                )
 
     def close(self) -> None:
         """Close the clients' connections and the loop."""

@@ -10,7 +10,6 @@ evaluation's question file, with the quote's offsets as the reference span.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from chunking.outline.sections import SectionTree
 from chunking.pipeline import parse
+from chunking.pipes import OneLineParser
 from evaluation.chat import (
     CHAT_PROVIDERS,
     DEFAULT_MAX_RETRIES,
@@ -38,6 +38,7 @@ from evaluation.documents import DocumentError, load_documents
 from evaluation.quotes import NormalText, normal_form, normalize, occurrences
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from evaluation.chat import ChatModel
@@ -411,7 +412,7 @@ def summary(outcome: Outcome, request: Request, description: str) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `generate` command line."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m evaluation generate",
         description="Ask a chat model for questions about DOCS whose answers are quoted "
         "passages, check every quote against the document, and write the question file.",

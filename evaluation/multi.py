@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from chunking.options import OptionError
-from evaluation.embedding import PROVIDERS, build_embeddings
+from evaluation.embedding import PROVIDERS
 from evaluation.report import write_outputs
 from evaluation.report_sets import ModelRun, write_runs
 from evaluation.retrieval import RETRIEVAL_MODES
@@ -16,11 +16,11 @@ from evaluation.sets import pool
 from evaluation.sweeps import chosen_once
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
-    from evaluation.cache import EmbeddingCache
-    from evaluation.embedding import ProviderName
+    from evaluation.chunkers import ChunkRun
+    from evaluation.embedding import Embeddings, ProviderName
     from evaluation.passages import PassageMode
     from evaluation.retrieval import RetrievalMode
     from evaluation.sets import QuestionSet
@@ -73,9 +73,8 @@ def _folder_name(model: str) -> str:
 
 def run_sets(
     sets: Sequence[QuestionSet],
-    providers: Sequence[ProviderName | None],
+    models: Sequence[Embeddings],
     settings: Sequence[Setting],
-    cache: EmbeddingCache,
     out: Path,
     *,
     price: float,
@@ -84,44 +83,41 @@ def run_sets(
     cross_encoder: str | None,
     progress: Callable[[str, int, int], None] | None,
     passages: Sequence[PassageMode] = ("chunks",),
-    announce: Callable[[str], None] | None = None,
+    chunked: Mapping[str, Mapping[Setting, ChunkRun | str]] | None = None,
 ) -> tuple[list[ModelRun], Path, Path]:
     """A sweep per set and model, each set's own outputs in `out/<set>/<model>/`, and the
-    whole run's results.json and report.html in `out`; `announce` gets the estimate of
-    each embedding's time, as in a single-set run. Raises EmbeddingError."""
+    whole run's results.json and report.html in `out`; `chunked` (by set name) holds the
+    settings chunk_ahead cut already. The caller closes the embeddings. Raises
+    EmbeddingError."""
     scorer = pair_scorer(cross_encoder or os.environ.get(ENV_CROSS_ENCODER))
     runs: list[ModelRun] = []
-    for provider in providers:
-        embeddings = build_embeddings(provider, os.environ, cache, progress=progress)
-        embeddings.announce = announce
-        try:
-            sweeps = {}
-            for item in sets:
-                sweep = run_sweep(
-                    item.documents,
-                    item.questions,
-                    settings,
-                    embeddings,
-                    price=price,
-                    skipped=skipped,
-                    progress=progress,
-                    retrievals=retrievals,
-                    pair_scorer=scorer,
-                    passages=passages,
-                )
-                sweeps[item.name] = sweep
-                write_outputs(
-                    sweep,
-                    item.questions,
-                    item.documents,
-                    embeddings.model,
-                    out / item.name / _folder_name(embeddings.model),
-                    scoring=embeddings.scoring(),
-                )
-            runs.append(
-                ModelRun(embeddings.model, embeddings.window, sweeps, pool(list(sweeps.values())))
+    for embeddings in models:
+        sweeps = {}
+        for item in sets:
+            sweep = run_sweep(
+                item.documents,
+                item.questions,
+                settings,
+                embeddings,
+                price=price,
+                skipped=skipped,
+                progress=progress,
+                retrievals=retrievals,
+                pair_scorer=scorer,
+                passages=passages,
+                chunked=(chunked or {}).get(item.name),
             )
-        finally:
-            embeddings.close()
+            sweeps[item.name] = sweep
+            write_outputs(
+                sweep,
+                item.questions,
+                item.documents,
+                embeddings.model,
+                out / item.name / _folder_name(embeddings.model),
+                scoring=embeddings.scoring(),
+            )
+        runs.append(
+            ModelRun(embeddings.model, embeddings.window, sweeps, pool(list(sweeps.values())))
+        )
     json_path, html_path = write_runs(runs, sets, out)
     return runs, json_path, html_path

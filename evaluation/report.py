@@ -604,6 +604,8 @@ tr:target {{ outline: 3px solid #d00; }}
 .recommendation {{ font-size: 1.1em; background: #eef4fb; padding: .8em; border-radius: 6px; }}
 .legend {{ font-size: 13px; display: grid; grid-template-columns: max-content auto; gap: 2px 1em; }}
 .legend dd {{ margin: 0; }}
+/* The settings to apply: one az command is a 300-character line; wrapped, not cut off. */
+pre {{ white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: .6em; }}
 </style></head><body>
 <h1>Chunk settings evaluation</h1>
 <p>{len(questions)} questions over {len(documents)} documents; embeddings: {html.escape(model)}.

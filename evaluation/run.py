@@ -10,6 +10,7 @@ import numpy as np
 
 from chunking.measure.encodings import load_encoding
 from chunking.measure.sizing import TokenSizer
+from chunking.plan.strategies import SCORED_STRATEGIES
 from chunking.scoring import Scoring
 from evaluation.budget import BUDGET_METRICS, RECOMMENDED_ON, budget_scores
 from evaluation.chunkers import BaselineUnavailableError, ChunkRun, EvalChunk, chunk_all
@@ -26,7 +27,7 @@ from evaluation.passages import passage_scores
 from evaluation.retrieval import RANK_DEPTH, rank_modes
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     import numpy.typing as npt
 
@@ -139,6 +140,37 @@ class Sweep:
     recommendation: Recommendation | None = None
 
 
+def needs_model(setting: Setting) -> bool:
+    """Whether chunking at `setting` embeds sentences (a scored strategy of ours): its
+    chunks depend on the model, so they are cut once per model, not ahead."""
+    return setting.chunker == "ours" and setting.strategy in SCORED_STRATEGIES
+
+
+def chunk_ahead(
+    documents: dict[str, EvalDocument],
+    settings: Sequence[Setting],
+    progress: Callable[[str, int, int], None] | None = None,
+    stage: str = "chunking",
+) -> dict[Setting, ChunkRun | str]:
+    """Every setting whose chunks do not depend on the model, chunked once for every
+    model (what the whole run's estimate counts): its chunks, or why it has none."""
+    ahead = [setting for setting in settings if not needs_model(setting)]
+    chunked: dict[Setting, ChunkRun | str] = {}
+    ordered = list(documents.values())
+    for number, setting in enumerate(ahead):
+        if progress is not None:
+            progress(stage, number, len(ahead))
+        try:
+            run = chunk_all(setting, ordered)
+        except BaselineUnavailableError as error:
+            chunked[setting] = f"{setting.label}: {error}"
+            continue
+        chunked[setting] = run if run.chunks else f"{setting.label}: no chunks"
+    if progress is not None:
+        progress(stage, len(ahead), len(ahead))
+    return chunked
+
+
 def run_sweep(
     documents: dict[str, EvalDocument],
     questions: Sequence[Question],
@@ -151,10 +183,13 @@ def run_sweep(
     retrievals: Sequence[RetrievalMode] = ("vector",),
     pair_scorer: Callable[[Sequence[tuple[str, str]]], list[float]] | None = None,
     passages: Sequence[PassageMode] = ("chunks",),
+    chunked: Mapping[Setting, ChunkRun | str] | None = None,
 ) -> Sweep:
     """Score every setting on the questions in every retrieval mode asked for (`semantic`
     only with a `pair_scorer`), the ranked chunks handed over as each of `passages`;
-    baselines that cannot run are skipped."""
+    baselines that cannot run are skipped. `chunked` (chunk_ahead) holds settings already
+    chunked; the others are chunked here."""
+    chunked = chunked or {}
     sweep = Sweep(skipped=list(skipped))
     if "semantic" in retrievals and pair_scorer is None:
         sweep.skipped.append("semantic: no cross-encoder configured (CROSS_ENCODER_PATH)")
@@ -174,6 +209,13 @@ def run_sweep(
     # before it and the time left during it are about the whole run, not one setting.
     runs: list[tuple[Setting, ChunkRun, int]] = []
     for number, setting in enumerate(settings, 1):
+        if setting in chunked:
+            made = chunked[setting]
+            if isinstance(made, str):
+                sweep.skipped.append(made)
+            else:
+                runs.append((setting, made, 0))
+            continue
         if progress is not None:
             progress("chunking", number - 1, len(settings))
         scored_tokens = [0]
@@ -191,7 +233,7 @@ def run_sweep(
             sweep.skipped.append(f"{setting.label}: no chunks")
             continue
         runs.append((setting, run, scored_tokens[0]))
-    if progress is not None:
+    if progress is not None and len(chunked) < len(settings):
         progress("chunking", len(settings), len(settings))
     distinct = list(dict.fromkeys(chunk.text for _, run, _ in runs for chunk in run.chunks))
     every_vector, every_truncated = embeddings.embed(distinct, "passage")

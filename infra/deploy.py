@@ -12,7 +12,6 @@ again with the new settings and gets every mapped field.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -28,7 +27,7 @@ from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoun
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
 from chunking import Unit
-from chunking.pipes import command_name
+from chunking.pipes import OneLineParser, command_name
 from skills.commands.cli import HelpFormatter
 from skills.parameters import DEPLOYED_PARAMETERS
 from skills.search.checks import check_definitions, check_partitions, web_api_skills
@@ -51,6 +50,7 @@ from skills.search.definitions import (
 from skills.search.service_errors import describe_service_error
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable, Mapping, Sequence
 
     from azure.core.credentials import TokenCredential
@@ -577,7 +577,7 @@ def add_chunk_flags(parser: argparse.ArgumentParser) -> None:
 
 def arguments_parser() -> argparse.ArgumentParser:
     """The command line's options, one subcommand each for apply, show, run and status."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=command_name("python -m infra.deploy", "chunk-deploy"),
         description=__doc__.split("\n\n")[0] if __doc__ else None,
         formatter_class=HelpFormatter,

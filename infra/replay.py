@@ -10,7 +10,6 @@ running one (e.g. `uvicorn function_app:api --port 7071`).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -25,7 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from chunking.pipes import command_name
+from chunking.pipes import OneLineParser, command_name
 from skills.search.checks import web_api_skills
 from skills.search.definitions import INDEXED_EXTENSIONS, build_definitions
 from skills.search.indexer import (
@@ -37,6 +36,7 @@ from skills.search.indexer import (
 )
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Iterator
 
     from starlette.applications import Starlette
@@ -134,7 +134,7 @@ def arguments_parser() -> argparse.ArgumentParser:
     """The command line's options."""
     from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=command_name("python -m infra.replay", "chunk-replay"),
         formatter_class=HelpFormatter,
         description="Replay the indexer's calls to the chunking skill on local files and "

@@ -28,6 +28,20 @@ def free_port() -> int:
         return port
 
 
+def wait_for_health(url: str, process: subprocess.Popen[bytes]) -> None:
+    """Return once the server at `url` answers /api/health; raise if it exits or takes
+    longer than START_SECONDS."""
+    give_up = time.monotonic() + START_SECONDS
+    while True:
+        try:
+            httpx.get(f"{url}/api/health", timeout=1.0)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > give_up or process.poll() is not None:
+                raise
+            time.sleep(0.05)
+
+
 @contextmanager
 def uvicorn_subprocess(
     env: dict[str, str], *, python: Path | None = None, cwd: Path = PROJECT
@@ -51,15 +65,7 @@ def uvicorn_subprocess(
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        give_up = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                httpx.get(f"{url}/api/health", timeout=1.0)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > give_up or process.poll() is not None:
-                    raise
-                time.sleep(0.05)
+        wait_for_health(url, process)
         yield url, process
     finally:
         process.terminate()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import errno
 import os
 import sys
@@ -25,6 +24,7 @@ from chunking.options import (
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
+from chunking.pipes import OneLineParser
 from chunking.plan.strategies import (
     BY_NAME as STRATEGY_DECLARATIONS,
 )
@@ -72,28 +72,12 @@ OPTION_NAMES = ParameterNames("option", lambda name: OPTION_FLAGS.get(name, name
 """Parameters in the command line's refusals: option --word-overlap."""
 
 
-class Parser(argparse.ArgumentParser):
+class Parser(OneLineParser):
     """argparse that exits with status 2 and one line, and shows defaults in its help."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: {message}{self.nearest_flags(message)}\n")
-
-    def nearest_flags(self, message: str) -> str:
-        """`; did you mean --max?` for each unrecognized flag that is near one of ours."""
-        if not message.startswith("unrecognized arguments: "):
-            return ""
-        flags = [flag for flag in self._option_string_actions if flag.startswith("--")]
-        hints = []
-        for given in message.removeprefix("unrecognized arguments: ").split():
-            name = given.split("=", 1)[0]
-            near = difflib.get_close_matches(name, flags, n=1, cutoff=0.7)
-            if name.startswith("-") and near:
-                hints.append(f"{name}: did you mean {near[0]}?")
-        return f" ({'; '.join(hints)})" if hints else ""
 
 
 def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:

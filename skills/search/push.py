@@ -18,7 +18,6 @@ to stay under the service's 1,000 documents and 16 MB per request.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import dataclasses
 import json
@@ -34,7 +33,7 @@ from azure.core.exceptions import AzureError
 from azure.search.documents import SearchClient, SearchIndexingBufferedSender
 from azure.search.documents.indexes import SearchIndexClient
 
-from chunking.pipes import command_name, run_piped
+from chunking.pipes import OneLineParser, command_name, run_piped
 from skills.embedding.clients import build_embedder
 from skills.search.checks import web_api_skills
 from skills.search.definitions import (
@@ -57,6 +56,7 @@ from skills.skill.render import chunk_json
 from skills.skill.settings import SettingsError, settings_from_environment
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable, Sequence
 
     from azure.core.credentials import TokenCredential
@@ -376,7 +376,7 @@ def arguments_parser() -> argparse.ArgumentParser:
     """`python -m skills push`'s options."""
     from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=command_name("python -m skills push", "chunk-push", "chunk-skill push"),
         formatter_class=HelpFormatter,
         description="Chunk and embed local files with the skill's settings and upload the "

@@ -35,6 +35,7 @@ from skills.skill.request_body import (
     framing_error,
     read_body,
 )
+from skills.skill.request_log import show_request_log
 from skills.skill.service import answer_chunk_request, request_limit
 from skills.skill.settings import (
     SettingsError,
@@ -203,6 +204,7 @@ def build_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         settings_now = current()
+        show_request_log()  # uvicorn: the line per request on stderr, as the host logs it
         limit_malloc_arenas()  # before the workers and the threads start
         if not isinstance(settings_now, SettingsError):
             chunkers.get(settings_now)  # workers start now, not at the first record

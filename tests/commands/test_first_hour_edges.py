@@ -41,11 +41,18 @@ def test_health_is_indented_when_asked_for_pretty(live_servers: LiveServers) -> 
         ("chunking", "--overlpa=3", "--overlap"),
         ("chunking.report", "--stratgy=words", "--strategy"),
         ("skills", "--sumary", "--summary"),
+        # Every other command too, a subcommand's flags included (fails before: argparse's
+        # usage and no hint).
+        ("evaluation", "--quikc", "--quick"),
+        ("infra.deploy apply", "--dry-rn", "--dry-run"),
+        ("infra.replay", "--recrusive", "--recursive"),
     ],
 )
 def test_a_misspelled_flag_gets_the_nearest_one(command: str, given: str, meant: str) -> None:
     output = ["-o", "-"] if command == "chunking.report" else []
-    done = _run("-m", command, given, "samples/concepts-network.md", *output)
+    if command == "evaluation":
+        output = ["samples/eval/questions.jsonl"]
+    done = _run("-m", *command.split(), given, "samples/concepts-network.md", *output)
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert f"did you mean {meant}?" in line

