@@ -51,7 +51,7 @@ from chunking.options import TooManyChunks
 from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
 from chunking.plan.core import Plan
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
-from chunking.plan.walk import StructureWalk
+from chunking.plan.walk import walk_seam
 from chunking.plan.words import WordWindowPlanner
 from chunking.scoring import CachedEmbedder, ScoringError, cosine
 
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
     from chunking.model import Span
     from chunking.plan.core import PlanInputs
+    from chunking.plan.walk import WalkSeam
     from chunking.scoring import TextEmbedder
 
 MIN_SIDE_SHARE = 0.25
@@ -87,7 +88,7 @@ PAIR_SOURCES = ("crossEncoder", "rerank")
 
 def binary_spans(inputs: PlanInputs) -> Plan:
     """Sections, each split recursively at its least similar unit boundary until it fits."""
-    walk = StructureWalk(inputs)
+    walk = walk_seam(inputs)
     splitter = _BinarySplitter(walk, partial(WordWindowPlanner, inputs), inputs)
     spans = splitter.spans()
     return Plan(spans, tuple(splitter.warnings()))
@@ -120,17 +121,16 @@ class _BinarySplitter:
 
     def __init__(
         self,
-        structure: StructureWalk,
+        structure: WalkSeam,
         planner: Callable[[], WordWindowPlanner],
         inputs: PlanInputs,
     ) -> None:
-        self.structure = structure
         self.doc = structure.doc
         self.outline = structure.doc.outline
-        self.source = structure.source
+        self.source = self.outline.source
         self.options = inputs.options
-        self.measure = structure.spans_of_source
-        self.maximum = structure.maximum
+        self.measure = structure.measures
+        self.maximum = self.measure.maximum
         self.scoring = scoring = inputs.scoring
         self.embed: TextEmbedder = (
             scoring.embed
@@ -191,7 +191,7 @@ class _BinarySplitter:
                     if merged is not None:
                         groups[-1] = (low, end, merged)
                         continue
-            if span is not None or self.structure.measured(start, end) is not None:
+            if span is not None or self.measure.span(start, end) is not None:
                 groups.append((start, end, span))
         return groups
 
@@ -200,9 +200,9 @@ class _BinarySplitter:
     def _fitting(self, start: int, end: int) -> Span | None:
         """The chunk [start, end) if it fits the limit, else None (also for whitespace)."""
         estimate = self.measure.estimate(start, end)
-        if estimate > self.structure.room(start) * OVER_ESTIMATE + OVER_ESTIMATE_MARGIN:
+        if estimate > self.measure.room(start) * OVER_ESTIMATE + OVER_ESTIMATE_MARGIN:
             return None
-        span = self.structure.measured(start, end)
+        span = self.measure.span(start, end)
         return span if span is not None and span.size <= self.maximum else None
 
     # -- splitting ------------------------------------------------------------------
@@ -250,7 +250,7 @@ class _BinarySplitter:
     def _candidates(self, split: Split, first: int, last: int) -> list[int]:
         """Boundary indices of the part (first, last) to score (see the module docstring)."""
         totals = split.totals
-        side = MIN_SIDE_SHARE * self.structure.room(split.positions[first])
+        side = MIN_SIDE_SHARE * self.measure.room(split.positions[first])
         low = bisect.bisect_left(totals, totals[first] + side, first + 1, last)
         high = bisect.bisect_right(totals, totals[last] - side, first + 1, last) - 1
         if low > high:
