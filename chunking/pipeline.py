@@ -16,7 +16,7 @@ from chunking.outline.sections import SectionTree
 from chunking.parse.detect import detect_format
 from chunking.parse.titles import resolve_title
 from chunking.plan.core import PlanInputs
-from chunking.plan.strategies import STRATEGIES
+from chunking.plan.strategies import STRATEGIES, parameters_of
 from chunking.scoring import Scoring
 
 if TYPE_CHECKING:
@@ -84,6 +84,7 @@ def chunk_document(
         raise OptionError(
             f"strategy must be one of {', '.join(sorted(STRATEGIES))} (got {options.strategy!r})"
         )
+    parameters_of(options)  # parameters of another strategy: an OptionError before parsing
     sizer = make_sizer(options.limits.unit, options.encoder_model_name)
     outline = parse(text, format, file_name=file_name, content_type=content_type)
     title_text, title_heading = resolve_title(outline, given=title)

@@ -20,7 +20,7 @@ counts them. Chunks do not overlap: `pageOverlapLength` does not apply.
 
 Candidates and cost. In a part of n units the split positions scored are its unit
 boundaries that leave each side at least `MIN_SIDE_SHARE` of the room (all of them if
-none does), at most `options.binary.candidates` (K) of them, evenly spread: the first,
+none does), at most `BinarySplit.candidates` (K) of them, evenly spread: the first,
 the last and K - 2 between at equal steps of the boundary index. Each split costs one
 scorer call: K pairs (`crossEncoder`, `rerank`) or up to 2K texts to embed
 (`embeddings`, each distinct text embedded once per document by `CachedEmbedder`, so
@@ -49,7 +49,7 @@ from chunking.model import Level
 from chunking.offsets import skip_space, trim
 from chunking.options import TooManyChunks
 from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
-from chunking.plan.core import Plan
+from chunking.plan.core import Plan, own_parameters
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
 from chunking.plan.walk import walk_seam
 from chunking.plan.words import WordWindowPlanner
@@ -129,6 +129,7 @@ class _BinarySplitter:
         self.outline = structure.doc.outline
         self.source = self.outline.source
         self.options = inputs.options
+        self.own = own_parameters(inputs.options, BinarySplit)
         self.measure = structure.measures
         self.maximum = self.measure.maximum
         self.scoring = scoring = inputs.scoring
@@ -255,7 +256,7 @@ class _BinarySplitter:
         high = bisect.bisect_right(totals, totals[last] - side, first + 1, last) - 1
         if low > high:
             low, high = first + 1, last - 1
-        return spread(low, high, self.options.binary.candidates)
+        return spread(low, high, self.own.candidates)
 
     def _sides(self, split: Split, first: int, last: int, index: int) -> tuple[str, str]:
         """The text either side of boundary `index`, bounded, nearest it."""
@@ -281,11 +282,11 @@ class _BinarySplitter:
 
     def _scores(self, sides: Sequence[tuple[str, str]]) -> list[float]:
         """Similarity of each (left, right), by the scorer `binaryScorer` names."""
-        if self.options.binary.scorer == "embeddings":
+        if self.own.scorer == "embeddings":
             texts = [text for pair in sides for text in pair]
             vectors = dict(zip(texts, self.embed(texts), strict=True))
             return [cosine(vectors[left], vectors[right]) for left, right in sides]
-        source, scorer = self.scoring.pair_source, self.options.binary.scorer
+        source, scorer = self.scoring.pair_source, self.own.scorer
         if source in PAIR_SOURCES and source != scorer:
             raise ScoringError(
                 f"binaryScorer {scorer} is not configured here: pairs are scored by {source} "
@@ -330,7 +331,6 @@ BINARY = StrategyDeclaration(
     flag_help="recursive least-similar split (scored with the app's embedding provider, "
     "cross-encoder or rerank endpoint)",
     parameters=BinarySplit,
-    options_field="binary",
     rows=(
         Parameter(
             "binaryScorer",

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from chunking.model import BlockKind, Level
 from chunking.offsets import trim
-from chunking.plan.core import Plan
+from chunking.plan.core import Plan, own_parameters
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
 from chunking.plan.semantic_params import (
     DEFAULT_SEMANTIC_MIN_FILL,
@@ -177,7 +177,7 @@ class SemanticCuts:
         self.maximum = measures.maximum
         self._last_room: tuple[int, int] | None = None
         """The start `_room` was last asked about, and its answer."""
-        breaks = options.semantic
+        breaks = own_parameters(options, SemanticBreaks)
         self.min_fill = breaks.min_fill
         distances = boundary_distances(
             list(self._sections()),
@@ -312,7 +312,6 @@ SEMANTIC = StrategyDeclaration(
     flag_help="where the meaning shifts (embeds sentences with the app's embedding provider: "
     "EMBEDDING_PROVIDER, local by default)",
     parameters=SemanticBreaks,
-    options_field="semantic",
     rows=(
         Parameter(
             "semanticPercentile",

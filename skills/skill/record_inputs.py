@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError
 from chunking.options import ParameterNames, clipped_repr
-from chunking.plan.strategies import PARAMETER_FIELDS, strategy_conflicts
+from chunking.plan.strategies import PARAMETER_TYPES, strategy_conflicts
 from skills.embedding.values import (
     describe,
     huge_numbers,
@@ -213,7 +213,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
                 section_fill=settings.section_packing.fill,
                 strip_markup=settings.strip_markup,
                 strategy=strategy,
-                **own_parameters,
+                parameters=own_parameters,
                 max_chunks=settings.max_chunks_per_record,
             )
         except OptionError as error:
@@ -249,21 +249,17 @@ def _huge_number_errors(data: Mapping[str, object]) -> tuple[str, ...]:
     return tuple(errors)
 
 
-def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, dict[str, Any]]:
-    """`strategy` and every strategy's own parameters by their `ChunkOptions` field: the
-    chosen one's read from its inputs, the others' the app settings'. An input of another
-    strategy is an error naming it and the strategy it belongs to."""
+def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, Any]:
+    """`strategy` and its own parameters (None: it has none), read from its inputs over
+    the app settings'. An input of another strategy is an error naming it and the
+    strategy it belongs to."""
     strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
     given = given_parameters(reader.data)
     reader.errors.extend(strategy_conflicts(strategy, given, RECORD_INPUT_NAMES))
-    own: dict[str, Any] = {
-        attribute: getattr(settings, attribute) for attribute, _, _ in PARAMETER_FIELDS.values()
-    }
-    declared = PARAMETER_FIELDS.get(strategy)
-    if declared is not None:
-        attribute = declared[0]
+    own = settings.parameters_of(strategy)
+    if strategy in PARAMETER_TYPES:
         try:
-            own[attribute] = read_strategy_parameters(strategy, own[attribute], reader.read)
+            own = read_strategy_parameters(strategy, own, reader.read)
         except OptionError as error:
             reader.errors.append(str(error))
     return strategy, own

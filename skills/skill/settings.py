@@ -8,11 +8,9 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from chunking import Limits, OptionError, SectionPacking, SplitMode, Unit, WordWindows
+from chunking import Limits, OptionError, SectionPacking, SplitMode, Unit
 from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, default_lengths
-from chunking.plan.binary_params import BinarySplit
-from chunking.plan.semantic_params import SemanticBreaks
-from chunking.plan.strategies import PARAMETER_FIELDS
+from chunking.plan.strategies import PARAMETER_TYPES
 from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
@@ -161,12 +159,12 @@ class Settings:
     strategy: str = "structure"
     """Default `strategy`: `structure` (by sections, blocks, sentences), `words` (word
     windows), `semantic` (where the meaning shifts) or `binary` (least-similar split)."""
-    words: WordWindows = field(default_factory=WordWindows)
-    """Default `wordsPerChunk`, `wordOverlap` and `wordScope` (the `words` strategy's)."""
-    semantic: SemanticBreaks = field(default_factory=SemanticBreaks)
-    """Default `semanticPercentile`, `semanticWindow` and `semanticMinFill`."""
-    binary: BinarySplit = field(default_factory=BinarySplit)
-    """Default `binaryScorer` and `binaryCandidates`."""
+    strategy_parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {name: kind() for name, kind in PARAMETER_TYPES.items()},
+        hash=False,
+    )
+    """Each strategy's own parameters a record starts from, by strategy name (`words`:
+    `wordsPerChunk`, `wordOverlap`, `wordScope`); one missing has its declared defaults."""
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     """Bodies larger than this get HTTP 413 before they are parsed."""
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
@@ -196,6 +194,13 @@ class Settings:
     def embedding_provider(self) -> EmbeddingProvider:
         """Where chunk embeddings come from; `none` leaves `embedding` out of the chunks."""
         return self.embedding.provider
+
+    def parameters_of(self, strategy: str) -> Any:
+        """`strategy`'s own parameters a record starts from; None: it has none."""
+        found = self.strategy_parameters.get(strategy)
+        if found is None and strategy in PARAMETER_TYPES:
+            return PARAMETER_TYPES[strategy]()
+        return found
 
     def length_defaults(self, unit: Unit) -> tuple[int, int]:
         """(maximumPageLength, pageOverlapLength) for `unit` when a record gives neither:
@@ -272,18 +277,18 @@ def load_settings(
         if row.attribute is not None and "." not in row.attribute
     }
     strategies: dict[str, Any] = {}
-    for strategy, (attribute, _, _) in PARAMETER_FIELDS.items():
-        own = getattr(defaults, attribute)
+    for strategy in PARAMETER_TYPES:
+        own = defaults.parameters_of(strategy)
         try:
-            strategies[attribute] = read_strategy_parameters(strategy, own, read)
+            strategies[strategy] = read_strategy_parameters(strategy, own, read)
         except OptionError as error:
             numbers = [row.setting for row in strategy_rows(strategy) if row.kind != "choice"]
             problems.append(f"{error} (from app settings {', '.join(map(str, numbers))})")
-            strategies[attribute] = own
+            strategies[strategy] = own
     settings = replace(
         defaults,
         **flat,
-        **strategies,
+        strategy_parameters=strategies,
         embedding=embedding,
         pairs=pairs,
         app_settings_used=frozenset(given),
@@ -326,10 +331,13 @@ def settings_from_environment() -> Settings | SettingsError:
         return error
 
 
-def _shown(settings: Settings, attribute: str) -> object:
-    """The value of `attribute` (`words.size`) as /api/health shows it: enums by name."""
+def _shown(settings: Settings, row: Parameter) -> object:
+    """The value of `row`'s attribute as /api/health shows it: enums by name; a
+    strategy's row (`words.size`) from that strategy's parameters."""
     value: object = settings
-    for part in attribute.split("."):
+    if row.strategy is not None:
+        value = settings.parameters_of(row.strategy)
+    for part in (row.field_name,) if row.strategy is not None else str(row.attribute).split("."):
         value = getattr(value, part)
     return value.value if isinstance(value, Enum) else value
 
@@ -344,7 +352,7 @@ def describe_settings(settings: Settings) -> dict[str, object]:
     }
     entries: list[tuple[str, str, object]] = [
         *(
-            (row.name, row.setting, effective.get(row.name, _shown(settings, row.attribute)))
+            (row.name, row.setting, effective.get(row.name, _shown(settings, row)))
             for row in SETTING_PARAMETERS
             if row.setting is not None and row.attribute is not None
         ),

@@ -145,7 +145,7 @@ def test_the_words_strategy_stops_planning_past_the_cap() -> None:
     record = InputRecord("1", {"text": WORDS, "strategy": "words", "wordsPerChunk": 1})
     (message,) = chunk_record(record, settings).errors
     assert message.startswith("not chunked: the text makes more than 40 chunks, and a record")
-    options = ChunkOptions(strategy="words", words=WordWindows(1, 0), max_chunks=40)
+    options = ChunkOptions(strategy="words", parameters=WordWindows(1, 0), max_chunks=40)
     with pytest.raises(TooManyChunks):
         chunk_document(WORDS, options=options, format="text")
 

@@ -79,7 +79,7 @@ def semantic_options(
     return ChunkOptions(
         limits=limits or Limits(Unit.CHARACTERS, 600, 0),
         strategy="semantic",
-        semantic=SemanticBreaks(percentile, window, min_fill),
+        parameters=SemanticBreaks(percentile, window, min_fill),
     )
 
 
@@ -252,7 +252,7 @@ def test_record_inputs_reach_the_options() -> None:
         Settings(),
     )
     assert not isinstance(found, InputErrors), found.messages
-    assert found.options.semantic == SemanticBreaks(90, 2, 0.25)
+    assert found.options.parameters == SemanticBreaks(90, 2, 0.25)
 
 
 def test_the_percentile_interpolates_as_numpy_does() -> None:
@@ -290,7 +290,7 @@ SEMANTIC = st.builds(
 def test_semantic_chunks_keep_every_invariant(
     text: str, chosen: Limits, breaks: SemanticBreaks
 ) -> None:
-    options = ChunkOptions(limits=chosen, strategy="semantic", semantic=breaks)
+    options = ChunkOptions(limits=chosen, strategy="semantic", parameters=breaks)
     document, audit = chunk_and_audit(text, options, scoring=offline_scoring()[0])
     assert not audit.violations, audit.examples
     again = chunk_document(text, options=options, format="markdown", scoring=offline_scoring()[0])
@@ -350,7 +350,7 @@ def test_no_chunk_is_under_min_fill_but_a_sections_last(
     options = ChunkOptions(
         limits=Limits(Unit.CHARACTERS, maximum, 0),
         strategy="semantic",
-        semantic=SemanticBreaks(50, 1, min_fill),
+        parameters=SemanticBreaks(50, 1, min_fill),
     )
     document, audit = chunk_and_audit(text, options, scoring=Scoring(_random_topic))
     assert not audit.violations, audit.examples

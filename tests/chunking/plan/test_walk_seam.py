@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from chunking import ChunkOptions, Limits, Unit
+import pytest
+
+from chunking import ChunkOptions, Limits, OptionError, Unit, WordWindows
 from chunking.contextualize import Contextualizer
 from chunking.measure.sizing import make_sizer
 from chunking.outline.sections import SectionTree
@@ -105,3 +107,24 @@ def test_semantic_windows_are_the_embedded_text_without_markup() -> None:
     assert seen
     assert not [text for text in seen if "example.com" in text]
     assert any("the guide" in text for text in seen)
+
+
+def test_the_options_hold_one_strategys_parameters_and_the_core_refuses_anothers() -> None:
+    # Issue 38: no `ChunkOptions` field per strategy; `options.py` imports nothing of plan.
+    options_imports = {
+        node.module
+        for node in ast.walk(ast.parse((ROOT / "chunking" / "options.py").read_text("utf-8")))
+        if isinstance(node, ast.ImportFrom)
+    }
+    assert not [module for module in options_imports if (module or "").startswith("chunking.plan")]
+    windows = WordWindows(6, 1)
+    chunked = chunk_document(
+        DOCUMENT, options=ChunkOptions(strategy="words", parameters=windows), format="markdown"
+    )
+    counts = [len(chunk.content.split()) for chunk in chunked.chunks]
+    assert max(counts) == 6
+    assert counts.count(6) > len(counts) / 2
+    with pytest.raises(OptionError, match="strategy 'semantic' takes parameters SemanticBreaks"):
+        chunk_document("x", options=ChunkOptions(strategy="semantic", parameters=windows))
+    with pytest.raises(OptionError, match="strategy 'structure' takes parameters None"):
+        chunk_document("x", options=ChunkOptions(parameters=windows))
