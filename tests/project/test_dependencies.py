@@ -123,7 +123,7 @@ def _imports_of_file(path: Path, module: str, rel: str | None = None) -> list[Im
             if dynamic is not None:
                 names.append(dynamic)
             for name in dict.fromkeys(names):
-                if (isinstance(child, ast.stmt) or dynamic) and name.split(".", 1)[0] in OURS:
+                if isinstance(child, ast.stmt | ast.Call) and name.split(".", 1)[0] in OURS:
                     found.append(Import(rel or path.name, child.lineno, name, function))
             visit(child, inside)
 
