@@ -27,6 +27,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import Settings
+from skills.skill.workers import ThreadChunker
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -65,7 +70,6 @@ class StandInEmbedder:
         deadline: float,
         progress: Callable[[int, int], None] | None = None,
     ) -> object:
-        from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
 
         generator = random.Random(0)
         # float32 values as Python floats, as the openai client's base64 reply decodes.
@@ -84,9 +88,6 @@ class StandInEmbedder:
 
 def measure(records: int, dimensions: int) -> dict[str, float]:
     """One request answered in this process: sizes, chunks and peak memory above baseline."""
-    from skills.skill.service import answer_chunk_request
-    from skills.skill.settings import Settings
-    from skills.skill.workers import ThreadChunker
 
     settings = Settings(max_request_bytes=2**31, deadline_seconds=230.0, chunk_workers=0)
     # Warm up (imports, tokenizer) before the baseline is read.

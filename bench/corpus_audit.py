@@ -38,7 +38,9 @@ from chunking.plan.semantic_params import SemanticBreaks
 from chunking.plan.strategies import STRATEGY_NAMES, parameters_of
 from chunking.plan.words_params import WordWindows
 from skills.commands.cli import check_strategy, needs_scoring, strategy_parameters
+from skills.embedding.scoring.threaded import threaded_scoring
 from skills.parameters import FLAG_PARAMETERS
+from skills.skill.settings import load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -153,9 +155,6 @@ def _scorers(base: ChunkOptions, scores: str) -> Iterator[Callable[[], Scoring] 
         scoring, _ = offline_scoring()
         yield lambda: scoring
     else:
-        from skills.embedding.scoring.threaded import threaded_scoring
-        from skills.skill.settings import load_settings
-
         with threaded_scoring(load_settings(os.environ)) as factory:
             yield factory
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import httpx
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
+from bench.soak import soak
 from chunking.measure.encodings import load_encoding
 from testing.openai_stub import OpenAIStub
 
@@ -157,8 +158,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deadline", type=float, default=20.0, help="soak: skill deadline, s")
     args = parser.parse_args(argv)
     if args.soak:
-        from bench.soak import soak
-
         documents = load_corpus(args.corpus, "markdown")
         return soak(
             _start_server,

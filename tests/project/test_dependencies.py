@@ -27,12 +27,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("chunking",),
     ("skills", "skills.embedding"),
     ("skills.skill", "skills.commands", "skills.api", "skills.parameters", "skills.chunk_schema"),
-    ("skills.search", "skills.__main__", "skills.console"),
+    ("skills.search", "skills.__main__"),
     ("infra", "function_app"),
 )
 """The layers, lowest first, by module prefix (the longest prefix decides). `skills` alone
-is the package's `__init__` (its version). `skills.__main__` and `skills.console` start
-`python -m skills` and the console scripts, `push` among them, so they sit with search."""
+is the package's `__init__` (its version). `skills.__main__` starts
+`python -m skills` and its console script, `push` among them, so it sits with search."""
 
 EVALUATION_MAY_IMPORT = (
     "chunking",
