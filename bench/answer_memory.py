@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings
-from skills.skill.workers import ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -45,10 +45,10 @@ if TYPE_CHECKING:
     from skills.embedding.embedder import Embedder
     from skills.embedding.local import ModelLoad
     from skills.embedding.scoring import PairClient
+    from skills.skill.chunker_state import ChunkerState, RecordChunker
     from skills.skill.memory_budget import Reservation
     from skills.skill.request_body import BodyMemory
     from skills.skill.settings import Settings
-    from skills.skill.workers import ChunkerState, RecordChunker
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skills.embedding.scoring import ScoringService
+from skills.skill.admission import text_length
 from skills.skill.answer_caps import AnswerCap, chunk_count, vector_bytes
+from skills.skill.chunker_state import Done, NotStarted, Overran, WorkerLost
 from skills.skill.contract import (
     OutputRecord,
     RequestError,
@@ -36,16 +38,16 @@ from skills.skill.settings import (
     MAX_DEADLINE_SECONDS,
     SettingsError,
 )
-from skills.skill.workers import Done, NotStarted, Overran, ThreadChunker, WorkerLost, text_length
+from skills.skill.thread_chunker import ThreadChunker
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from skills.embedding.embedder import Embedder, EmbeddingOutcome
+    from skills.skill.chunker_state import Outcome, RecordChunker
     from skills.skill.contract import InputRecord, Rendered
     from skills.skill.memory_budget import Reservation
     from skills.skill.settings import Settings
-    from skills.skill.workers import Outcome, RecordChunker
 
 logger = logging.getLogger(__name__)
 

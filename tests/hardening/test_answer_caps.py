@@ -23,6 +23,7 @@ from skills.skill.answer_caps import (
     vector_bytes,
 )
 from skills.skill.chunk_records import chunk_record
+from skills.skill.chunker_state import Done
 from skills.skill.contract import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
@@ -34,7 +35,8 @@ from skills.skill.contract import (
 from skills.skill.render import record_data
 from skills.skill.service import answer_chunk_request, text_slices
 from skills.skill.settings import Settings
-from skills.skill.workers import Done, ProcessChunker, ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
+from skills.skill.workers import ProcessChunker
 from tests.conftest import GUIDE, LiveServers, good_record_data, skill_body
 from tests.skill.typed_chunks import a_chunk
 

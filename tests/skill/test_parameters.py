@@ -31,7 +31,7 @@ from skills.skill import record_inputs
 from skills.skill.app import build_app
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import ALL_ENV_NAMES, SettingsError, describe_settings, load_settings
-from skills.skill.workers import ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
 from testing.rerank_stub import RerankStub
 from tests.search.test_infra_definitions import problems_of, wire
 from tests.skill.test_skill_scoring import TopicEmbedder
