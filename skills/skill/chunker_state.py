@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.embedding.scoring import ScoringService
-    from skills.skill.contract import InputRecord, OutputRecord
+    from skills.skill.contract import InputRecord
+    from skills.skill.records import OutputRecord
     from skills.skill.settings import Settings, SettingsError
 
 

@@ -16,20 +16,14 @@ from skills.embedding.scoring import ScoringService
 from skills.skill.admission import text_length
 from skills.skill.answer_caps import AnswerCap, chunk_count, vector_bytes
 from skills.skill.chunker_state import Done, NotStarted, Overran, WorkerLost
-from skills.skill.contract import (
-    OutputRecord,
-    RequestError,
-    failed_record,
-    parse_request,
-    render_error,
-    render_response,
-)
+from skills.skill.contract import RequestError, parse_request, render_error, render_response
 from skills.skill.embed_records import (
     attach_embeddings,
     retry_after_header,
     service_unavailable,
     texts_to_embed,
 )
+from skills.skill.records import OutputRecord, failed_record
 from skills.skill.settings import (
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,

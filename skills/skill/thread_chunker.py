@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
     from chunking.scoring import Vector
     from skills.embedding.scoring import ScoringService
-    from skills.skill.contract import InputRecord, OutputRecord
+    from skills.skill.contract import InputRecord
+    from skills.skill.records import OutputRecord
     from skills.skill.settings import Settings, SettingsError
 
 

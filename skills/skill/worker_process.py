@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from skills.skill.answer_caps import refused_alone
 from skills.skill.chunk_records import chunk_record
-from skills.skill.contract import OutputRecord, failed_record
+from skills.skill.records import OutputRecord, failed_record
 from skills.skill.worker_scoring import worker_scoring
 
 if TYPE_CHECKING:

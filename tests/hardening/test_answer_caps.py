@@ -28,10 +28,10 @@ from skills.skill.contract import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     InputRecord,
-    OutputRecord,
     render_record,
     render_response,
 )
+from skills.skill.records import OutputRecord
 from skills.skill.render import record_data
 from skills.skill.service import answer_chunk_request, text_slices
 from skills.skill.settings import Settings

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from skills.skill.chunker_state import Outcome
-    from skills.skill.contract import OutputRecord
+    from skills.skill.records import OutputRecord
     from skills.skill.settings import SettingsError
 
 LATE_SECONDS = 1.5

@@ -19,13 +19,12 @@ from skills.skill.contract import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     InputRecord,
-    OutputRecord,
     Rendered,
     render_record,
     render_response,
 )
 from skills.skill.embed_records import attach_embeddings, texts_to_embed
-from skills.skill.records import ChunkRecord
+from skills.skill.records import ChunkRecord, OutputRecord
 from skills.skill.render import chunk_json, record_data
 from skills.skill.service import chunk_and_cap
 from skills.skill.settings import Settings
