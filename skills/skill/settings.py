@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from chunking import Limits, OptionError, SectionPacking, SplitMode, Unit
+from chunking import ChunkOptions, Limits, OptionError, SectionPacking, SplitMode, Unit
 from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, default_lengths
 from chunking.plan.strategies import PARAMETER_TYPES
 from skills.embedding.settings import (
@@ -309,11 +309,10 @@ def load_settings(
                 f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
                 f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
             )
-        if settings.strategy != "structure" and settings.text_split_mode is SplitMode.SENTENCES:
-            problems.append(
-                f"{ENV_TEXT_SPLIT_MODE} sentences does not apply to {ENV_STRATEGY} "
-                f"{settings.strategy} (it plans its own chunks; use pages)"
-            )
+        try:  # the options' own rule, as a record's options are checked
+            ChunkOptions(mode=settings.text_split_mode, strategy=settings.strategy)
+        except OptionError as error:
+            problems.append(f"{error} (from app settings {ENV_TEXT_SPLIT_MODE}, {ENV_STRATEGY})")
     if problems:
         raise SettingsError("invalid app settings: " + "; ".join(problems))
     return settings

@@ -341,6 +341,7 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
     for strategy in ("words", "semantic", "binary"):
         with pytest.raises(
             SettingsError,
-            match=f"CHUNK_TEXT_SPLIT_MODE sentences does not apply to CHUNK_STRATEGY {strategy}",
+            match=f"textSplitMode sentences does not apply to strategy '{strategy}' .*"
+            r"\(from app settings CHUNK_TEXT_SPLIT_MODE, CHUNK_STRATEGY\)",
         ):
             load_settings({"CHUNK_STRATEGY": strategy, "CHUNK_TEXT_SPLIT_MODE": "sentences"})
