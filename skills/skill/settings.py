@@ -294,28 +294,35 @@ def load_settings(
         app_settings_used=frozenset(given),
     )
     if not problems:
-        # The limits every record starts from must be valid on their own; a record can
-        # still override them, but a skill whose defaults fail every record is misconfigured.
-        length_default, overlap_default = settings.length_defaults(settings.unit)
-        try:
-            Limits(
-                unit=settings.unit,
-                maximum_page_length=length_default,
-                page_overlap_length=overlap_default,
-                maximum_pages_to_take=settings.maximum_pages_to_take,
-            )
-        except OptionError as error:
-            problems.append(
-                f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
-                f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
-            )
-        try:  # the options' own rule, as a record's options are checked
-            ChunkOptions(mode=settings.text_split_mode, strategy=settings.strategy)
-        except OptionError as error:
-            problems.append(f"{error} (from app settings {ENV_TEXT_SPLIT_MODE}, {ENV_STRATEGY})")
+        problems += _default_problems(settings)
     if problems:
         raise SettingsError("invalid app settings: " + "; ".join(problems))
     return settings
+
+
+def _default_problems(settings: Settings) -> list[str]:
+    """What makes the defaults every record starts from fail on their own, by the options'
+    own rules: a record can still override them, but a skill whose defaults fail every
+    record is misconfigured."""
+    problems = []
+    length_default, overlap_default = settings.length_defaults(settings.unit)
+    try:
+        Limits(
+            unit=settings.unit,
+            maximum_page_length=length_default,
+            page_overlap_length=overlap_default,
+            maximum_pages_to_take=settings.maximum_pages_to_take,
+        )
+    except OptionError as error:
+        problems.append(
+            f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
+            f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
+        )
+    try:
+        ChunkOptions(mode=settings.text_split_mode, strategy=settings.strategy)
+    except OptionError as error:
+        problems.append(f"{error} (from app settings {ENV_TEXT_SPLIT_MODE}, {ENV_STRATEGY})")
+    return problems
 
 
 @functools.cache
