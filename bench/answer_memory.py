@@ -29,6 +29,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
+from skills.skill.service import Answer, answer_chunk_request
+from skills.skill.settings import Settings
+from skills.skill.workers import build_chunker
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -67,8 +72,6 @@ class StandInEmbedder:
         deadline: float,
         progress: Callable[[int, int], None] | None = None,
     ) -> object:
-        from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
-
         generator = random.Random(0)
         # float32 values as Python floats, as the openai client's base64 reply decodes.
         results = tuple(
@@ -94,10 +97,6 @@ def measure(
     records: int, dimensions: int, workers: int = 0, setting: str = "512/64/azureOpenAITokens"
 ) -> dict[str, float | str]:
     """One request answered in this process: sizes, chunks and peak memory above baseline."""
-    from skills.skill.service import Answer, answer_chunk_request
-    from skills.skill.settings import Settings
-    from skills.skill.workers import build_chunker
-
     settings = Settings(max_request_bytes=2**31, deadline_seconds=230.0, chunk_workers=workers)
     chunker = build_chunker(workers)
     inputs = record_settings(setting)

@@ -33,9 +33,14 @@ from chunking.audit import Audit, audit_document, flag_path_debris
 from chunking.measure.sizing import make_sizer
 from chunking.options import ChunkOptions, Limits, OptionError, Unit
 from chunking.pipeline import chunk_document, parse
-from chunking.plan.strategies import STRATEGY_NAMES
+from chunking.plan.binary_params import BinarySplit
+from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.strategies import STRATEGY_NAMES, parameters_of
+from chunking.plan.words_params import WordWindows
 from skills.commands.cli import check_strategy, needs_scoring, strategy_parameters
+from skills.embedding.scoring.threaded import threaded_scoring
 from skills.parameters import FLAG_PARAMETERS
+from skills.skill.settings import load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -121,7 +126,7 @@ def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     """The options besides the limits: the strategy and its own parameters."""
     try:
         check_strategy(args)
-        return ChunkOptions(strategy=args.strategy, **strategy_parameters(args))
+        return ChunkOptions(strategy=args.strategy, parameters=strategy_parameters(args))
     except OptionError as error:
         parser.error(str(error))
 
@@ -130,15 +135,13 @@ def _strategy_label(options: ChunkOptions) -> str:
     """`, strategy words 200/40 section` for a strategy other than the default."""
     if options.strategy == "structure":
         return ""
-    if options.strategy == "words":
-        words = options.words
-        return f", strategy words {words.size}/{words.overlap} {words.scope.value}"
-    if options.strategy == "semantic":
-        breaks = options.semantic
-        return f", strategy semantic {breaks.percentile:g}/{breaks.window} fill {breaks.min_fill:g}"
-    if options.strategy == "binary":
-        binary = options.binary
-        return f", strategy binary {binary.scorer} {binary.candidates}"
+    own = parameters_of(options)
+    if isinstance(own, WordWindows):
+        return f", strategy words {own.size}/{own.overlap} {own.scope.value}"
+    if isinstance(own, SemanticBreaks):
+        return f", strategy semantic {own.percentile:g}/{own.window} fill {own.min_fill:g}"
+    if isinstance(own, BinarySplit):
+        return f", strategy binary {own.scorer} {own.candidates}"
     return f", strategy {options.strategy}"
 
 
@@ -152,9 +155,6 @@ def _scorers(base: ChunkOptions, scores: str) -> Iterator[Callable[[], Scoring] 
         scoring, _ = offline_scoring()
         yield lambda: scoring
     else:
-        from skills.embedding.scoring.threaded import threaded_scoring
-        from skills.skill.settings import load_settings
-
         with threaded_scoring(load_settings(os.environ)) as factory:
             yield factory
 

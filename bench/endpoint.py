@@ -32,6 +32,7 @@ from pathlib import Path
 import httpx
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
+from bench.soak import soak
 from chunking.measure.encodings import load_encoding
 from testing.openai_stub import OpenAIStub
 
@@ -160,8 +161,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.soak:
-        from bench.soak import soak
-
         documents = load_corpus(args.corpus, "markdown")
         return soak(
             _start_server,

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunking.measure.encodings import load_encoding, stock_encoding
+from chunking.outline.plain_outline import plain_outline
+from chunking.parse.html.render import parse_html
+from chunking.parse.markdown.outline import parse_markdown
+from chunking.parse.markdown.pulldown_parser import PARSER_OPTIONS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -59,8 +63,6 @@ def _block_parse(_encoder: str) -> Callable[[str], object]:
 def _pulldown_events(_encoder: str) -> Callable[[str], object]:
     import pyromark
 
-    from chunking.parse.markdown.pulldown_parser import PARSER_OPTIONS
-
     def parse(text: str) -> object:
         # The iterator is lazy: the parse happens as its events are drawn.
         for _ in pyromark.events_with_range(text, options=PARSER_OPTIONS):
@@ -71,16 +73,12 @@ def _pulldown_events(_encoder: str) -> Callable[[str], object]:
 
 
 def _our_markdown_outline(_encoder: str) -> Callable[[str], object]:
-    from chunking.parse.markdown.outline import parse_markdown
-
     return parse_markdown
 
 
 def _our_planning_input(encoder: str) -> Callable[[str], object]:
     """What every chunk plan of ours needs before it cuts: the outline, its embedded
     text, and that text's tokens (the splitter's token index)."""
-    from chunking.outline.plain_outline import plain_outline
-    from chunking.parse.markdown.outline import parse_markdown
 
     encode = load_encoding(encoder).encode_ordinary
 
@@ -112,14 +110,10 @@ def _soup_parse(_encoder: str) -> Callable[[str], object]:
 
 
 def _our_html_outline(_encoder: str) -> Callable[[str], object]:
-    from chunking.parse.html.render import parse_html
-
     return parse_html
 
 
 def _html_rendering(html: str) -> str:
-    from chunking.parse.html.render import parse_html
-
     return parse_html(html).source
 
 

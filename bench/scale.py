@@ -207,7 +207,7 @@ def _child(
     with `words`, by the `words` strategy's windows."""
     options = ChunkOptions(limits=LIMITS[unit], language=language, mode=mode)
     if words is not None:
-        options = dataclasses.replace(options, strategy="words", words=words)
+        options = dataclasses.replace(options, strategy="words", parameters=words)
     paths = sorted(directory.iterdir())
     texts = [path.read_text(encoding="utf-8") for path in paths]
     with offline():

@@ -44,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(documents)} documents, {size:.1f} MB, {LIMITS.maximum_page_length} tokens")
     for strategy in ("structure", "binary"):
         options = ChunkOptions(
-            limits=LIMITS, strategy=strategy, binary=BinarySplit(candidates=args.candidates)
+            limits=LIMITS,
+            strategy=strategy,
+            parameters=BinarySplit(candidates=args.candidates) if strategy == "binary" else None,
         )
         seconds = math.inf
         for _ in range(ROUNDS):

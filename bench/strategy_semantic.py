@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {kind} | structure | {size:.1f} | {seconds:.1f} | {size / seconds:.2f} | "
               f"{chunks} | 0 | 0 | 0 | 0 |")  # fmt: skip
         scoring, embedder = offline_scoring()
-        options = ChunkOptions(limits=limits, strategy="semantic", semantic=breaks)
+        options = ChunkOptions(limits=limits, strategy="semantic", parameters=breaks)
         seconds, chunks = _run(documents, options, scoring)
         print(
             f"| {kind} | semantic | {size:.1f} | {seconds:.1f} | {size / seconds:.2f} | "

@@ -17,11 +17,16 @@ import asyncio
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.documents import DEFAULT_CORPUS, load_corpus
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import load_settings
-from skills.skill.workers import ProcessChunker, RecordChunker, ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
+from skills.skill.workers import ProcessChunker
+
+if TYPE_CHECKING:
+    from skills.skill.chunker_state import RecordChunker
 
 OVERHEAD_GOAL_MS = 1.0
 """The worker hop may add at most 1 ms per record (an embedding request takes 100+ ms)."""

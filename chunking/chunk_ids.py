@@ -13,7 +13,7 @@ import hashlib
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from chunking.plan.strategies import PARAMETER_FIELDS
+from chunking.plan.strategies import PARAMETER_FIELDS, parameters_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -38,9 +38,9 @@ CUT_FIELDS = (
 """The `ChunkOptions` fields that decide the cuts of every strategy, in order."""
 LIMITS_FIELDS = ("unit", "maximum_page_length", "page_overlap_length", "maximum_pages_to_take")
 """The `Limits` fields, in order (all decide cuts)."""
-STRATEGY_FIELDS: Mapping[str, tuple[str, str, tuple[str, ...]]] = PARAMETER_FIELDS
-"""By strategy: the `ChunkOptions` field of its own parameters, the name the form gives
-them, and their fields in order, as each strategy declares them
+STRATEGY_FIELDS: Mapping[str, tuple[str, tuple[str, ...]]] = PARAMETER_FIELDS
+"""By strategy: the name the form gives its own parameters (`ChunkOptions.parameters`,
+or its defaults) and their fields in order, as each strategy declares them
 (`chunking.plan.strategies`). They decide cuts of that strategy only."""
 SWITCH_FIELDS: Mapping[str, object] = {"prefix_path": "path"}
 """Rules the evaluation switches off to measure them, with the skill's setting: they join
@@ -68,8 +68,8 @@ def cut_identity(options: ChunkOptions) -> str:
     )
     own = STRATEGY_FIELDS.get(options.strategy)
     if own is not None:
-        field, label, names = own
-        text += _record(label, getattr(options, field), names)
+        label, names = own
+        text += _record(label, parameters_of(options), names)
     for name, default in SWITCH_FIELDS.items():
         value = getattr(options, name)
         if value != default:

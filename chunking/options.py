@@ -11,9 +11,6 @@ from chunking.option_errors import OptionError as OptionError  # noqa: PLC0414
 from chunking.option_errors import TooManyChunks as TooManyChunks  # noqa: PLC0414
 from chunking.option_errors import clipped_repr as clipped_repr  # noqa: PLC0414
 from chunking.option_errors import shown_integer
-from chunking.plan.binary_params import BinarySplit
-from chunking.plan.semantic_params import SemanticBreaks
-from chunking.plan.words_params import WordWindows
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -161,13 +158,10 @@ class ChunkOptions:
     strategy: str = "structure"
     """Name of the splitting strategy (`chunking.plan.strategies.DECLARATIONS` declares
     each; `chunking.pipeline` refuses a name none declares)."""
-    words: WordWindows = field(default_factory=WordWindows)
-    """The `words` strategy's windows (in chunk ids for that strategy only,
-    `chunking.chunk_ids`)."""
-    semantic: SemanticBreaks = field(default_factory=SemanticBreaks)
-    """The `semantic` strategy's parameters (in chunk ids for that strategy only)."""
-    binary: BinarySplit = field(default_factory=BinarySplit)
-    """The `binary` strategy's parameters (in chunk ids for that strategy only)."""
+    parameters: object | None = None
+    """The strategy's own parameters: an instance of the dataclass its declaration names
+    (`WordWindows` for `words`, `SemanticBreaks`, `BinarySplit`); None: its defaults.
+    `chunking.pipeline` refuses another type; in chunk ids (`chunking.chunk_ids`)."""
     prefix_path: str = "path"
     """What the prefix names: the title and the whole heading path (`path`), the title
     and the innermost heading (`leaf`), or the title alone (`title`). `path` is what the

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
@@ -16,14 +16,16 @@ from chunking.outline.sections import SectionTree
 from chunking.parse.detect import detect_format
 from chunking.parse.titles import resolve_title
 from chunking.plan.core import PlanInputs
-from chunking.plan.strategies import STRATEGIES
+from chunking.plan.strategies import STRATEGIES, parameters_of
 from chunking.scoring import Scoring
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from chunking.model import Format, Outline
+    from chunking.model import Format, Outline, Span
     from chunking.options import Unit
+    from chunking.outline.plain_outline import PlainOutline
+    from chunking.plan.core import Strategy
 
 FormatName = Literal["auto", "markdown", "html", "text"]
 
@@ -79,11 +81,7 @@ def chunk_document(
     that is not available); everything else about the input becomes a warning.
     """
     given = options = options or ChunkOptions()
-    strategy = STRATEGIES.get(options.strategy)
-    if strategy is None:
-        raise OptionError(
-            f"strategy must be one of {', '.join(sorted(STRATEGIES))} (got {options.strategy!r})"
-        )
+    strategy = _strategy_of(options)
     sizer = make_sizer(options.limits.unit, options.encoder_model_name)
     outline = parse(text, format, file_name=file_name, content_type=content_type)
     title_text, title_heading = resolve_title(outline, given=title)
@@ -99,33 +97,17 @@ def chunk_document(
     if options.max_chunks and len(plan.spans) > options.max_chunks:
         # Strategies stop planning past the cap; this holds it for any other.
         raise TooManyChunks(options.max_chunks)
-    digest = document_digest(outline.source, given)
-    # The source's own regions: a reader gets `content`'s markup, not the embedded text's.
-    continuations = Continuations.of(outline.source, outline.regions)
-    chunks = []
-    for ordinal, span in enumerate(plan.spans):
-        start, end = (
-            (span.start, span.end) if plain is None else plain.source_span(span.start, span.end)
-        )
-        chunks.append(
-            Chunk(
-                ordinal=ordinal,
-                start=start,
-                end=end,
-                content=outline.source[start:end],
-                text=span.text,
-                title=title_text,
-                headings=span.headings,
-                outline_path=tree.levels(list(span.chain)),
-                anchor=planned.anchor_at(span.start),
-                size=span.size,
-                id=chunk_id(digest, start, end),
-                **_page_fields(outline, start, end),
-                prefix=context.prefix(span.headings)[0],
-                opening=continuations.opening(start),
-                closing=continuations.closing(end),
-            )
-        )
+    chunking = _Chunks(
+        outline,
+        plain,
+        tree,
+        context,
+        title_text,
+        document_digest(outline.source, given),
+        # The source's own regions: a reader gets `content`'s markup, not the embedded text's.
+        Continuations.of(outline.source, outline.regions),
+    )
+    chunks = [chunking.chunk(ordinal, span) for ordinal, span in enumerate(plan.spans)]
     warnings = [
         *outline.warnings,
         *_prefix_warnings(context, options.limits.unit),
@@ -138,6 +120,58 @@ def chunk_document(
         chunks=tuple(chunks),
         warnings=tuple(warnings),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunks:
+    """What turns one document's planned spans into its chunks."""
+
+    outline: Outline
+    plain: PlainOutline | None
+    """The plain outline the plan ran on (markup left out), or None: the outline's own."""
+    tree: SectionTree
+    context: Contextualizer
+    title: str
+    digest: bytes
+    continuations: Continuations
+
+    def chunk(self, ordinal: int, span: Span) -> Chunk:
+        """The chunk of a planned span: its source span (mapped back from the plain
+        outline), its id, prefix, page range and continuations."""
+        outline, plain = self.outline, self.plain
+        planned = outline if plain is None else plain.outline
+        start, end = (
+            (span.start, span.end) if plain is None else plain.source_span(span.start, span.end)
+        )
+        return Chunk(
+            ordinal=ordinal,
+            start=start,
+            end=end,
+            content=outline.source[start:end],
+            text=span.text,
+            title=self.title,
+            headings=span.headings,
+            outline_path=self.tree.levels(list(span.chain)),
+            anchor=planned.anchor_at(span.start),
+            size=span.size,
+            id=chunk_id(self.digest, start, end),
+            **_page_fields(outline, start, end),
+            prefix=self.context.prefix(span.headings)[0],
+            opening=self.continuations.opening(start),
+            closing=self.continuations.closing(end),
+        )
+
+
+def _strategy_of(options: ChunkOptions) -> Strategy:
+    """The plan function of the options' strategy; OptionError for a name no strategy
+    declares, or parameters of another strategy (before anything is parsed)."""
+    strategy = STRATEGIES.get(options.strategy)
+    if strategy is None:
+        raise OptionError(
+            f"strategy must be one of {', '.join(sorted(STRATEGIES))} (got {options.strategy!r})"
+        )
+    parameters_of(options)
+    return strategy
 
 
 def _page_fields(outline: Outline, start: int, end: int) -> dict[str, int]:

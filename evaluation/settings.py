@@ -6,7 +6,14 @@ import itertools
 from dataclasses import dataclass
 from typing import Literal
 
-from chunking.options import SECTIONS_APART_FILL, Limits, OptionError, SplitMode, Unit
+from chunking.options import (
+    SECTIONS_APART_FILL,
+    ChunkOptions,
+    Limits,
+    OptionError,
+    SplitMode,
+    Unit,
+)
 from chunking.plan.semantic_params import (
     DEFAULT_SEMANTIC_PERCENTILE,
     DEFAULT_SEMANTIC_WINDOW,
@@ -170,8 +177,7 @@ class Grid:
                         setting.limits  # noqa: B018 (validates)
                         setting.words  # noqa: B018 (validates)
                         setting.semantic  # noqa: B018 (validates)
-                        if strategy != "structure" and mode is SplitMode.SENTENCES:
-                            raise OptionError(f"strategy {strategy} cuts pages, not sentences")
+                        ChunkOptions(mode=mode, strategy=strategy)  # the options' own rules
                     except OptionError as error:
                         skipped.append(f"{setting.label}: {error}")
                         continue

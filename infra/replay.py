@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from chunking.pipes import OneLineParser, command_name
+from skills.commands.cli import HelpFormatter
 from skills.search.checks import web_api_skills
 from skills.search.definitions import INDEXED_EXTENSIONS, build_definitions
 from skills.search.indexer import (
@@ -132,7 +133,6 @@ def embeddings_of(
 
 def arguments_parser() -> argparse.ArgumentParser:
     """The command line's options."""
-    from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = OneLineParser(
         prog=command_name("python -m infra.replay", "chunk-replay"),

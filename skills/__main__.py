@@ -349,5 +349,10 @@ async def _answer_each(
     return answers
 
 
+def console() -> int:
+    """`chunk-skill FILE ...` (and `chunk-skill push ...`): `python -m skills`, as a script."""
+    return run_piped(main)
+
+
 if __name__ == "__main__":
     sys.exit(run_piped(main))

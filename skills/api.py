@@ -111,5 +111,5 @@ def options_from_app_settings(
         section_fill=settings.section_packing.fill,
         strip_markup=settings.strip_markup,
         strategy=settings.strategy,
-        words=settings.words,
+        parameters=settings.parameters_of(settings.strategy),
     )

@@ -30,6 +30,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from chunking.measure.encodings import load_encoding
 from testing.http_stub import LocalHTTPStub
 
 if TYPE_CHECKING:
@@ -49,7 +50,6 @@ def vector_for(text: str, dimensions: int) -> list[float]:
 
 def approximate_tokens(text: str) -> int:
     """cl100k_base tokens of `text` (the project's offline encoding)."""
-    from chunking.measure.encodings import load_encoding
 
     return len(load_encoding("cl100k_base").encode_ordinary(text))
 

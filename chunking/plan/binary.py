@@ -20,7 +20,7 @@ counts them. Chunks do not overlap: `pageOverlapLength` does not apply.
 
 Candidates and cost. In a part of n units the split positions scored are its unit
 boundaries that leave each side at least `MIN_SIDE_SHARE` of the room (all of them if
-none does), at most `options.binary.candidates` (K) of them, evenly spread: the first,
+none does), at most `BinarySplit.candidates` (K) of them, evenly spread: the first,
 the last and K - 2 between at equal steps of the boundary index. Each split costs one
 scorer call: K pairs (`crossEncoder`, `rerank`) or up to 2K texts to embed
 (`embeddings`, each distinct text embedded once per document by `CachedEmbedder`, so
@@ -49,9 +49,9 @@ from chunking.model import Level
 from chunking.offsets import skip_space, trim
 from chunking.options import TooManyChunks
 from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
-from chunking.plan.core import Plan
+from chunking.plan.core import Plan, own_parameters
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
-from chunking.plan.walk import StructureWalk
+from chunking.plan.walk import walk_seam
 from chunking.plan.words import WordWindowPlanner
 from chunking.scoring import CachedEmbedder, ScoringError, cosine
 
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
     from chunking.model import Span
     from chunking.plan.core import PlanInputs
+    from chunking.plan.walk import WalkSeam
     from chunking.scoring import TextEmbedder
 
 MIN_SIDE_SHARE = 0.25
@@ -87,7 +88,7 @@ PAIR_SOURCES = ("crossEncoder", "rerank")
 
 def binary_spans(inputs: PlanInputs) -> Plan:
     """Sections, each split recursively at its least similar unit boundary until it fits."""
-    walk = StructureWalk(inputs)
+    walk = walk_seam(inputs)
     splitter = _BinarySplitter(walk, partial(WordWindowPlanner, inputs), inputs)
     spans = splitter.spans()
     return Plan(spans, tuple(splitter.warnings()))
@@ -120,17 +121,17 @@ class _BinarySplitter:
 
     def __init__(
         self,
-        structure: StructureWalk,
+        structure: WalkSeam,
         planner: Callable[[], WordWindowPlanner],
         inputs: PlanInputs,
     ) -> None:
-        self.structure = structure
         self.doc = structure.doc
         self.outline = structure.doc.outline
-        self.source = structure.source
+        self.source = self.outline.source
         self.options = inputs.options
-        self.measure = structure.spans_of_source
-        self.maximum = structure.maximum
+        self.own = own_parameters(inputs.options, BinarySplit)
+        self.measure = structure.measures
+        self.maximum = self.measure.maximum
         self.scoring = scoring = inputs.scoring
         self.embed: TextEmbedder = (
             scoring.embed
@@ -191,7 +192,7 @@ class _BinarySplitter:
                     if merged is not None:
                         groups[-1] = (low, end, merged)
                         continue
-            if span is not None or self.structure.measured(start, end) is not None:
+            if span is not None or self.measure.span(start, end) is not None:
                 groups.append((start, end, span))
         return groups
 
@@ -200,9 +201,9 @@ class _BinarySplitter:
     def _fitting(self, start: int, end: int) -> Span | None:
         """The chunk [start, end) if it fits the limit, else None (also for whitespace)."""
         estimate = self.measure.estimate(start, end)
-        if estimate > self.structure.room(start) * OVER_ESTIMATE + OVER_ESTIMATE_MARGIN:
+        if estimate > self.measure.room(start) * OVER_ESTIMATE + OVER_ESTIMATE_MARGIN:
             return None
-        span = self.structure.measured(start, end)
+        span = self.measure.span(start, end)
         return span if span is not None and span.size <= self.maximum else None
 
     # -- splitting ------------------------------------------------------------------
@@ -250,12 +251,12 @@ class _BinarySplitter:
     def _candidates(self, split: Split, first: int, last: int) -> list[int]:
         """Boundary indices of the part (first, last) to score (see the module docstring)."""
         totals = split.totals
-        side = MIN_SIDE_SHARE * self.structure.room(split.positions[first])
+        side = MIN_SIDE_SHARE * self.measure.room(split.positions[first])
         low = bisect.bisect_left(totals, totals[first] + side, first + 1, last)
         high = bisect.bisect_right(totals, totals[last] - side, first + 1, last) - 1
         if low > high:
             low, high = first + 1, last - 1
-        return spread(low, high, self.options.binary.candidates)
+        return spread(low, high, self.own.candidates)
 
     def _sides(self, split: Split, first: int, last: int, index: int) -> tuple[str, str]:
         """The text either side of boundary `index`, bounded, nearest it."""
@@ -281,11 +282,11 @@ class _BinarySplitter:
 
     def _scores(self, sides: Sequence[tuple[str, str]]) -> list[float]:
         """Similarity of each (left, right), by the scorer `binaryScorer` names."""
-        if self.options.binary.scorer == "embeddings":
+        if self.own.scorer == "embeddings":
             texts = [text for pair in sides for text in pair]
             vectors = dict(zip(texts, self.embed(texts), strict=True))
             return [cosine(vectors[left], vectors[right]) for left, right in sides]
-        source, scorer = self.scoring.pair_source, self.options.binary.scorer
+        source, scorer = self.scoring.pair_source, self.own.scorer
         if source in PAIR_SOURCES and source != scorer:
             raise ScoringError(
                 f"binaryScorer {scorer} is not configured here: pairs are scored by {source} "
@@ -330,7 +331,6 @@ BINARY = StrategyDeclaration(
     flag_help="recursive least-similar split (scored with the app's embedding provider, "
     "cross-encoder or rerank endpoint)",
     parameters=BinarySplit,
-    options_field="binary",
     rows=(
         Parameter(
             "binaryScorer",

@@ -9,7 +9,7 @@ size sections and cuts what is over the limit alone as `words` does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from chunking.contextualize import Contextualizer
@@ -47,6 +47,16 @@ class Plan:
     """Spans of the outline's source in document order, each within the limit."""
     warnings: tuple[str, ...] = ()
     """What the strategy did that a user should know (a window cut to fit the limit)."""
+
+
+Own = TypeVar("Own")
+
+
+def own_parameters(options: ChunkOptions, kind: type[Own]) -> Own:
+    """The strategy's own parameters the options hold, else `kind`'s defaults (the
+    pipeline has refused parameters of another strategy)."""
+    given = options.parameters
+    return given if isinstance(given, kind) else kind()
 
 
 class Strategy(Protocol):

@@ -1,8 +1,8 @@
 """What a strategy declares once, beside its planner, and every surface derives from.
 
 A `StrategyDeclaration` names the strategy, its plan function, the dataclass of its own
-parameters (defaults and bounds are that dataclass's), the `ChunkOptions` field holding
-them, its rows of the parameter table (`Parameter`: record input, app setting, flag) and
+parameters (defaults and bounds are that dataclass's; `ChunkOptions.parameters` holds
+one), its rows of the parameter table (`Parameter`: record input, app setting, flag) and
 whether it calls `chunking.scoring.Scoring`. `chunking.plan.strategies` registers the
 declarations; the options' strategy names, chunk ids, record inputs, app settings, the
 command line's flags and the settings reference are read from there.
@@ -65,7 +65,8 @@ class Parameter:
     """The app setting that gives its default for every record (or sets it, when records
     cannot); None: no app setting."""
     attribute: str | None = None
-    """Where `skills.skill.settings.Settings` holds the app setting's value (`words.size`)."""
+    """Where `skills.skill.settings.Settings` holds the app setting's value; a strategy's
+    row names its strategy and the field of its parameters (`words.size`)."""
     choices: Mapping[str, object] = field(default_factory=lambda: _NO_CHOICES)
     """Kind `choice`: accepted names (matched ignoring case) and the value each stands for."""
     minimum: int | None = None
@@ -73,8 +74,9 @@ class Parameter:
     maximum: float | None = None
     """Kinds `integer` and `seconds`: the largest value the app setting takes."""
     option: str | None = None
-    """The `chunking.ChunkOptions` field it sets (`limits.maximum_page_length`); None: it
-    sets none (it says what the text is, or how the service runs)."""
+    """The `chunking.ChunkOptions` field it sets (`limits.maximum_page_length`; a
+    strategy's row: its strategy and the field of `ChunkOptions.parameters`, `words.size`);
+    None: it sets none (it says what the text is, or how the service runs)."""
     flag: Flag | None = None
     """Its option on the chunk command line; None: it has none."""
     deployed: bool = False
@@ -107,13 +109,11 @@ class StrategyDeclaration:
     flag_help: str | None = None
     """What `--strategy`'s help says of it, when more than `summary`."""
     parameters: type[Any] | None = None
-    """The frozen dataclass of its own parameters (defaults and bounds are its own);
-    None: it has none."""
-    options_field: str | None = None
-    """The `ChunkOptions` (and skill settings) field holding its parameters."""
+    """The frozen dataclass of its own parameters (defaults and bounds are its own;
+    `ChunkOptions.parameters` holds one); None: it has none."""
     rows: tuple[Parameter, ...] = ()
     """Its rows of the parameter table, in table order (`attribute` and `option` name
-    `options_field`'s fields)."""
+    the strategy and its parameters' field, `words.size`)."""
     scored: bool = False
     """Whether it calls `chunking.scoring.Scoring` (embeddings or pair scores)."""
     refused: Mapping[str, Callable[[Callable[[str], str]], str]] = field(

@@ -40,8 +40,7 @@ from typing import TYPE_CHECKING
 
 from chunking.model import BlockKind, Level
 from chunking.offsets import trim
-from chunking.parse.markdown.plain_text import code_regions, left_out, plain_markdown
-from chunking.plan.core import Plan
+from chunking.plan.core import Plan, own_parameters
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
 from chunking.plan.semantic_params import (
     DEFAULT_SEMANTIC_MIN_FILL,
@@ -49,14 +48,15 @@ from chunking.plan.semantic_params import (
     DEFAULT_SEMANTIC_WINDOW,
     SemanticBreaks,
 )
-from chunking.plan.walk import StructureWalk
+from chunking.plan.walk import walk_seam
 from chunking.scoring import CachedEmbedder, ScoringError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from chunking.model import Outline, Span
+    from chunking.model import Span
     from chunking.plan.core import PlanInputs
+    from chunking.plan.walk import WalkSeam
     from chunking.scoring import TextEmbedder
 
 EMBEDDED_CHARACTERS = 2_000
@@ -82,7 +82,7 @@ UnitSpan = tuple[int, int]
 
 def semantic_spans(inputs: PlanInputs) -> Plan:
     """Whole groups of sentences between meaning shifts, packed up to the limit."""
-    walk = StructureWalk(inputs)
+    walk = walk_seam(inputs)
     spans = walk.spans(SemanticCuts(walk, inputs))
     return Plan(spans)
 
@@ -98,7 +98,7 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 
 def window_texts(
-    text_of: TextOf, units: Sequence[UnitSpan], boundary: int, window: int
+    source: str, units: Sequence[UnitSpan], boundary: int, window: int
 ) -> tuple[str, str]:
     """The texts either side of the boundary after `units[boundary]`: the `window` units
     before it joined (clipped to its last characters) and the `window` after it (to its
@@ -107,32 +107,15 @@ def window_texts(
     before_end = units[boundary][1]
     after_start = units[boundary + 1][0]
     last = units[min(len(units) - 1, boundary + window)][1]
-    before = text_of(max(first, before_end - 2 * EMBEDDED_CHARACTERS), before_end)
-    after = text_of(after_start, min(last, after_start + 2 * EMBEDDED_CHARACTERS))
+    # The planned source is the embedded text's: the pipeline plans markdown on its
+    # plain outline when markup is left out.
+    before = source[max(first, before_end - 2 * EMBEDDED_CHARACTERS) : before_end]
+    after = source[after_start : min(last, after_start + 2 * EMBEDDED_CHARACTERS)]
     return before[-EMBEDDED_CHARACTERS:], after[:EMBEDDED_CHARACTERS]
 
 
-class TextOf:
-    """The text of a source span as the chunk's embedded text shows it (markdown
-    markup noise left out when the options leave it out)."""
-
-    def __init__(self, outline: Outline, strip_markup: bool) -> None:
-        self.source = outline.source
-        self.plain = strip_markup and outline.format == "markdown"
-        self.code = code_regions(outline) if self.plain else ()
-        self.hidden = left_out(outline) if self.plain else ()
-
-    def __call__(self, start: int, end: int) -> str:
-        if self.plain:
-            text = plain_markdown(self.source, start, end, self.code, self.hidden)
-            if text.strip():
-                return text
-        # Only markup (an embedder may refuse an empty text): the span as written.
-        return self.source[start:end]
-
-
 def boundary_distances(
-    sections: Sequence[Sequence[UnitSpan]], text_of: TextOf, window: int, embed: TextEmbedder
+    sections: Sequence[Sequence[UnitSpan]], source: str, window: int, embed: TextEmbedder
 ) -> list[tuple[int, float]]:
     """(position, distance) of every boundary between neighbouring units of a section,
     in document order; `position` is where the unit after the boundary starts."""
@@ -141,7 +124,7 @@ def boundary_distances(
     found: list[tuple[int, float]] = []
     for units in sections:
         for boundary in range(len(units) - 1):
-            before, after = window_texts(text_of, units, boundary, window)
+            before, after = window_texts(source, units, boundary, window)
             pending.append((units[boundary + 1][0], before, after))
             if len(pending) >= BOUNDARIES_PER_CALL:
                 found += _distances(pending, cached)
@@ -183,21 +166,22 @@ class SemanticCuts:
     """The structure walk's cuts, ending chunks at breakpoints where it can: the
     `CutPolicy` of the semantic strategy."""
 
-    def __init__(self, walk: StructureWalk, inputs: PlanInputs) -> None:
+    def __init__(self, walk: WalkSeam, inputs: PlanInputs) -> None:
         self.walk = walk
         self.doc = walk.doc
-        self.source = walk.source
-        self.end = walk.end
-        self.tree = walk.tree
+        self.measures = measures = walk.measures
+        self.source = walk.doc.outline.source
+        self.end = walk.doc.outline.content_end
+        self.tree = inputs.tree
         self.options = options = inputs.options
-        self.maximum = walk.maximum
+        self.maximum = measures.maximum
         self._last_room: tuple[int, int] | None = None
         """The start `_room` was last asked about, and its answer."""
-        breaks = options.semantic
+        breaks = own_parameters(options, SemanticBreaks)
         self.min_fill = breaks.min_fill
         distances = boundary_distances(
             list(self._sections()),
-            TextOf(inputs.outline, options.strip_markup),
+            self.source,
             breaks.window,
             inputs.scoring.embed,
         )
@@ -215,9 +199,8 @@ class SemanticCuts:
         self.ends = sorted({*self.breakpoints, *self.headings, self.end})
         """Where a chunk ends best: a breakpoint, a heading, or the end of the document."""
         self.break_set = set(self.breakpoints)
-        measure = walk.spans_of_source
-        self.end_totals = measure.totals(self.ends)
-        self.heading_totals = measure.totals(self.headings)
+        self.end_totals = measures.totals(self.ends)
+        self.heading_totals = measures.totals(self.headings)
 
     # -- units -------------------------------------------------------------------
 
@@ -272,7 +255,7 @@ class SemanticCuts:
     def _room(self, start: int) -> int:
         """The walk's room, once per start: `_at_break` and the fallback both need it."""
         if self._last_room is None or self._last_room[0] != start:
-            self._last_room = (start, self.walk.room(start))
+            self._last_room = (start, self.measures.room(start))
         return self._last_room[1]
 
     def next_span(self, start: int, previous_end: int) -> Span | None:
@@ -286,8 +269,7 @@ class SemanticCuts:
         """The chunk from `start` to the furthest breakpoint or heading that fits and
         leaves it `min_fill` full, not past a heading the structure strategy ends at."""
         room = self._room(start)
-        measure = self.walk.spans_of_source
-        base = measure.total(start)
+        base = self.measures.total(start)
         limit = base + room
         last = bisect.bisect_right(self.end_totals, limit) - 1
         first = bisect.bisect_right(self.ends, max(start, previous_end))
@@ -300,7 +282,7 @@ class SemanticCuts:
             end = self.ends[index]
             if not self.doc.can_cut(end):
                 continue
-            span = self.walk.make_span(start, end)
+            span = self.measures.span(start, end)
             if span is not None and span.size <= self.maximum and span.end > previous_end:
                 return span
         return None
@@ -330,7 +312,6 @@ SEMANTIC = StrategyDeclaration(
     flag_help="where the meaning shifts (embeds sentences with the app's embedding provider: "
     "EMBEDDING_PROVIDER, local by default)",
     parameters=SemanticBreaks,
-    options_field="semantic",
     rows=(
         Parameter(
             "semanticPercentile",

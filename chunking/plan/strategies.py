@@ -10,8 +10,9 @@ and one line here.
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from chunking.option_errors import OptionError
 from chunking.plan.binary import BINARY
 from chunking.plan.pages import PAGES
 from chunking.plan.semantic import SEMANTIC
@@ -21,7 +22,7 @@ from chunking.plan.words import WORDS
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
-    from chunking.options import ParameterNames
+    from chunking.options import ChunkOptions, ParameterNames
     from chunking.plan.core import Strategy
     from chunking.plan.declaration import Parameter, StrategyDeclaration
 
@@ -40,13 +41,33 @@ STRATEGY_PARAMETERS: Mapping[str, tuple[str, ...]] = {
 strategy, they are an error (`strategy_conflicts`)."""
 SCORED_STRATEGIES: tuple[str, ...] = tuple(d.name for d in DECLARATIONS if d.scored)
 """The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
-PARAMETER_FIELDS: Mapping[str, tuple[str, str, tuple[str, ...]]] = {
-    d.name: (d.options_field, d.parameters.__name__, tuple(f.name for f in fields(d.parameters)))
-    for d in DECLARATIONS
-    if d.parameters is not None and d.options_field is not None
+PARAMETER_TYPES: Mapping[str, type[Any]] = {
+    d.name: d.parameters for d in DECLARATIONS if d.parameters is not None
 }
-"""By strategy: the `ChunkOptions` field of its own parameters, their dataclass's name
-and its fields in order (what chunk ids hold of them)."""
+"""By strategy: the dataclass of its own parameters (`ChunkOptions.parameters`)."""
+PARAMETER_FIELDS: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    name: (kind.__name__, tuple(f.name for f in fields(kind)))
+    for name, kind in PARAMETER_TYPES.items()
+}
+"""By strategy: its parameters' dataclass name and fields in order (what chunk ids hold
+of them)."""
+
+
+def parameters_of(options: ChunkOptions) -> object | None:
+    """The chosen strategy's own parameters: those `options` hold, else its defaults;
+    None: it has none. Raises OptionError for parameters of another strategy."""
+    kind = PARAMETER_TYPES.get(options.strategy)
+    given = options.parameters
+    if given is None:
+        default: object | None = None if kind is None else kind()
+        return default
+    if kind is None or not isinstance(given, kind):
+        wanted = f"{kind.__name__} or None" if kind is not None else "None (it has none)"
+        raise OptionError(
+            f"strategy {options.strategy!r} takes parameters {wanted} (got {type(given).__name__})"
+        )
+    found: object = given
+    return found
 
 
 def strategy_parameter_rows() -> tuple[Parameter, ...]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from chunking.plan.core import Plan
 from chunking.plan.declaration import StrategyDeclaration
-from chunking.plan.walk import StructureWalk
+from chunking.plan.walk import walk_seam
 
 if TYPE_CHECKING:
     from chunking.plan.core import PlanInputs
@@ -14,8 +14,7 @@ if TYPE_CHECKING:
 
 def structure_spans(inputs: PlanInputs) -> Plan:
     """Cut by sections, then blocks, lines, sentences, words (the default)."""
-    walk = StructureWalk(inputs)
-    spans = walk.spans()
+    spans = walk_seam(inputs).spans()
     return Plan(spans)
 
 

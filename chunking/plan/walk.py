@@ -17,7 +17,7 @@ import bisect
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from chunking.model import Block, BlockKind, Level, Outline, Span
 from chunking.offsets import skip_space, skip_space_back, trim
@@ -32,7 +32,7 @@ from chunking.plan.sentences import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
     from chunking.measure.sizing import SpanSizer
     from chunking.plan.core import CutPolicy, PlanInputs
@@ -337,10 +337,63 @@ class _Frontier:
         return self.positions[low - 1]
 
 
+@dataclass(frozen=True, slots=True)
+class Measures:
+    """The measuring facade of the seam: the limit, the room a chunk has, and sizes of
+    spans of the planned source, measured as the walk measures its own chunks."""
+
+    maximum: int
+    """The limit on a chunk's embedded text, prefix included."""
+    room: Callable[[int], int]
+    """Room for content in a chunk starting at a position: the limit less its prefix."""
+    span: Callable[[int, int], Span | None]
+    """The chunk [start, end) trimmed of whitespace, measured exactly (None: only
+    whitespace)."""
+    total: Callable[[int], int]
+    """The running size total up to a position (`SpanSizer.total`)."""
+    totals: Callable[[Sequence[int]], list[int]]
+    """`total` of each of ascending positions, at once."""
+    estimate: Callable[[int, int], int]
+    """About the size of [start, end), cheaper; estimates of adjacent spans add up."""
+
+
+class WalkSeam(Protocol):
+    """What a strategy built on the structure walk sees of it: the planning document,
+    the measures, the walk's own cut and overlap rule, and its loop over a `CutPolicy`.
+    Nothing else of the walk is a strategy's to read."""
+
+    @property
+    def doc(self) -> PlanningDocument:
+        """The document's boundaries, no-cut zones, regions and sentences."""
+        ...
+
+    @property
+    def measures(self) -> Measures:
+        """The limit, the room and sizes."""
+        ...
+
+    def cut(self, start: int, previous_end: int, room: int) -> Span | None:
+        """The chunk from `start` the walk cuts within `room`."""
+        ...
+
+    def overlaps(self, next_start: int) -> bool:
+        """Whether the walk overlaps the chunk starting at `next_start`."""
+        ...
+
+    def spans(self, policy: CutPolicy | None = None) -> list[Span]:
+        """All chunks of the document, cut where `policy` says."""
+        ...
+
+
+def walk_seam(inputs: PlanInputs) -> WalkSeam:
+    """The structure walk of one document, as a strategy built on it sees it."""
+    return StructureWalk(inputs)
+
+
 class StructureWalk:
     """The structure walk: sections, then blocks, lines, sentences, words, on the
     document's `PlanningDocument`. The structure strategy runs it as it is; the others
-    take it as a component (a `CutPolicy`, or its measures)."""
+    see it through `WalkSeam` (a `CutPolicy` given to its loop, its measures)."""
 
     def __init__(self, inputs: PlanInputs, *, segment: Segmenter = sentencex_ends) -> None:
         outline, tree, sizer = inputs.outline, inputs.tree, inputs.sizer
@@ -366,13 +419,13 @@ class StructureWalk:
         """Where the content after each heading (and the headings right after it) begins."""
         self.next_word_end = NextMatch(_WORD_END, self.source)
         """The first word end past a horizon, for every chunk of a long line."""
+        measure = self.spans_of_source
+        self.measures = Measures(
+            self.maximum, self.room, self.make_span, measure.total, measure.totals, measure.estimate
+        )
+        """What the strategies built on the walk measure with (`WalkSeam`)."""
 
     # -- what other strategies reuse ---------------------------------------------
-
-    def measured(self, start: int, end: int) -> Span | None:
-        """The chunk [start, end) trimmed of whitespace, measured exactly as this
-        walk's own chunks are (None: only whitespace)."""
-        return self.make_span(start, end)
 
     def room(self, start: int) -> int:
         """Room for content in a chunk starting at `start`: the limit less the prefix."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from chunking.model import Span
 from chunking.options import PAGE_OVERLAP_LENGTH, WORD_OVERLAP, TooManyChunks, Unit
-from chunking.plan.core import Plan
+from chunking.plan.core import Plan, own_parameters
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
 from chunking.plan.words_params import (
     DEFAULT_WORD_OVERLAP,
@@ -77,6 +77,8 @@ class WordWindowPlanner:
         self.sizer = sizer
         self.context = context
         self.options = options
+        self.windows = own_parameters(options, WordWindows)
+        """The `words` strategy's windows (their defaults for a strategy cutting with it)."""
         self.maximum = options.limits.maximum_page_length
         self.words = words_of(self.source, outline.body_start, outline.content_end)
         self.starts = [start for start, _ in self.words]
@@ -94,7 +96,7 @@ class WordWindowPlanner:
 
     def spans(self) -> list[Span]:
         """All chunks in order: every window of every group, each within the limit."""
-        size, overlap = self.options.words.size, self.options.words.overlap
+        size, overlap = self.windows.size, self.windows.overlap
         taken = self.options.limits.maximum_pages_to_take
         cap = self.options.max_chunks
         result: list[Span] = []
@@ -128,7 +130,7 @@ class WordWindowPlanner:
         heading always goes with the content after it.
         """
         count = len(self.words)
-        if self.options.words.scope is WordScope.DOCUMENT or not self.outline.headings:
+        if self.windows.scope is WordScope.DOCUMENT or not self.outline.headings:
             if count:
                 yield 0, count
             return
@@ -297,7 +299,7 @@ class WordWindowPlanner:
         found = []
         if self.cut_windows:
             found.append(
-                f"{self.cut_windows} word window(s) of {self.options.words.size} words were "
+                f"{self.cut_windows} word window(s) of {self.windows.size} words were "
                 f"over maximumPageLength ({self.maximum} {self.options.limits.unit.value}) with "
                 "their prefix, and were cut at word boundaries into chunks that fit"
             )
@@ -329,7 +331,6 @@ WORDS = StrategyDeclaration(
     plan=word_spans,
     summary="fixed word windows",
     parameters=WordWindows,
-    options_field="words",
     rows=(
         Parameter(
             "wordsPerChunk",

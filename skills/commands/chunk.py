@@ -109,5 +109,10 @@ def _write(name: str, document: ChunkedDocument, out: TextIO) -> None:
         out.write(line + "\n")
 
 
+def console() -> int:
+    """`chunk FILE ...`: `python -m chunking` as a console script."""
+    return run_piped(main)
+
+
 if __name__ == "__main__":
     sys.exit(run_piped(main))

@@ -29,7 +29,6 @@ from chunking.plan.strategies import (
     BY_NAME as STRATEGY_DECLARATIONS,
 )
 from chunking.plan.strategies import (
-    PARAMETER_FIELDS,
     SCORED_STRATEGIES,
     strategy_conflicts,
 )
@@ -155,7 +154,7 @@ def chunk_options(args: argparse.Namespace) -> ChunkOptions:
         section_fill=SectionPacking(args.sections).fill,
         strip_markup=not args.keep_markup,
         strategy=args.strategy,
-        **strategy_parameters(args),
+        parameters=strategy_parameters(args),
     )
 
 
@@ -186,10 +185,10 @@ def command_line_scoring(
         yield scoring
 
 
-def strategy_parameters(args: argparse.Namespace) -> dict[str, Any]:
-    """Every strategy's own parameters by their `ChunkOptions` field: the chosen
-    strategy's from its flags (the rest its defaults), the others' defaults; checked by
-    `check_strategy`, validated by their own dataclass (`OptionError`)."""
+def strategy_parameters(args: argparse.Namespace) -> Any:
+    """The chosen strategy's own parameters (`ChunkOptions.parameters`) from its flags,
+    the rest its defaults; None: it has none. Checked by `check_strategy`, validated by
+    their own dataclass (`OptionError`)."""
 
     def read(row: Parameter, default: Any) -> Any:
         value = getattr(args, row.flag.attribute if row.flag else row.name, None)
@@ -197,16 +196,10 @@ def strategy_parameters(args: argparse.Namespace) -> dict[str, Any]:
             return default
         return row.choices[value] if row.kind == "choice" else value
 
-    own: dict[str, Any] = {}
-    for strategy, (attribute, _, _) in PARAMETER_FIELDS.items():
-        parameters = STRATEGY_DECLARATIONS[strategy].parameters
-        assert parameters is not None  # PARAMETER_FIELDS lists only strategies that have some
-        own[attribute] = (
-            read_strategy_parameters(strategy, parameters(), read)
-            if strategy == args.strategy
-            else parameters()
-        )
-    return own
+    parameters = STRATEGY_DECLARATIONS[args.strategy].parameters
+    return (
+        None if parameters is None else read_strategy_parameters(args.strategy, parameters(), read)
+    )
 
 
 def check_strategy(args: argparse.Namespace) -> None:

@@ -34,6 +34,7 @@ from azure.search.documents import SearchClient, SearchIndexingBufferedSender
 from azure.search.documents.indexes import SearchIndexClient
 
 from chunking.pipes import OneLineParser, command_name, run_piped
+from skills.commands.cli import HelpFormatter
 from skills.embedding.clients import build_embedder
 from skills.search.checks import web_api_skills
 from skills.search.definitions import (
@@ -374,7 +375,6 @@ def target_from_environment(
 
 def arguments_parser() -> argparse.ArgumentParser:
     """`python -m skills push`'s options."""
-    from skills.commands.cli import HelpFormatter  # noqa: PLC0415  (argparse only)
 
     parser = OneLineParser(
         prog=command_name("python -m skills push", "chunk-push", "chunk-skill push"),

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skills.skill.contract import RESPONSE_CLOSE, RESPONSE_OPEN, failed_record, render_record
+from skills.skill.contract import RESPONSE_CLOSE, RESPONSE_OPEN, render_record
+from skills.skill.records import failed_record
 from skills.skill.settings import ENV_MAX_RESPONSE_BYTES, SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.skill.contract import OutputRecord, Rendered
-    from skills.skill.records import ChunkRecord
+    from skills.skill.contract import Rendered
+    from skills.skill.records import ChunkRecord, OutputRecord
     from skills.skill.settings import Settings
 
 FLOAT_JSON_BYTES = 25

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import platform
 import time
 from typing import TYPE_CHECKING
 
@@ -22,10 +21,10 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Route
 
-from skills import __version__
 from skills.embedding.embedder import BatchEmbedder
 from skills.embedding.scoring import ScoringService, build_pair_client
 from skills.skill.contract import RequestError, render_error
+from skills.skill.health import health_report, misconfigured_report
 from skills.skill.memory_budget import BudgetSlot, limit_malloc_arenas, transfer_deadline
 from skills.skill.request_body import (
     CLIENT_LEFT,
@@ -37,11 +36,7 @@ from skills.skill.request_body import (
 )
 from skills.skill.request_log import show_request_log
 from skills.skill.service import answer_chunk_request, request_limit
-from skills.skill.settings import (
-    SettingsError,
-    describe_settings,
-    settings_from_environment,
-)
+from skills.skill.settings import SettingsError, settings_from_environment
 from skills.skill.workers import build_chunker
 
 if TYPE_CHECKING:
@@ -54,10 +49,10 @@ if TYPE_CHECKING:
     from skills.embedding.embedder import Embedder
     from skills.embedding.local import ModelLoad
     from skills.embedding.scoring import PairClient
+    from skills.skill.chunker_state import ChunkerState, RecordChunker
     from skills.skill.memory_budget import Reservation
     from skills.skill.request_body import BodyMemory
     from skills.skill.settings import Settings
-    from skills.skill.workers import ChunkerState, RecordChunker
 
 logger = logging.getLogger(__name__)
 
@@ -143,60 +138,16 @@ def build_app(
 
     async def health(request: Request) -> Response:
         settings_now = current()
-        report: dict[str, object] = {
-            "status": "ok",
-            "version": __version__,
-            "python": platform.python_version(),
-        }
         if isinstance(settings_now, SettingsError):
-            report["status"] = "misconfigured"
-            report["error"] = str(settings_now)
-            status = HTTP_UNAVAILABLE
+            report, status = misconfigured_report(settings_now)
         else:
-            embedding = settings_now.embedding
-            embeds = embedding.provider != "none"  # no model is used, whatever is configured
-            embedding_report: dict[str, object] = {
-                "provider": embedding.provider,
-                "reason": embedding.provider_reason,
-                "model": embedding.model if embeds else None,
-                "dimensions": embedding.dimensions if embeds else None,
-            }
-            report["embedding"] = embedding_report
-            report["configuration"] = describe_settings(settings_now)
-            status = 200
-            load = embedders.load()
-            if load is not None:
-                embedding_report["local"] = load.as_json()
-                if load.abandoned:
-                    # The model is still on a batch whose request was answered: requests
-                    # that need embeddings wait for it.
-                    report["status"], status = "degraded", HTTP_UNAVAILABLE
-            # The cache never fails a record: its state is reported, never the status.
-            cache = embedders.cache_state()
-            if cache is not None or embedding.cache.mode != "off":
-                report["embeddingCache"] = (
-                    cache.as_json()
-                    if cache is not None
-                    else {"mode": embedding.cache.mode, "state": "unused"}
-                )
-            memory = budgets.get(settings_now).state()
-            report["memory"] = memory.as_json()
-            if memory.hostage:
-                # Clients that stopped sending (or reading) hold memory a request waits
-                # for, or a quarter of it: not "ok", though every worker may be idle.
-                report["status"], status = "degraded", HTTP_UNAVAILABLE
-            state = chunkers.state()
-            if state is not None:
-                report["chunking"] = state.as_json()
-                if report["status"] == "ok":
-                    report["status"] = state.status
-                if state.warning is not None:
-                    report["warnings"] = [state.warning]
-                if state.degraded:
-                    # Overrunning work is being stopped, or every worker is stuck on a
-                    # record that ran long: not "ok". Starting workers are not a fault:
-                    # requests wait for them (within their deadline).
-                    status = HTTP_UNAVAILABLE
+            report, status = health_report(
+                settings_now,
+                load=embedders.load(),
+                cache=embedders.cache_state(),
+                memory=budgets.get(settings_now).state(),
+                chunking=chunkers.state(),
+            )
         # ?pretty (any value): indented, for a person reading curl's output.
         indent = 2 if "pretty" in request.query_params else None
         return _json_response(report, status, indent=indent)

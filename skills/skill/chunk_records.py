@@ -15,9 +15,8 @@ from chunking import OptionError, chunk_document
 from chunking.options import TooManyChunks
 from chunking.parse.decode import blank
 from chunking.scoring import ScoringError
-from skills.skill.contract import InputRecord, OutputRecord, failed_record
 from skills.skill.record_inputs import InputErrors, read_record_inputs
-from skills.skill.records import ChunkRecord, Measure
+from skills.skill.records import ChunkRecord, Measure, OutputRecord, failed_record
 from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
 
 if TYPE_CHECKING:
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
 
     from chunking import Chunk, ChunkedDocument
     from chunking.scoring import Scoring
+    from skills.skill.contract import InputRecord
     from skills.skill.record_inputs import RecordInputs
     from skills.skill.settings import Settings
 

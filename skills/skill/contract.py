@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skills.embedding.values import json_type_name, read_json_integer
+from skills.skill.records import OutputRecord
 from skills.skill.render import record_data
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from skills.skill.records import ChunkRecord
 
 REQUEST_EXAMPLE = '{"values": [{"recordId": "1", "data": {"text": "# Title\\n\\nSome text."}}]}'
 """Shown in 400 messages so a person can see what a valid body looks like."""
@@ -58,27 +58,6 @@ class RequestError:
     499 (the client left before its body was in; logged, never read)."""
     message: str
     """What is wrong and how to fix it, for a person reading the indexer's error."""
-
-
-@dataclass(frozen=True, slots=True)
-class OutputRecord:
-    """One element of the response's `values`, typed until `render_record` writes it."""
-
-    record_id: str
-    chunks: tuple[ChunkRecord, ...] | None = None
-    """The record's chunks (its `data` outputs, `skills.skill.render.record_data`), or
-    None for `data: {}`: always so with errors (the service ignores data next to errors)."""
-    errors: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.errors and self.chunks is not None:
-            raise ValueError("a record with errors must have empty data")
-
-
-def failed_record(record_id: str, *messages: str, warnings: Sequence[str] = ()) -> OutputRecord:
-    """A record answered with errors and `data: {}`."""
-    return OutputRecord(record_id=record_id, errors=tuple(messages), warnings=tuple(warnings))
 
 
 def parse_request(body: bytes) -> list[InputRecord] | RequestError:

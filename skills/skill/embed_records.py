@@ -14,13 +14,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skills.embedding.embedder import TRANSIENT, Failure, FailureKind
-from skills.skill.contract import failed_record
+from skills.skill.records import failed_record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skills.embedding.embedder import EmbeddingOutcome
-    from skills.skill.contract import OutputRecord
+    from skills.skill.records import OutputRecord
 
 DEFAULT_RETRY_AFTER_SECONDS = 10
 """Retry-After of a 503 when the embedding service gave no hint of its own."""

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from skills.skill.chunk_records import chunk_record
-from skills.skill.contract import InputRecord, OutputRecord, failed_record
+from skills.skill.contract import InputRecord
+from skills.skill.records import OutputRecord, failed_record
 from skills.skill.service import Answer, embed_outputs
 from skills.skill.settings import SettingsError, settings_from_environment
 

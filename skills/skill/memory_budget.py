@@ -33,7 +33,8 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skills.skill.contract import RequestError, failed_record
+from skills.skill.contract import RequestError
+from skills.skill.records import failed_record
 from skills.skill.settings import (
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -50,7 +51,8 @@ from skills.skill.settings import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from skills.skill.contract import InputRecord, OutputRecord
+    from skills.skill.contract import InputRecord
+    from skills.skill.records import OutputRecord
     from skills.skill.settings import Settings
 
 DECODED_BYTES_PER_BODY_BYTE = 4

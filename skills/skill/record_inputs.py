@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError
 from chunking.options import ParameterNames, clipped_repr
-from chunking.plan.strategies import PARAMETER_FIELDS, strategy_conflicts
+from chunking.plan.strategies import PARAMETER_TYPES, strategy_conflicts
 from skills.embedding.values import (
     describe,
     huge_numbers,
@@ -25,10 +25,9 @@ from skills.embedding.values import (
 from skills.parameters import (
     FORMATS,
     MARKDOWN_HEADER_DEPTHS,
+    PARAMETERS,
     RECORD_INPUTS,
-    SPLIT_MODES,
     STRATEGIES,
-    UNITS,
     given_parameters,
     read_strategy_parameters,
 )
@@ -75,6 +74,16 @@ RECORD_INPUT_NAMES = ParameterNames("input", repr)
 
 KNOWN_INPUTS = RECORD_INPUTS
 """Every record input the skill reads (skills.parameters has a row for each)."""
+OPTION_ROWS: tuple[Parameter, ...] = tuple(
+    row
+    for row in PARAMETERS
+    if row.record_input and row.option and row.strategy is None and row.name != INPUT_STRATEGY
+)
+"""The record inputs that set a `ChunkOptions` field as they are read, in table order
+(`textSplitMode`, `unit`, the lengths, `maximumPagesToTake`, `encoderModelName`,
+`defaultLanguageCode`); `strategy` and its own inputs are read with it."""
+LENGTH_INPUTS: Mapping[str, int] = {INPUT_MAXIMUM_PAGE_LENGTH: 0, INPUT_PAGE_OVERLAP_LENGTH: 1}
+"""The inputs whose default is the unit's (`Settings.length_defaults`), by position."""
 
 FORMAT_ALIASES: Mapping[str, FormatName] = {
     **{name: name for name in FORMATS},
@@ -145,23 +154,8 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     if huge:
         return InputErrors(huge)
     reader = _Reader(data)
-
-    text = data.get(INPUT_TEXT)
-    file_data = data.get(INPUT_FILE_DATA)
-    if text is not None and file_data is not None:
-        reader.errors.append(
-            f"give input 'text' or input {INPUT_FILE_DATA!r}, not both: 'text' for the "
-            "document's content, 'file_data' for the raw file (/document/file_data)"
-        )
-    elif text is None and file_data is None:
-        reader.errors.append(
-            f"input 'text' is required (got {'null' if INPUT_TEXT in data else 'nothing'}); "
-            "map it to the document's content, e.g. /document/content (or map "
-            f"{INPUT_FILE_DATA!r} to /document/file_data to send the raw file)"
-        )
-    elif text is not None and not isinstance(text, str):
-        reader.errors.append(f"input 'text' must be a string (got {describe(text)})")
-
+    text, file_data = data.get(INPUT_TEXT), data.get(INPUT_FILE_DATA)
+    reader.errors.extend(_text_problems(data, text, file_data))
     title = reader.string(INPUT_TITLE)
     content_type = reader.string(INPUT_CONTENT_TYPE)
     file_name = reader.string(INPUT_FILE_NAME)
@@ -170,20 +164,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     if file_data is not None and text is None and not reader.errors:
         text = _read_file_text(reader, file_data, file_name, content_type)
 
-    mode = reader.choice(INPUT_TEXT_SPLIT_MODE, SPLIT_MODES, settings.text_split_mode)
-    unit = reader.choice(INPUT_UNIT, UNITS, settings.unit)
-    length_default, overlap_default = settings.length_defaults(unit)
-    length = reader.integer(INPUT_MAXIMUM_PAGE_LENGTH, length_default)
-    overlap = reader.integer(INPUT_PAGE_OVERLAP_LENGTH, overlap_default)
-    pages = reader.integer(INPUT_MAXIMUM_PAGES_TO_TAKE, settings.maximum_pages_to_take)
-    encoder = reader.string(INPUT_ENCODER_MODEL_NAME) or settings.encoder_model_name
-    language = (
-        reader.string(INPUT_LANGUAGE)
-        or reader.string(INPUT_LANGUAGE_CODE)
-        or reader.string(INPUT_DEFAULT_LANGUAGE_CODE)
-        or settings.default_language_code
-    )
-
+    values = _read_option_rows(reader, settings)
     strategy, own_parameters = _read_strategy(reader, settings)
     header_depth = reader.choice(
         INPUT_MARKDOWN_HEADER_DEPTH, MARKDOWN_HEADER_DEPTHS, settings.markdown_header_depth
@@ -199,23 +180,7 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     options: ChunkOptions | None = None
     if not reader.errors:
         try:
-            options = ChunkOptions(
-                limits=Limits(
-                    unit=unit,
-                    maximum_page_length=length,
-                    page_overlap_length=overlap,
-                    maximum_pages_to_take=pages,
-                ),
-                mode=mode,
-                encoder_model_name=encoder,
-                language=language,
-                title_prefix=settings.title_prefix,
-                section_fill=settings.section_packing.fill,
-                strip_markup=settings.strip_markup,
-                strategy=strategy,
-                **own_parameters,
-                max_chunks=settings.max_chunks_per_record,
-            )
+            options = _chunk_options(values, settings, strategy, own_parameters)
         except OptionError as error:
             reader.errors.append(str(error))
     if reader.errors or options is None or not isinstance(text, str):
@@ -230,6 +195,47 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         url=url,
         warnings=tuple(reader.warnings),
         markdown_header_depth=header_depth,
+    )
+
+
+def _text_problems(data: Mapping[str, object], text: object, file_data: object) -> list[str]:
+    """What is wrong with the record's document: neither or both of `text` and
+    `file_data`, or a `text` that is no string."""
+    if text is not None and file_data is not None:
+        return [
+            f"give input 'text' or input {INPUT_FILE_DATA!r}, not both: 'text' for the "
+            "document's content, 'file_data' for the raw file (/document/file_data)"
+        ]
+    if text is None and file_data is None:
+        return [
+            f"input 'text' is required (got {'null' if INPUT_TEXT in data else 'nothing'}); "
+            "map it to the document's content, e.g. /document/content (or map "
+            f"{INPUT_FILE_DATA!r} to /document/file_data to send the raw file)"
+        ]
+    if text is not None and not isinstance(text, str):
+        return [f"input 'text' must be a string (got {describe(text)})"]
+    return []
+
+
+def _chunk_options(
+    values: Mapping[str, Any], settings: Settings, strategy: str, own_parameters: Any
+) -> ChunkOptions:
+    """The options of a record: its option rows' values by path (`limits.unit`), its
+    strategy, and what only the app settings set; raises OptionError."""
+    limits = {
+        path.removeprefix("limits."): value
+        for path, value in values.items()
+        if path.startswith("limits.")
+    }
+    return ChunkOptions(
+        limits=Limits(**limits),
+        **{path: value for path, value in values.items() if "." not in path},
+        title_prefix=settings.title_prefix,
+        section_fill=settings.section_packing.fill,
+        strip_markup=settings.strip_markup,
+        strategy=strategy,
+        parameters=own_parameters,
+        max_chunks=settings.max_chunks_per_record,
     )
 
 
@@ -249,21 +255,35 @@ def _huge_number_errors(data: Mapping[str, object]) -> tuple[str, ...]:
     return tuple(errors)
 
 
-def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, dict[str, Any]]:
-    """`strategy` and every strategy's own parameters by their `ChunkOptions` field: the
-    chosen one's read from its inputs, the others' the app settings'. An input of another
-    strategy is an error naming it and the strategy it belongs to."""
+def _read_option_rows(reader: _Reader, settings: Settings) -> dict[str, Any]:
+    """The value of each of `OPTION_ROWS` by its `ChunkOptions` path (`limits.unit`): the
+    record's input, else the app setting. The lengths' defaults follow the unit read; a
+    record's `language` (or the Split skill's `languageCode`) comes before
+    `defaultLanguageCode`."""
+    values: dict[str, Any] = {}
+    for row in OPTION_ROWS:
+        default = getattr(settings, str(row.attribute))
+        if row.name in LENGTH_INPUTS:
+            default = settings.length_defaults(values["limits.unit"])[LENGTH_INPUTS[row.name]]
+        if row.name == INPUT_DEFAULT_LANGUAGE_CODE:
+            spoken = reader.string(INPUT_LANGUAGE) or reader.string(INPUT_LANGUAGE_CODE)
+            values[str(row.option)] = spoken or reader.read(row, default)
+            continue
+        values[str(row.option)] = reader.read(row, default)
+    return values
+
+
+def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, Any]:
+    """`strategy` and its own parameters (None: it has none), read from its inputs over
+    the app settings'. An input of another strategy is an error naming it and the
+    strategy it belongs to."""
     strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
     given = given_parameters(reader.data)
     reader.errors.extend(strategy_conflicts(strategy, given, RECORD_INPUT_NAMES))
-    own: dict[str, Any] = {
-        attribute: getattr(settings, attribute) for attribute, _, _ in PARAMETER_FIELDS.values()
-    }
-    declared = PARAMETER_FIELDS.get(strategy)
-    if declared is not None:
-        attribute = declared[0]
+    own = settings.parameters_of(strategy)
+    if strategy in PARAMETER_TYPES:
         try:
-            own[attribute] = read_strategy_parameters(strategy, own[attribute], reader.read)
+            own = read_strategy_parameters(strategy, own, reader.read)
         except OptionError as error:
             reader.errors.append(str(error))
     return strategy, own
@@ -397,7 +417,9 @@ class _Reader:
         return number
 
     def read(self, row: Parameter, default: Any) -> Any:
-        """An optional input of `row`'s kind (integer, number or choice)."""
+        """An optional input of `row`'s kind (string, integer, number or choice)."""
+        if row.kind == "string":
+            return self.string(row.name) or default
         if row.kind == "integer":
             return self.integer(row.name, default)
         if row.kind == "number":

@@ -73,3 +73,24 @@ class ChunkRecord:
     """Last page of the chunk (None without page markers)."""
     embedding: Sequence[float] | None = None
     """The embedded `text`'s vector (None until embedded, or without a provider)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputRecord:
+    """One element of the response's `values`, typed until `render_record` writes it."""
+
+    record_id: str
+    chunks: tuple[ChunkRecord, ...] | None = None
+    """The record's chunks (its `data` outputs, `skills.skill.render.record_data`), or
+    None for `data: {}`: always so with errors (the service ignores data next to errors)."""
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.errors and self.chunks is not None:
+            raise ValueError("a record with errors must have empty data")
+
+
+def failed_record(record_id: str, *messages: str, warnings: Sequence[str] = ()) -> OutputRecord:
+    """A record answered with errors and `data: {}`."""
+    return OutputRecord(record_id=record_id, errors=tuple(messages), warnings=tuple(warnings))

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 from skills.chunk_schema import SECTION_DEPTH
 
 if TYPE_CHECKING:
-    from skills.skill.contract import OutputRecord
-    from skills.skill.records import ChunkRecord, Measure
+    from skills.skill.records import ChunkRecord, Measure, OutputRecord
 
 SECTION_KEYS = tuple(f"h{level}" for level in range(1, SECTION_DEPTH + 1))
 """The keys of a chunk's `sections`, one per heading level it keeps, h1 first."""

@@ -13,21 +13,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skills.embedding.scoring import ScoringService
+from skills.skill.admission import text_length
 from skills.skill.answer_caps import AnswerCap, chunk_count, vector_bytes
-from skills.skill.contract import (
-    OutputRecord,
-    RequestError,
-    failed_record,
-    parse_request,
-    render_error,
-    render_response,
-)
+from skills.skill.chunker_state import Done, NotStarted, Overran, WorkerLost
+from skills.skill.contract import RequestError, parse_request, render_error, render_response
 from skills.skill.embed_records import (
     attach_embeddings,
     retry_after_header,
     service_unavailable,
     texts_to_embed,
 )
+from skills.skill.records import OutputRecord, failed_record
 from skills.skill.settings import (
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -36,16 +32,16 @@ from skills.skill.settings import (
     MAX_DEADLINE_SECONDS,
     SettingsError,
 )
-from skills.skill.workers import Done, NotStarted, Overran, ThreadChunker, WorkerLost, text_length
+from skills.skill.thread_chunker import ThreadChunker
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from skills.embedding.embedder import Embedder, EmbeddingOutcome
+    from skills.skill.chunker_state import Outcome, RecordChunker
     from skills.skill.contract import InputRecord, Rendered
     from skills.skill.memory_budget import Reservation
     from skills.skill.settings import Settings
-    from skills.skill.workers import Outcome, RecordChunker
 
 logger = logging.getLogger(__name__)
 

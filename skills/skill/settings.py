@@ -8,11 +8,9 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from chunking import Limits, OptionError, SectionPacking, SplitMode, Unit, WordWindows
+from chunking import ChunkOptions, Limits, OptionError, SectionPacking, SplitMode, Unit
 from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, default_lengths
-from chunking.plan.binary_params import BinarySplit
-from chunking.plan.semantic_params import SemanticBreaks
-from chunking.plan.strategies import PARAMETER_FIELDS
+from chunking.plan.strategies import PARAMETER_TYPES
 from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
     ENV_EMBEDDING_PROVIDER,
@@ -161,12 +159,12 @@ class Settings:
     strategy: str = "structure"
     """Default `strategy`: `structure` (by sections, blocks, sentences), `words` (word
     windows), `semantic` (where the meaning shifts) or `binary` (least-similar split)."""
-    words: WordWindows = field(default_factory=WordWindows)
-    """Default `wordsPerChunk`, `wordOverlap` and `wordScope` (the `words` strategy's)."""
-    semantic: SemanticBreaks = field(default_factory=SemanticBreaks)
-    """Default `semanticPercentile`, `semanticWindow` and `semanticMinFill`."""
-    binary: BinarySplit = field(default_factory=BinarySplit)
-    """Default `binaryScorer` and `binaryCandidates`."""
+    strategy_parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {name: kind() for name, kind in PARAMETER_TYPES.items()},
+        hash=False,
+    )
+    """Each strategy's own parameters a record starts from, by strategy name (`words`:
+    `wordsPerChunk`, `wordOverlap`, `wordScope`); one missing has its declared defaults."""
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     """Bodies larger than this get HTTP 413 before they are parsed."""
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
@@ -196,6 +194,13 @@ class Settings:
     def embedding_provider(self) -> EmbeddingProvider:
         """Where chunk embeddings come from; `none` leaves `embedding` out of the chunks."""
         return self.embedding.provider
+
+    def parameters_of(self, strategy: str) -> Any:
+        """`strategy`'s own parameters a record starts from; None: it has none."""
+        found = self.strategy_parameters.get(strategy)
+        if found is None and strategy in PARAMETER_TYPES:
+            return PARAMETER_TYPES[strategy]()
+        return found
 
     def length_defaults(self, unit: Unit) -> tuple[int, int]:
         """(maximumPageLength, pageOverlapLength) for `unit` when a record gives neither:
@@ -272,46 +277,52 @@ def load_settings(
         if row.attribute is not None and "." not in row.attribute
     }
     strategies: dict[str, Any] = {}
-    for strategy, (attribute, _, _) in PARAMETER_FIELDS.items():
-        own = getattr(defaults, attribute)
+    for strategy in PARAMETER_TYPES:
+        own = defaults.parameters_of(strategy)
         try:
-            strategies[attribute] = read_strategy_parameters(strategy, own, read)
+            strategies[strategy] = read_strategy_parameters(strategy, own, read)
         except OptionError as error:
             numbers = [row.setting for row in strategy_rows(strategy) if row.kind != "choice"]
             problems.append(f"{error} (from app settings {', '.join(map(str, numbers))})")
-            strategies[attribute] = own
+            strategies[strategy] = own
     settings = replace(
         defaults,
         **flat,
-        **strategies,
+        strategy_parameters=strategies,
         embedding=embedding,
         pairs=pairs,
         app_settings_used=frozenset(given),
     )
     if not problems:
-        # The limits every record starts from must be valid on their own; a record can
-        # still override them, but a skill whose defaults fail every record is misconfigured.
-        length_default, overlap_default = settings.length_defaults(settings.unit)
-        try:
-            Limits(
-                unit=settings.unit,
-                maximum_page_length=length_default,
-                page_overlap_length=overlap_default,
-                maximum_pages_to_take=settings.maximum_pages_to_take,
-            )
-        except OptionError as error:
-            problems.append(
-                f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
-                f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
-            )
-        if settings.strategy != "structure" and settings.text_split_mode is SplitMode.SENTENCES:
-            problems.append(
-                f"{ENV_TEXT_SPLIT_MODE} sentences does not apply to {ENV_STRATEGY} "
-                f"{settings.strategy} (it plans its own chunks; use pages)"
-            )
+        problems += _default_problems(settings)
     if problems:
         raise SettingsError("invalid app settings: " + "; ".join(problems))
     return settings
+
+
+def _default_problems(settings: Settings) -> list[str]:
+    """What makes the defaults every record starts from fail on their own, by the options'
+    own rules: a record can still override them, but a skill whose defaults fail every
+    record is misconfigured."""
+    problems = []
+    length_default, overlap_default = settings.length_defaults(settings.unit)
+    try:
+        Limits(
+            unit=settings.unit,
+            maximum_page_length=length_default,
+            page_overlap_length=overlap_default,
+            maximum_pages_to_take=settings.maximum_pages_to_take,
+        )
+    except OptionError as error:
+        problems.append(
+            f"{error} (from app settings {ENV_UNIT}, {ENV_MAXIMUM_PAGE_LENGTH}, "
+            f"{ENV_PAGE_OVERLAP_LENGTH}, {ENV_MAXIMUM_PAGES_TO_TAKE})"
+        )
+    try:
+        ChunkOptions(mode=settings.text_split_mode, strategy=settings.strategy)
+    except OptionError as error:
+        problems.append(f"{error} (from app settings {ENV_TEXT_SPLIT_MODE}, {ENV_STRATEGY})")
+    return problems
 
 
 @functools.cache
@@ -326,10 +337,13 @@ def settings_from_environment() -> Settings | SettingsError:
         return error
 
 
-def _shown(settings: Settings, attribute: str) -> object:
-    """The value of `attribute` (`words.size`) as /api/health shows it: enums by name."""
+def _shown(settings: Settings, row: Parameter) -> object:
+    """The value of `row`'s attribute as /api/health shows it: enums by name; a
+    strategy's row (`words.size`) from that strategy's parameters."""
     value: object = settings
-    for part in attribute.split("."):
+    if row.strategy is not None:
+        value = settings.parameters_of(row.strategy)
+    for part in (row.field_name,) if row.strategy is not None else str(row.attribute).split("."):
         value = getattr(value, part)
     return value.value if isinstance(value, Enum) else value
 
@@ -344,7 +358,7 @@ def describe_settings(settings: Settings) -> dict[str, object]:
     }
     entries: list[tuple[str, str, object]] = [
         *(
-            (row.name, row.setting, effective.get(row.name, _shown(settings, row.attribute)))
+            (row.name, row.setting, effective.get(row.name, _shown(settings, row)))
             for row in SETTING_PARAMETERS
             if row.setting is not None and row.attribute is not None
         ),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
 from skills.skill.settings import Settings
-from skills.skill.workers import exit_with_parent
+from skills.skill.worker_process import exit_with_parent
 
 _SAMPLES = (
     {"text": "# Title\n\nA sentence. Another one, with [a link](x).\n\n| a | b |\n|---|---|\n"},

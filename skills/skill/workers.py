@@ -30,34 +30,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import dataclasses
 import logging
 import multiprocessing
-import os
-import sys
 import threading
 import time
 import weakref
-from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING
 
-from chunking.plan.strategies import SCORED_STRATEGIES
-from chunking.scoring import Scoring, ScoringError
 from skills.embedding.scoring import blocking_scoring
-from skills.skill.answer_caps import refused_alone
-from skills.skill.chunk_records import chunk_record
-from skills.skill.contract import OutputRecord, failed_record
+from skills.skill.admission import LANES, SMALL_ONLY_LANES, SPARE_LANES, Board, Job, lane_of
+from skills.skill.chunker_state import (
+    NO_ISOLATION_ADVICE,
+    ChunkerState,
+    Counts,
+    Done,
+    NotStarted,
+    Outcome,
+    Overran,
+    RecordChunker,
+    WorkerLost,
+)
+from skills.skill.thread_chunker import ThreadChunker
+from skills.skill.worker_process import READY, chunk_safely, serve
+from skills.skill.worker_scoring import Bridge, ScoringCall
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from multiprocessing.connection import Connection
     from multiprocessing.context import ForkServerContext, ForkServerProcess
 
-    from chunking.scoring import Vector
     from skills.embedding.scoring import ScoringService
     from skills.skill.contract import InputRecord
     from skills.skill.settings import Settings, SettingsError
@@ -66,157 +69,44 @@ logger = logging.getLogger(__name__)
 
 PRELOAD = ("skills.skill.worker_warmup",)
 """Imported once by the forkserver, so every worker starts with chunking loaded and warm."""
+
+
 MINIMUM_START_SECONDS = 0.05
 """A record is not handed to a worker with less time than this left: it could only overrun."""
+
+
 STOP_GRACE_SECONDS = 5.0
 """How long a killed worker is waited for before its slot starts a replacement anyway."""
+
+
 WORKER_MEMORY_BYTES = 256 * 1024 * 1024
 """A worker holding more than this after a record (Python keeps a huge document's arenas)
 is replaced by a fresh fork (~75 MB) once its answer is sent."""
-LARGE_CHARACTERS = 200_000
-"""Records with more text than this are large: they may occupy every worker but one."""
-TINY_CHARACTERS = 10_000
-"""Records with at most this much text are tiny: they take milliseconds, so they go
-before the other small records queued (a one-record request does not wait behind a queue
-of whole batches; the others wait at most a few milliseconds per tiny record)."""
+
+
 ANSWER_GRACE_SECONDS = 0.5
 """How long past a record's deadline the request waits for its worker's verdict."""
+
+
 SCORER_LATE_GRACE_SECONDS = 0.25
 """How long past the deadline a worker whose scorer call went unanswered is given to
 fail its record in its own words (which name the scorer); within ANSWER_GRACE_SECONDS."""
-PR_SET_PDEATHSIG = 1
-"""Linux prctl option: a signal for the worker when its parent (the forkserver) dies."""
+
+
 LONG_RUNNING_SECONDS = 1.0
 """A record still being chunked after this long has run long: most records take
 milliseconds, so one this slow may well run to its deadline, and it no longer counts as
 capacity for small records."""
+
+
 WORKER_READY_SECONDS = 20.0
 """How long a new worker may take to say it is ready (a fork of the warm forkserver takes
 milliseconds; a script re-imported by each worker may take longer)."""
+
+
 START_FAILURES_BEFORE_THREADS = 2
 """Workers that failed to start in a row before chunking falls back to threads (the two
 first starts of the default two workers; a worker killed from outside restarts fine)."""
-SPARE_RETIRE_CHECK_SECONDS = 0.5
-"""How often an idle spare worker checks whether a regular worker is free again."""
-PARENT_CHECK_SECONDS = 0.25
-"""How often the forkserver checks that the app that started it is still alive."""
-_READY = "ready"
-"""A worker's first message: it has started and waits for records."""
-NO_ISOLATION_ADVICE = (
-    "chunk worker processes could not be started, so records are chunked in threads: "
-    "a record that overruns its deadline can no longer be stopped. Most likely the script "
-    'that builds the app has no `if __name__ == "__main__":` guard (each worker process '
-    "re-runs it); add the guard, or serve the app with `uvicorn function_app:api`, or set "
-    "CHUNK_WORKERS=0 to choose threads on purpose"
-)
-"""Health's warning and the log's, when chunking fell back to threads."""
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkerState:
-    """What /api/health reports about chunking."""
-
-    mode: str
-    """`processes` (killable workers) or `thread` (CHUNK_WORKERS=0: in the app's threads)."""
-    workers: int
-    busy: int
-    """Workers (or threads) chunking a record right now."""
-    cancelling: int
-    """Overrunning work being stopped: killed workers not yet replaced, or threads still
-    running past their deadline (those cannot be stopped)."""
-    recycled: int
-    """Workers killed since start because a record overran its deadline or a worker died."""
-    starting: int = 0
-    """Workers being started (the first start loads and warms the chunking code)."""
-    long_running: int = 0
-    """Workers (or threads) on a record that has run longer than LONG_RUNNING_SECONDS."""
-    spare: int = 0
-    """Spare workers started because every worker was on a record that ran long."""
-    warning: str | None = None
-    """Why chunking is not as configured (workers could not start), and what to do."""
-
-    @property
-    def degraded(self) -> bool:
-        """Work is being cancelled, or every worker is stuck on a record that ran long, so
-        the skill cannot serve at full strength."""
-        stuck = self.workers > 0 and self.long_running >= self.workers
-        return self.cancelling > 0 or stuck
-
-    @property
-    def status(self) -> str:
-        """`degraded`, `starting` or `ok`, as /api/health says it."""
-        if self.degraded:
-            return "degraded"
-        return "starting" if self.starting else "ok"
-
-    def as_json(self) -> dict[str, object]:
-        document: dict[str, object] = {
-            "mode": self.mode,
-            "workers": self.workers,
-            "busy": self.busy,
-            "cancelling": self.cancelling,
-            "recycled": self.recycled,
-            "starting": self.starting,
-            "long_running": self.long_running,
-            "spare": self.spare,
-        }
-        if self.warning is not None:
-            document["warning"] = self.warning
-        return document
-
-
-class RecordChunker(Protocol):
-    """Chunks a request's records, answering every one of them by `until`."""
-
-    async def chunk(
-        self,
-        records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
-        until: float,
-        scoring: ScoringService | None = None,
-    ) -> list[Outcome]:
-        """One outcome per record, in order, all by `until` (time.monotonic()).
-
-        `scoring` answers the scored strategies' calls (sentence embeddings, pair scores)
-        in the caller's event loop; without it they fail their record with a clear error."""
-        ...
-
-    def state(self) -> ChunkerState: ...
-
-    def close_now(self) -> None:
-        """Stop all work without waiting (for a host that ends the event loop first)."""
-        ...
-
-    async def aclose(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Done:
-    """The record was chunked (its output may still carry the record's own errors)."""
-
-    output: OutputRecord
-
-
-@dataclass(frozen=True, slots=True)
-class Overran:
-    """The record was still being chunked at the deadline; its work was stopped."""
-
-    scorer: str | None = None
-    """The scorer (`embedding`, `rerank`, `crossEncoder`) the record was waiting for when
-    the deadline came: the scorer took the time, not the record's size."""
-
-
-@dataclass(frozen=True, slots=True)
-class NotStarted:
-    """Every worker was busy with earlier records until the deadline."""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerLost:
-    """The worker died while chunking the record (out of memory, killed from outside)."""
-
-
-Outcome = Done | Overran | NotStarted | WorkerLost
 
 
 def build_chunker(workers: int) -> RecordChunker:
@@ -250,11 +140,11 @@ class ProcessChunker:
         scoring: ScoringService | None = None,
     ) -> list[Outcome]:
         futures: list[Future[Outcome]] = []
-        bridge = None if scoring is None else _Bridge(scoring, asyncio.get_running_loop())
+        bridge = None if scoring is None else Bridge(scoring, asyncio.get_running_loop())
         for record in records:
             future: Future[Outcome] = Future()
-            lane = _lane(record, settings if bridge is not None else None)
-            self._pool.board.put(_Job(record, settings, until, future, lane, bridge))
+            lane = lane_of(record, settings if bridge is not None else None)
+            self._pool.board.put(Job(record, settings, until, future, lane, bridge))
             futures.append(future)
         waiting = [asyncio.wrap_future(future) for future in futures]
         # A worker answers Overran itself at `until`; the grace covers the kill, and the
@@ -312,8 +202,8 @@ class _Pool:
         self.workers = workers
         self.memory_limit = memory_limit
         self.long_running_seconds = long_running_seconds
-        self.board = _Board()
-        self.counts = _Counts()
+        self.board = Board()
+        self.counts = Counts()
         self.changed = threading.Condition()
         self.slots: list[_Slot] = []
         self.threads: list[threading.Thread] = []
@@ -439,185 +329,6 @@ class _Pool:
             slot.kill()
 
 
-def text_length(record: InputRecord) -> int | None:
-    """Characters in the record's `text`, when it is a string (checked later, per record)."""
-    text = record.data.get("text") if isinstance(record.data, dict) else None
-    return len(text) if isinstance(text, str) else None
-
-
-def _lane(record: InputRecord, scoring: Settings | SettingsError | None = None) -> Lane:
-    """The record's lane; with `scoring` (the settings, when a scorer answers calls), a
-    record of a scored strategy is `scored` unless large: its worker may wait for the
-    scorer up to the deadline (a hung rerank endpoint), so spares never take it, and a
-    spare is always there for the records that need no scorer (issue 35)."""
-    length = text_length(record) or 0
-    if length > LARGE_CHARACTERS:
-        return "large"
-    if scoring is not None and _scored(record, scoring):
-        return "scored"
-    return "tiny" if length <= TINY_CHARACTERS else "small"
-
-
-def _scored(record: InputRecord, settings: Settings | SettingsError) -> bool:
-    """The record's strategy (its own, or the settings' default) calls a scorer."""
-    given = record.data.get("strategy") if isinstance(record.data, dict) else None
-    default = getattr(settings, "strategy", None)  # a SettingsError has none
-    return (given if isinstance(given, str) else default) in SCORED_STRATEGIES
-
-
-Lane = Literal["tiny", "small", "scored", "large"]
-LANES: tuple[Lane, ...] = ("tiny", "small", "scored", "large")
-"""The order in which a free worker looks at the lanes."""
-SMALL_ONLY_LANES: tuple[Lane, ...] = ("tiny", "small", "scored")
-"""The lanes of the worker kept for small records (it never takes a large one)."""
-SPARE_LANES: tuple[Lane, ...] = ("tiny", "small")
-"""The lanes of a spare: it exists because every worker runs long, so it takes only
-records that need no scorer (a hung scorer would hold it too)."""
-
-
-class _Board:
-    """Queued records by lane (tiny, small, large), handed out in arrival order within each."""
-
-    def __init__(self) -> None:
-        self.ready = threading.Condition()
-        self.lanes: dict[Lane, deque[_Job]] = {lane: deque() for lane in LANES}
-        self.closed = False
-
-    def put(self, job: _Job) -> None:
-        with self.ready:
-            self.lanes[job.lane].append(job)
-            self.ready.notify_all()
-
-    def take(self, lanes: Sequence[Lane], retire: Callable[[], bool] | None = None) -> _Job | None:
-        """The next job of `lanes` (in their order; tiny ones first),
-        waiting for one; None once closed, or once `retire()` says so while none waits."""
-        with self.ready:
-            while not self.closed:
-                for lane in lanes:
-                    if self.lanes[lane]:
-                        return self.lanes[lane].popleft()
-                if retire is not None and retire():
-                    return None
-                self.ready.wait(None if retire is None else SPARE_RETIRE_CHECK_SECONDS)
-            return None
-
-    def wake(self) -> None:
-        with self.ready:
-            self.ready.notify_all()
-
-    def close(self) -> None:
-        with self.ready:
-            self.closed = True
-            self.ready.notify_all()
-
-
-@dataclass(frozen=True, slots=True)
-class _Job:
-    record: InputRecord
-    settings: Settings | SettingsError
-    until: float
-    future: Future[Outcome]
-    lane: Lane
-    bridge: _Bridge | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Bridge:
-    """Answers a worker's scoring calls with the app's ScoringService, in the app's loop."""
-
-    service: ScoringService
-    loop: asyncio.AbstractEventLoop
-
-    def answer(self, call: _ScoringCall, until: float) -> _ScoringAnswer:
-        """The answer to one call, never later than `until`; failures are answers too."""
-        scoring = blocking_scoring(self.service, self.loop, until, grace=0.0)
-        try:
-            result = scoring.embed(call.texts) if call.pairs is None else scoring.pairs(call.pairs)
-        except ScoringError as error:
-            return _ScoringAnswer(error=str(error))
-        except Exception:  # a bug in a scorer fails only its record
-            logger.exception("a scoring call failed")
-            return _ScoringAnswer(error="internal error while scoring; the logs have the details")
-        return _ScoringAnswer(result=list(result))
-
-
-@dataclass(frozen=True, slots=True)
-class _ScoringCall:
-    """What a worker asks the app: embeddings of `texts`, or scores of `pairs`."""
-
-    texts: tuple[str, ...] = ()
-    pairs: tuple[tuple[str, str], ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _ScoringAnswer:
-    result: list[Any] | None = None
-    error: str | None = None
-
-
-def _worker_scoring(connection: Connection, pair_source: str) -> Scoring:
-    """A worker's `Scoring`: each call goes to the app over the pipe and waits for it."""
-
-    def ask(call: _ScoringCall) -> list[Any]:
-        connection.send(call)
-        answer: _ScoringAnswer = connection.recv()
-        if answer.error is not None or answer.result is None:
-            raise ScoringError(answer.error or "the scorer gave no answer")
-        return answer.result
-
-    def embed(texts: Sequence[str], /) -> Sequence[Vector]:
-        return ask(_ScoringCall(texts=tuple(texts)))
-
-    def pairs(pairs: Sequence[tuple[str, str]], /) -> Sequence[float]:
-        return ask(_ScoringCall(pairs=tuple(pairs)))
-
-    return Scoring(embed=embed, pairs=pairs, pair_source=pair_source)
-
-
-class _Counts:
-    """Busy, cancelling and recycled counts, shared by the slots' threads."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.busy = 0
-        self.cancelling = 0
-        self.recycled = 0
-        self.starting = 0
-        self.long_running = 0
-        self.spare = 0
-
-    def add(
-        self,
-        *,
-        busy: int = 0,
-        cancelling: int = 0,
-        recycled: int = 0,
-        starting: int = 0,
-        long_running: int = 0,
-        spare: int = 0,
-    ) -> None:
-        with self.lock:
-            self.busy += busy
-            self.cancelling += cancelling
-            self.recycled += recycled
-            self.starting += starting
-            self.long_running += long_running
-            self.spare += spare
-
-    def state(self, mode: str, workers: int) -> ChunkerState:
-        with self.lock:
-            return ChunkerState(
-                mode,
-                workers,
-                self.busy,
-                self.cancelling,
-                self.recycled,
-                self.starting,
-                self.long_running,
-                self.spare,
-            )
-
-
 class WorkerStartError(Exception):
     """A worker process exited or stayed silent before it was ready for records."""
 
@@ -674,7 +385,7 @@ class _Slot:
         if self.spare:
             self.pool.retired(self)
 
-    def _run(self, job: _Job) -> Outcome:
+    def _run(self, job: Job) -> Outcome:
         if self.connection is None and self.pool.fallback is None:
             self._start_or_count()  # its start failed, or the last one was killed
         if self.connection is None:
@@ -698,7 +409,7 @@ class _Slot:
                     self._replace()
                     return Overran(late)
                 message = self.connection.recv()
-                if not isinstance(message, _ScoringCall):
+                if not isinstance(message, ScoringCall):
                     break
                 # Only a job with a bridge gets a worker Scoring, so only it can ask.
                 assert job.bridge is not None
@@ -718,13 +429,13 @@ class _Slot:
             logging.getLogger(entry.name).handle(entry)
         return Done(output)
 
-    def _run_in_thread(self, job: _Job) -> Outcome:
+    def _run_in_thread(self, job: Job) -> Outcome:
         """Chunk in this slot's thread (no worker can start): it cannot be stopped, but the
         request still answers at its deadline, and health says so while it runs long."""
         scoring = None
         if job.bridge is not None:
             scoring = blocking_scoring(job.bridge.service, job.bridge.loop, job.until)
-        return Done(_chunk_safely(job.record, job.settings, scoring))
+        return Done(chunk_safely(job.record, job.settings, scoring))
 
     def _start_or_count(self) -> None:
         """Start a worker; a failure is logged and counted (enough of them: threads)."""
@@ -744,12 +455,12 @@ class _Slot:
         try:
             receiving, sending = self.pool.context.Pipe()
             process = self.pool.context.Process(
-                target=_serve, args=(sending,), name="chunk-worker", daemon=True
+                target=serve, args=(sending,), name="chunk-worker", daemon=True
             )
             process.start()  # returns once the forkserver (warm) has forked the worker
             sending.close()
             try:
-                ready = receiving.poll(WORKER_READY_SECONDS) and receiving.recv() == _READY
+                ready = receiving.poll(WORKER_READY_SECONDS) and receiving.recv() == READY
             except (EOFError, OSError):
                 ready = False
             if not ready:
@@ -792,194 +503,3 @@ class _Slot:
             process.join(STOP_GRACE_SECONDS)
         if connection is not None:
             connection.close()
-
-
-class ThreadChunker:
-    """Chunks in the app's threads (CHUNK_WORKERS=0): no processes, but no way to stop a
-    record either; for hosts that forbid child processes, and for debugging."""
-
-    def __init__(self) -> None:
-        self._counts = _Counts()
-
-    async def chunk(
-        self,
-        records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
-        until: float,
-        scoring: ScoringService | None = None,
-    ) -> list[Outcome]:
-        if not records:
-            return []
-        loop = asyncio.get_running_loop()
-        blocking = None if scoring is None else blocking_scoring(scoring, loop, until)
-        run = _ThreadRun(records, settings, self._counts, blocking)
-        worker = asyncio.get_running_loop().run_in_executor(None, run.run)
-        await asyncio.wait({worker}, timeout=max(until - time.monotonic(), 0.0))
-        run.stop.set()
-        outcomes: list[Outcome] = [Done(output) for output in list(run.outputs)]
-        if len(outcomes) < len(records):
-            if run.started:
-                # It cannot be stopped: health says degraded until it ends by itself.
-                self._counts.add(cancelling=1)
-                worker.add_done_callback(lambda _: self._counts.add(cancelling=-1))
-                outcomes.append(Overran(run.waiting))
-            outcomes += [NotStarted()] * (len(records) - len(outcomes))
-        return outcomes
-
-    def state(self) -> ChunkerState:
-        return self._counts.state("thread", 0)
-
-    def close_now(self) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
-
-
-class _ThreadRun:
-    """Chunks records in order on one thread until done or told to stop."""
-
-    __slots__ = (
-        "counts",
-        "outputs",
-        "records",
-        "scoring",
-        "settings",
-        "started",
-        "stop",
-        "waiting",
-    )
-
-    def __init__(
-        self,
-        records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
-        counts: _Counts,
-        scoring: Scoring | None = None,
-    ) -> None:
-        self.records = records
-        self.scoring = None if scoring is None else self._watched(scoring)
-        self.waiting: str | None = None
-        """The scorer a call is waiting for now (the record's deadline may pass in it)."""
-        self.settings = settings
-        self.counts = counts
-        self.outputs: list[OutputRecord] = []
-        """Answers so far, in request order; only the worker appends (atomic under the GIL)."""
-        self.started = False
-        self.stop = threading.Event()
-
-    def _watched(self, scoring: Scoring) -> Scoring:
-        """`scoring`, noting in `waiting` which scorer a call waits for."""
-
-        def embed(texts: Sequence[str], /) -> Sequence[Vector]:
-            self.waiting = "embedding"
-            try:
-                return scoring.embed(texts)
-            finally:
-                self.waiting = None
-
-        def pairs(batch: Sequence[tuple[str, str]], /) -> Sequence[float]:
-            self.waiting = scoring.pair_source
-            try:
-                return scoring.pairs(batch)
-            finally:
-                self.waiting = None
-
-        return Scoring(embed=embed, pairs=pairs, pair_source=scoring.pair_source)
-
-    def run(self) -> None:
-        self.started = True
-        self.counts.add(busy=1)
-        try:
-            for record in self.records:
-                if self.stop.is_set():
-                    return
-                self.outputs.append(_chunk_safely(record, self.settings, self.scoring))
-        finally:
-            self.counts.add(busy=-1)
-
-
-def _chunk_safely(
-    record: InputRecord, settings: Settings | SettingsError, scoring: Scoring | None = None
-) -> OutputRecord:
-    try:
-        return chunk_record(record, settings, scoring)
-    except Exception:  # a bug outside chunking still stays in its record
-        logger.exception("answering record %r failed", record.record_id)
-        return failed_record(
-            record.record_id,
-            "internal error while answering this record; the function's logs have the details",
-        )
-
-
-def _serve(connection: Connection) -> None:
-    """A worker process: chunk each record it is sent, until the app closes the pipe."""
-    _die_with_parent()
-    connection.send(_READY)
-    collected = _Collector()
-    root = logging.getLogger()
-    root.addHandler(collected)
-    root.setLevel(logging.INFO)
-    while True:
-        try:
-            record, settings, pair_source = connection.recv()
-        except (EOFError, OSError):
-            return  # the app is gone, or replaced this worker
-        scoring = None if pair_source is None else _worker_scoring(connection, pair_source)
-        # An answer too big to send is refused here, so it never crosses to the app.
-        output = refused_alone(_chunk_safely(record, settings, scoring), settings)
-        connection.send((output, collected.drain(), _resident_bytes()))
-
-
-def _resident_bytes() -> int:
-    """This process's resident memory (Linux; 0 elsewhere, so it is never refreshed)."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0
-    return pages * os.sysconf("SC_PAGE_SIZE")
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when the forkserver (and so the app) is gone, even in
-    the middle of a record; elsewhere the closed pipe ends the worker after its record."""
-    if sys.platform != "linux":
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
-
-
-def exit_with_parent() -> None:
-    """Exit this process (the forkserver) once the app that started it is gone, even if
-    the app was SIGKILLed; its workers then die too (they asked for PR_SET_PDEATHSIG).
-
-    The forkserver's own check (its pipe from the app reaching end of file) did not fire
-    when the app was SIGKILLed, so a thread watches the parent's process id instead."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_SECONDS)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-class _Collector(logging.Handler):
-    """Keeps a worker's log records to send back with the record's answer, so they reach
-    the app's own handlers (the Functions host collects logs from the app process only)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.entries: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        # Pickle-safe: the message rendered and the traceback as text, as QueueHandler does.
-        message = self.format(record)
-        record.msg, record.args, record.exc_info, record.exc_text = message, None, None, None
-        self.entries.append(record)
-
-    def drain(self) -> list[logging.LogRecord]:
-        entries, self.entries = self.entries, []
-        return entries

@@ -18,6 +18,7 @@ from chunking.chunk_ids import (
 )
 from chunking.plan.binary_params import BinarySplit
 from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.strategies import PARAMETER_TYPES
 from chunking.plan.words_params import WordScope, WordWindows
 
 TEXT = "# Title\n\nOne paragraph here. Two sentences.\n\n## Part\n\nMore text in a part.\n"
@@ -37,7 +38,7 @@ IDS_BEFORE = {
         ["839b8373f38782562b8df89ade78424d"],
     ),
     "words": (
-        ChunkOptions(strategy="words", words=WordWindows(6, 1, WordScope.DOCUMENT)),
+        ChunkOptions(strategy="words", parameters=WordWindows(6, 1, WordScope.DOCUMENT)),
         [
             "db562a68f7aabf2f16971edb4d37ec6c",
             "bef62517252e3340e25740787b4b3c3b",
@@ -56,8 +57,8 @@ def test_ids_are_the_ids_repr_made(name: str) -> None:
 
 
 def test_the_form_of_the_scored_strategies_is_the_one_repr_made() -> None:
-    semantic = ChunkOptions(strategy="semantic", semantic=SemanticBreaks(90.0, 1, 0.5))
-    binary = ChunkOptions(strategy="binary", binary=BinarySplit("rerank", 8))
+    semantic = ChunkOptions(strategy="semantic", parameters=SemanticBreaks(90.0, 1, 0.5))
+    binary = ChunkOptions(strategy="binary", parameters=BinarySplit("rerank", 8))
     assert cut_identity(semantic) == (
         f"{TOKENS}'semantic')SemanticBreaks(percentile=90.0, window=1, min_fill=0.5)"
     )
@@ -65,16 +66,16 @@ def test_the_form_of_the_scored_strategies_is_the_one_repr_made() -> None:
 
 
 def test_every_option_is_declared_as_deciding_cuts_or_not() -> None:
-    own = {field for field, _, _ in STRATEGY_FIELDS.values()}
-    declared = [*CUT_FIELDS, *own, *SWITCH_FIELDS, *NOT_CUTTING]
+    declared = [*CUT_FIELDS, "parameters", *SWITCH_FIELDS, *NOT_CUTTING]
     assert len(declared) == len(set(declared))
     assert {f.name for f in dataclasses.fields(ChunkOptions)} == set(declared)
     defaults = ChunkOptions()
     assert {name: getattr(defaults, name) for name in SWITCH_FIELDS} == SWITCH_FIELDS
     assert tuple(f.name for f in dataclasses.fields(Limits)) == LIMITS_FIELDS
-    for field, _, names in STRATEGY_FIELDS.values():
-        parameters = getattr(ChunkOptions(), field)
-        assert tuple(f.name for f in dataclasses.fields(parameters)) == names, field
+    for strategy, (label, names) in STRATEGY_FIELDS.items():
+        parameters = PARAMETER_TYPES[strategy]
+        assert parameters.__name__ == label
+        assert tuple(f.name for f in dataclasses.fields(parameters)) == names, strategy
 
 
 def test_an_option_that_decides_no_cut_changes_no_id() -> None:

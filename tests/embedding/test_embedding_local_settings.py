@@ -23,8 +23,8 @@ from skills.embedding.settings import (
     EmbeddingSettings,
     load_embedding_settings,
 )
-from skills.skill.contract import OutputRecord
 from skills.skill.embed_records import ChunkText, attach_embeddings
+from skills.skill.records import OutputRecord
 from tests.skill.typed_chunks import a_chunk
 
 if TYPE_CHECKING:

@@ -215,7 +215,7 @@ def test_the_settings_build_it_and_the_binary_strategy_splits_where_it_scores_lo
         limits=Limits(Unit.CHARACTERS, 500, 0),
         title_prefix=False,
         strategy="binary",
-        binary=BinarySplit(scorer="crossEncoder", candidates=64),
+        parameters=BinarySplit(scorer="crossEncoder", candidates=64),
     )
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)

@@ -138,7 +138,7 @@ def test_the_binary_strategy_splits_with_the_rerank_scorer(stub: RerankStub) -> 
         limits=Limits(Unit.CHARACTERS, 700, 0),
         title_prefix=False,
         strategy="binary",
-        binary=BinarySplit(scorer="rerank", candidates=64),
+        parameters=BinarySplit(scorer="rerank", candidates=64),
     )
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)

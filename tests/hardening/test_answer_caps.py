@@ -23,18 +23,20 @@ from skills.skill.answer_caps import (
     vector_bytes,
 )
 from skills.skill.chunk_records import chunk_record
+from skills.skill.chunker_state import Done
 from skills.skill.contract import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     InputRecord,
-    OutputRecord,
     render_record,
     render_response,
 )
+from skills.skill.records import OutputRecord
 from skills.skill.render import record_data
 from skills.skill.service import answer_chunk_request, text_slices
 from skills.skill.settings import Settings
-from skills.skill.workers import Done, ProcessChunker, ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
+from skills.skill.workers import ProcessChunker
 from tests.conftest import GUIDE, LiveServers, good_record_data, skill_body
 from tests.skill.typed_chunks import a_chunk
 
@@ -145,7 +147,7 @@ def test_the_words_strategy_stops_planning_past_the_cap() -> None:
     record = InputRecord("1", {"text": WORDS, "strategy": "words", "wordsPerChunk": 1})
     (message,) = chunk_record(record, settings).errors
     assert message.startswith("not chunked: the text makes more than 40 chunks, and a record")
-    options = ChunkOptions(strategy="words", words=WordWindows(1, 0), max_chunks=40)
+    options = ChunkOptions(strategy="words", parameters=WordWindows(1, 0), max_chunks=40)
     with pytest.raises(TooManyChunks):
         chunk_document(WORDS, options=options, format="text")
 

@@ -29,7 +29,7 @@ from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
 from skills.skill.service import answer_chunk_request, chunk_within_deadline
 from skills.skill.settings import Settings
-from skills.skill.workers import ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
 from testing.leaks import exception_names, leaks
 from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import ExplodingEmbedder, skill_body

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from skills.embedding.settings import EmbeddingSettings, PairScorerSettings
+from skills.skill.chunker_state import Overran
 from skills.skill.contract import InputRecord
 from skills.skill.service import _unfinished
 from skills.skill.settings import Settings
-from skills.skill.workers import Overran
 from testing.openai_stub import OpenAIStub, Reply
 from testing.rerank_stub import Fault, RerankStub
 from tests.conftest import skill_body

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from skills.skill.app import build_app
-from skills.skill.contract import InputRecord, failed_record
+from skills.skill.contract import InputRecord
 from skills.skill.memory_budget import (
     ANSWER_HELD,
     MemoryBudget,
@@ -29,6 +29,7 @@ from skills.skill.memory_budget import (
     record_cost,
     upper_cost,
 )
+from skills.skill.records import failed_record
 from skills.skill.settings import (
     DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_MEMORY_BUDGET_BYTES,

@@ -27,12 +27,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("chunking",),
     ("skills", "skills.embedding"),
     ("skills.skill", "skills.commands", "skills.api", "skills.parameters", "skills.chunk_schema"),
-    ("skills.search", "skills.__main__", "skills.console"),
+    ("skills.search", "skills.__main__"),
     ("infra", "function_app"),
 )
 """The layers, lowest first, by module prefix (the longest prefix decides). `skills` alone
-is the package's `__init__` (its version). `skills.__main__` and `skills.console` start
-`python -m skills` and the console scripts, `push` among them, so they sit with search."""
+is the package's `__init__` (its version). `skills.__main__` starts
+`python -m skills` and its console script, `push` among them, so it sits with search."""
 
 EVALUATION_MAY_IMPORT = (
     "chunking",
@@ -92,8 +92,13 @@ def _is_module(name: str) -> bool:
 
 
 def _imports(path: Path) -> list[Import]:
+    return _imports_of_file(path, module_name(path), path.relative_to(ROOT).as_posix())
+
+
+def _imports_of_file(path: Path, module: str, rel: str | None = None) -> list[Import]:
+    """Every import of ours in `path`, the module `module` (at `rel` in the repository)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    package = module_name(path)
+    package = module
     if path.name != "__init__.py":
         package = package.rpartition(".")[0]
     found: list[Import] = []
@@ -114,14 +119,35 @@ def _imports(path: Path) -> list[Import]:
                 for alias in child.names:
                     full = f"{base}.{alias.name}"
                     names.append(full if _is_module(full) else base)
+            dynamic = _dynamic_import(child)
+            if dynamic is not None:
+                names.append(dynamic)
             for name in dict.fromkeys(names):
-                if isinstance(child, ast.stmt) and name.split(".", 1)[0] in OURS:
-                    rel = path.relative_to(ROOT).as_posix()
-                    found.append(Import(rel, child.lineno, name, function))
+                if isinstance(child, ast.stmt | ast.Call) and name.split(".", 1)[0] in OURS:
+                    found.append(Import(rel or path.name, child.lineno, name, function))
             visit(child, inside)
 
     visit(tree, function=0)
     return found
+
+
+def _dynamic_import(node: ast.AST) -> str | None:
+    """The module `importlib.import_module("a.b")` (or `import_module`, `__import__`) names
+    with a literal, or None: a module imported by name is imported all the same."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    function = node.func
+    name = (
+        function.attr
+        if isinstance(function, ast.Attribute)
+        else function.id
+        if isinstance(function, ast.Name)
+        else ""
+    )
+    first = node.args[0]
+    if name in {"import_module", "__import__"} and isinstance(first, ast.Constant):
+        return first.value if isinstance(first.value, str) else None
+    return None
 
 
 def checked_files() -> list[Path]:
@@ -147,8 +173,29 @@ def _under(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
+def allowed_for(source: str) -> str:
+    """What `source` may import, as the rule allows it: its own layer and those below."""
+    top = source.split(".", 1)[0]
+    if top in {"bench", "testing"}:
+        return "anything of ours but tests"
+    if top == "evaluation":
+        return ", ".join(EVALUATION_MAY_IMPORT)
+    own = _layer(source)
+    if own is None:
+        return "nothing until it has a layer in LAYERS"
+    return ", ".join(prefix for layer in LAYERS[: own + 1] for prefix in layer)
+
+
 def broken_rule(source: str, imported: str) -> str | None:
-    """The rule `source` breaks by importing `imported`, or None."""
+    """The rule `source` breaks by importing `imported`, or None; the message lists what
+    `source` may import."""
+    rule = _broken_rule(source, imported)
+    if rule is None:
+        return None
+    return f"{rule}; {source} may import: {allowed_for(source)}"
+
+
+def _broken_rule(source: str, imported: str) -> str | None:
     top = source.split(".", 1)[0]
     target = imported.split(".", 1)[0]
     if target == "tests":
@@ -268,15 +315,23 @@ def _with_packages(module: str, top: str) -> list[str]:
     return [".".join(parts[:end]) for end in range(len(top.split(".")) + 1, len(parts) + 1)]
 
 
-def import_graph(top: str) -> dict[str, set[str]]:
-    """Each module of package `top` -> the modules of `top` it runs on import."""
+def import_graph(top: str, *, type_only: bool = False) -> dict[str, set[str]]:
+    """Each module of package `top` -> the modules of `top` it runs on import (with
+    `type_only`, those it names for type checking too)."""
     graph: dict[str, set[str]] = {}
-    for path in sorted((ROOT / top).rglob("*.py")):
+    for path in sorted((ROOT / top.replace(".", "/")).rglob("*.py")):
         source = module_name(path)
         targets = graph.setdefault(source, set())
-        for module in _runtime_imports(path):
+        found = {one.module for one in _imports(path)} if type_only else _runtime_imports(path)
+        for module in found:
             if _under(module, (top,)):
-                targets.update(name for name in _with_packages(module, top) if name != source)
+                # The packages holding `source` are imported before it runs: importing a
+                # sibling does not run their `__init__` again.
+                targets.update(
+                    name
+                    for name in _with_packages(module, top)
+                    if name != source and not _under(source, (name,))
+                )
     return graph
 
 
@@ -314,6 +369,59 @@ def test_chunking_has_no_import_cycle() -> None:
     chain, a package's `__init__` included): a strategy's parameters sit beside it in a
     module the options can import (`chunking/plan/*_params.py`)."""
     assert cycles(import_graph("chunking")) == []
+
+
+def test_skills_has_no_import_cycle() -> None:
+    """No module of `skills` imports, at run time, one that imports it back."""
+    assert cycles(import_graph("skills")) == []
+
+
+def test_the_skill_has_no_cycle_even_for_type_checking() -> None:
+    """The skill's records, contract and renderer name each other in one direction only:
+    `OutputRecord` sits with the other typed answers (`records.py`), below both."""
+    assert cycles(import_graph("skills.skill", type_only=True)) == []
+
+
+def test_the_checks_fail_on_a_cycle_in_skills_and_a_dynamic_import(tmp_path: Path) -> None:
+    """A cycle among modules of `skills` is found as one in `chunking` is, and a module
+    imported by name (`importlib.import_module`) breaks the rule as an import does, the
+    message listing what the importer may import."""
+    graph = {
+        "skills.skill.contract": {"skills.skill.render"},
+        "skills.skill.render": {"skills.skill.records"},
+        "skills.skill.records": {"skills.skill.contract"},
+    }
+    assert cycles(graph) == [
+        ["skills.skill.contract", "skills.skill.records", "skills.skill.render"]
+    ]
+    # A module's own packages are imported before it: a sibling's import is no cycle.
+    page = import_graph("skills")["skills.commands.chunk_map.page"]
+    assert "skills.commands.chunk_map.build" in page
+    assert "skills.commands.chunk_map" not in page
+    module = tmp_path / "lazy.py"
+    module.write_text(
+        "import importlib\n"
+        "from importlib import import_module\n"
+        "def load():\n"
+        "    importlib.import_module('skills.search.push')  # the push path only\n"
+        "    return import_module('infra.deploy')\n",
+        encoding="utf-8",
+    )
+    found = [
+        (one.line, one.module, one.function)
+        for one in _imports_of_file(module, "skills.skill.lazy")
+    ]
+    assert found == [(4, "skills.search.push", 3), (5, "infra.deploy", 3)]
+    rule = broken_rule("skills.skill.lazy", "skills.search.push")
+    assert rule is not None
+    assert rule.endswith(
+        "skills.skill.lazy may import: chunking, skills, skills.embedding, skills.skill, "
+        "skills.commands, skills.api, skills.parameters, skills.chunk_schema"
+    )
+    assert broken_rule("evaluation.run", "bench.corpus_audit") == (
+        "evaluation imports only chunking, skills.embedding and the chunk map; evaluation.run "
+        f"may import: {', '.join(EVALUATION_MAY_IMPORT)}"
+    )
 
 
 def test_cycle_check_sees_package_inits_and_skips_type_checking() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from chunking import ChunkOptions
 from chunking.options import OptionError
-from chunking.plan.strategies import STRATEGY_PARAMETERS
+from chunking.plan.strategies import PARAMETER_TYPES, STRATEGY_PARAMETERS
 from infra.deploy import add_chunk_flags
 from skills.commands.cli import OPTION_FLAGS, add_chunk_arguments, chunk_options
 from skills.embedding.scoring import ScoringService
@@ -31,7 +31,7 @@ from skills.skill import record_inputs
 from skills.skill.app import build_app
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import ALL_ENV_NAMES, SettingsError, describe_settings, load_settings
-from skills.skill.workers import ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
 from testing.rerank_stub import RerankStub
 from tests.search.test_infra_definitions import problems_of, wire
 from tests.skill.test_skill_scoring import TopicEmbedder
@@ -71,7 +71,12 @@ def test_each_option_names_a_chunk_options_field() -> None:
     for row in PARAMETERS:
         if row.option is not None:
             value: Any = options
-            for part in row.option.split("."):
+            parts = row.option.split(".")
+            if row.strategy is not None:
+                # A strategy's row: its strategy, and the field of `ChunkOptions.parameters`.
+                assert parts[0] == row.strategy
+                value, parts = PARAMETER_TYPES[row.strategy](), parts[1:]
+            for part in parts:
                 value = getattr(value, part)  # AttributeError names a row that drifted
 
 

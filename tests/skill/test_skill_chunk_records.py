@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from chunking import Unit
 from skills.skill.chunk_records import chunk_record, measure_positions
-from skills.skill.contract import InputRecord, OutputRecord
-from skills.skill.records import Measure
+from skills.skill.contract import InputRecord
+from skills.skill.records import Measure, OutputRecord
 from skills.skill.render import record_data
 from skills.skill.settings import Settings, SettingsError
 

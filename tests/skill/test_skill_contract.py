@@ -10,13 +10,12 @@ import pytest
 from skills.embedding.values import HugeNumber
 from skills.skill.contract import (
     InputRecord,
-    OutputRecord,
     RequestError,
-    failed_record,
     parse_request,
     render_error,
     render_response,
 )
+from skills.skill.records import OutputRecord, failed_record
 from tests.skill.typed_chunks import a_chunk
 
 

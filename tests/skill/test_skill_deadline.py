@@ -20,26 +20,20 @@ import httpx
 import pytest
 
 from skills.skill.app import build_app
+from skills.skill.chunker_state import ChunkerState, Done, NotStarted, Overran, WorkerLost
 from skills.skill.contract import InputRecord
 from skills.skill.settings import Settings
-from skills.skill.workers import (
-    ChunkerState,
-    Done,
-    NotStarted,
-    Overran,
-    ProcessChunker,
-    ThreadChunker,
-    WorkerLost,
-)
+from skills.skill.thread_chunker import ThreadChunker
+from skills.skill.workers import ProcessChunker
 from tests.conftest import GUIDE, LiveServers, skill_body
 from tests.servers import uvicorn_subprocess
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from skills.skill.contract import OutputRecord
+    from skills.skill.chunker_state import Outcome
+    from skills.skill.records import OutputRecord
     from skills.skill.settings import SettingsError
-    from skills.skill.workers import Outcome
 
 LATE_SECONDS = 1.5
 """Allowance past the deadline for the kill, rendering and the loop's turn (bounds waits;

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from chunking import Unit
 from skills.skill.chunk_records import chunk_record, heading_levels
-from skills.skill.contract import InputRecord, OutputRecord
+from skills.skill.contract import InputRecord
 from skills.skill.render import record_data
 from skills.skill.settings import Settings, SettingsError, load_settings
 from tests.conftest import function_app_with, skill_body
@@ -20,6 +20,7 @@ from tests.conftest import function_app_with, skill_body
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from skills.skill.records import OutputRecord
     from tests.conftest import FunctionCaller
 
 CHARACTERS = Settings(unit=Unit.CHARACTERS, maximum_page_length=300, page_overlap_length=0)

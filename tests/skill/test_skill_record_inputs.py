@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chunking import SplitMode, Unit, WordScope, WordWindows
+from chunking.plan.binary_params import BinarySplit
 from skills.embedding.values import HugeNumber
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
@@ -273,11 +274,13 @@ def test_strategy_words_and_its_inputs_reach_the_options() -> None:
         {"text": "x", "strategy": "Words", "wordsPerChunk": "10", "wordOverlap": 2}
     ).options
     assert options.strategy == "words"
-    assert options.words == WordWindows(10, 2)
+    assert options.parameters == WordWindows(10, 2)
     scoped = read({"text": "x", "strategy": "words", "wordScope": "document"}).options
-    assert scoped.words.scope is WordScope.DOCUMENT
-    from_settings = read({"text": "x"}, Settings(strategy="words", words=WordWindows(30, 5)))
-    assert (from_settings.options.strategy, from_settings.options.words) == (
+    assert scoped.parameters == WordWindows(scope=WordScope.DOCUMENT)
+    from_settings = read(
+        {"text": "x"}, Settings(strategy="words", strategy_parameters={"words": WordWindows(30, 5)})
+    )
+    assert (from_settings.options.strategy, from_settings.options.parameters) == (
         "words",
         WordWindows(30, 5),
     )
@@ -355,8 +358,8 @@ def test_the_binary_strategy_reads_its_scorer_and_candidates() -> None:
         {"text": "x", "strategy": "binary", "binaryScorer": "Rerank", "binaryCandidates": "8"}
     )
     assert inputs.options.strategy == "binary"
-    assert (inputs.options.binary.scorer, inputs.options.binary.candidates) == ("rerank", 8)
-    assert read({"text": "x", "strategy": "binary"}).options.binary.scorer == "embeddings"
+    assert inputs.options.parameters == BinarySplit("rerank", 8)
+    assert read({"text": "x", "strategy": "binary"}).options.parameters == BinarySplit()
 
 
 # --- issue 28: huge numbers, hosts with spaces, a no-op overlap ------------------------------
@@ -403,10 +406,10 @@ def test_a_url_with_an_ordinary_host_is_kept() -> None:
 
 def test_words_per_chunk_alone_gets_an_overlap_under_half() -> None:
     """The default 40-word overlap does not fit 50-word windows: a fifth of them does."""
-    assert read({"text": "x", "strategy": "words", "wordsPerChunk": 50}).options.words == (
+    assert read({"text": "x", "strategy": "words", "wordsPerChunk": 50}).options.parameters == (
         WordWindows(50, 10)
     )
-    assert read({"text": "x", "strategy": "words", "wordsPerChunk": 81}).options.words == (
+    assert read({"text": "x", "strategy": "words", "wordsPerChunk": 81}).options.parameters == (
         WordWindows(81, 40)
     )
 

@@ -14,21 +14,22 @@ from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
 from skills.embedding.scoring import ScoringService
 from skills.skill.answer_caps import AnswerCap
 from skills.skill.chunk_records import chunk_record
+from skills.skill.chunker_state import Done
 from skills.skill.contract import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     InputRecord,
-    OutputRecord,
     Rendered,
     render_record,
     render_response,
 )
 from skills.skill.embed_records import attach_embeddings, texts_to_embed
-from skills.skill.records import ChunkRecord
+from skills.skill.records import ChunkRecord, OutputRecord
 from skills.skill.render import chunk_json, record_data
 from skills.skill.service import chunk_and_cap
 from skills.skill.settings import Settings
-from skills.skill.workers import Done, ProcessChunker, ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
+from skills.skill.workers import ProcessChunker
 from tests.conftest import GUIDE
 
 DOCUMENT = "\n\n".join(GUIDE.format(n=n) for n in range(6))

@@ -26,7 +26,8 @@ from skills.embedding.scoring import ScoringService
 from skills.skill.app import build_app
 from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings, load_settings
-from skills.skill.workers import ProcessChunker, ThreadChunker
+from skills.skill.thread_chunker import ThreadChunker
+from skills.skill.workers import ProcessChunker
 from testing.rerank_stub import RerankStub
 
 if TYPE_CHECKING:

@@ -109,9 +109,11 @@ def test_every_app_setting_is_read() -> None:
     assert settings.section_packing is SectionPacking.PACKED
     assert settings.strip_markup is True
     assert settings.strategy == "structure"
-    assert settings.words == WordWindows(100, 10, WordScope.DOCUMENT)
-    assert settings.semantic == SemanticBreaks(percentile=90.0, window=3, min_fill=0.5)
-    assert settings.binary == BinarySplit(scorer="rerank", candidates=8)
+    assert settings.parameters_of("words") == WordWindows(100, 10, WordScope.DOCUMENT)
+    assert settings.parameters_of("semantic") == SemanticBreaks(
+        percentile=90.0, window=3, min_fill=0.5
+    )
+    assert settings.parameters_of("binary") == BinarySplit(scorer="rerank", candidates=8)
     assert settings.max_request_bytes == 1000
     assert (settings.max_response_bytes, settings.max_chunks_per_record) == (2000, 50)
     assert (settings.deadline_seconds, settings.transfer_deadline_seconds) == (12.5, 7.5)
@@ -317,7 +319,9 @@ def test_embedding_settings_that_can_work_are_accepted(environ: dict[str, str]) 
 def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
     settings = load_settings({"CHUNK_STRATEGY": "words", "CHUNK_WORDS_PER_CHUNK": "50"})
     assert settings.strategy == "words"
-    assert settings.words == WordWindows(50, 10)  # a fifth: the default 40 is over half
+    assert settings.parameters_of("words") == WordWindows(
+        50, 10
+    )  # a fifth: the default 40 is over half
     with pytest.raises(SettingsError) as raised:
         load_settings(
             {
@@ -337,6 +341,7 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
     for strategy in ("words", "semantic", "binary"):
         with pytest.raises(
             SettingsError,
-            match=f"CHUNK_TEXT_SPLIT_MODE sentences does not apply to CHUNK_STRATEGY {strategy}",
+            match=f"textSplitMode sentences does not apply to strategy '{strategy}' .*"
+            r"\(from app settings CHUNK_TEXT_SPLIT_MODE, CHUNK_STRATEGY\)",
         ):
             load_settings({"CHUNK_STRATEGY": strategy, "CHUNK_TEXT_SPLIT_MODE": "sentences"})

@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING
 import httpx
 
 from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
+from skills.skill.admission import LARGE_CHARACTERS, TINY_CHARACTERS
 from skills.skill.app import build_app
+from skills.skill.chunker_state import Done
 from skills.skill.contract import InputRecord
 from skills.skill.settings import Settings
-from skills.skill.workers import LARGE_CHARACTERS, TINY_CHARACTERS, Done, ProcessChunker
+from skills.skill.workers import ProcessChunker
 from tests.conftest import GUIDE
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from skills.skill.workers import NO_ISOLATION_ADVICE
+from skills.skill.chunker_state import NO_ISOLATION_ADVICE
 from tests.conftest import skill_body
 from tests.paths import ROOT
 from tests.servers import free_port, uvicorn_subprocess

@@ -89,5 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def console() -> int:
+    """`chunk-map FILE -o map.html`: `python -m chunking.report` as a console script."""
+    return run_piped(main)
+
+
 if __name__ == "__main__":
     sys.exit(run_piped(main))

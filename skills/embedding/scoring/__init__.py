@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from chunking.scoring import Scoring, ScoringError, Vector
 from skills.embedding.embedder import Failure
+from skills.embedding.scoring.cross_encoder import CrossEncoderClient
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -157,9 +158,6 @@ def build_pair_client(settings: ScorerSettings) -> PairClient | None:
     first request."""
     pairs = settings.pairs
     if pairs.cross_encoder_path:
-        # Only the configured scorer's module loads: start-up time of every other app.
-        from skills.embedding.scoring.cross_encoder import CrossEncoderClient  # noqa: PLC0415
-
         return CrossEncoderClient(pairs.cross_encoder_path)
     if pairs.rerank_endpoint:
         # Only the configured scorer's module loads (rerank brings httpx, ~60 ms).

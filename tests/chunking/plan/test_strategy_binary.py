@@ -42,7 +42,7 @@ def options(
         limits=limits,
         title_prefix=False,
         strategy="binary",
-        binary=BinarySplit(scorer=scorer, candidates=candidates),
+        parameters=BinarySplit(scorer=scorer, candidates=candidates),
     )
 
 
@@ -249,7 +249,7 @@ def test_bad_parameters_name_themselves() -> None:
 def test_every_invariant_holds_and_the_output_is_deterministic(
     text: str, limits: Limits, scorer: str
 ) -> None:
-    opts = ChunkOptions(limits=limits, strategy="binary", binary=BinarySplit(scorer, 4))
+    opts = ChunkOptions(limits=limits, strategy="binary", parameters=BinarySplit(scorer, 4))
     scoring, _ = offline_scoring()
     document = chunked(text, opts, scoring)
     again = chunk_document(text, options=opts, format="markdown", scoring=offline_scoring()[0])
@@ -305,7 +305,7 @@ def _work(text: str, format: FormatName) -> tuple[int, int]:
     opts = ChunkOptions(
         limits=Limits(Unit.CHARACTERS, 500, 0),
         strategy="binary",
-        binary=BinarySplit("crossEncoder"),
+        parameters=BinarySplit("crossEncoder"),
     )
     previous = sys.gettrace()
     sys.settrace(trace)

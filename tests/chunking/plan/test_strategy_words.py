@@ -33,7 +33,7 @@ def words_options(
     scope: WordScope = WordScope.SECTION,
 ) -> ChunkOptions:
     return ChunkOptions(
-        limits=limits or Limits(), strategy="words", words=WordWindows(size, overlap, scope)
+        limits=limits or Limits(), strategy="words", parameters=WordWindows(size, overlap, scope)
     )
 
 
