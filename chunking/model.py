@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Literal
 
+from chunking.quick_init import quick_init
+
 Format = Literal["markdown", "html", "text"]
 
 
@@ -67,6 +69,7 @@ class RegionKind(Enum):
     TABLE = "table"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Heading:
     """A heading: the span of its whole line(s) in the source, and its text."""
@@ -90,6 +93,7 @@ class Heading:
     ends it.  The headings inside a container end with it."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Block:
     """A unit the splitter packs whole when it can: paragraph, list item, fence..."""
@@ -101,6 +105,7 @@ class Block:
     """Offset just past the block's last non-newline character."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Region:
     """A code block or table, which may only be split between lines/rows.
@@ -163,6 +168,7 @@ class Pages:
         return self.page_at(low), self.page_at(high - 1)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Anchor:
     """An element id at an offset of the source, for deep links."""
@@ -230,6 +236,7 @@ class Outline:
 # -- planned spans and chunks ---------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Span:
     """A planned chunk: a source span and what its embedded text needs."""
@@ -250,6 +257,7 @@ class Span:
         return Span(self.start, self.end, self.chain, self.headings, text, size)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Repeated:
     """Source text a chunk's reader text repeats around its content: the table's header
@@ -267,6 +275,7 @@ class Repeated:
     character."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """One chunk. `content == source[start:end]`; `text` is what gets embedded;

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chunking.quick_init import quick_init
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -57,6 +59,7 @@ _COMMENT_OPEN = len("<!--")
 _IMAGE_HEAD = len(":::image")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Found:
     """Markup that `MarkupScan` closed: the span it covers and the span of its text."""
