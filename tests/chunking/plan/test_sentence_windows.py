@@ -181,3 +181,25 @@ def test_short_sentences_are_glued_as_before(source: str, data: st.DataObject) -
 
     starts = list(iter_sentence_starts(source, "en", segment=segment, whole=UNLIMITED))
     assert starts == _glued_reference(source, ends)
+
+
+def test_regression_a_window_that_opens_with_a_bracket_still_finds_its_ends() -> None:
+    """Found by the property above: the second window began at ` (x) e.g. the cluster…`,
+    and sentencex reads a text that opens with a bracket as one sentence, so the windowed
+    splitter reported 6 of the whole text's 19 ends."""
+    text = (
+        "cluster it's. \"" + "x" * 30 + '" cluster cluster cluster cluster cluster Dr. '
+        'cluster U.S. cluster. "Dr.". cluster. cluster cluster cluster it\'s cluster the '
+        "user@example.com cluster über 3.14 don't is "
+        + "x" * 30
+        + " is über. ("
+        + "x" * 30
+        + ") e.g. the cluster cluster the cluster cluster cluster cluster. "
+        'cluster. cluster. cluster cluster cluster. "cluster". "cluster". cluster cluster '
+        'cluster. "cluster". cluster. cluster cluster cluster cluster. cluster cluster '
+        'cluster cluster cluster cluster. cluster cluster. cluster. cluster. "cluster".'
+    )
+    whole = list(iter_sentence_starts(text, "en", whole=UNLIMITED))
+    windowed = iter_sentence_starts(text, "en", whole=512, window=512, margin=160, largest=4096)
+    assert len(whole) == 19
+    assert list(windowed) == whole
