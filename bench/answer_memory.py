@@ -28,10 +28,13 @@ import random
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skills.embedding.embedder import EmbeddingOutcome, EmbeddingStats
+from skills.skill.memory_budget import MemoryBudget, Reservation
+from skills.skill.memory_cost import upper_cost
 from skills.skill.service import Answer, answer_chunk_request
 from skills.skill.settings import Settings
 from skills.skill.workers import build_chunker
@@ -104,10 +107,14 @@ def measure(
 ) -> dict[str, float | str]:
     """One request answered in this process: sizes, chunks and peak memory above baseline."""
     settings = Settings(max_request_bytes=2**31, deadline_seconds=230.0, chunk_workers=workers)
+    if dimensions:
+        # As deployed: the settings name the provider whose vectors the answer will hold.
+        embedding = replace(settings.embedding, provider="openai", dimensions=dimensions)
+        settings = replace(settings, embedding=embedding)
     chunker = build_chunker(workers)
     inputs = record_settings(setting)
 
-    async def run() -> tuple[bytes, Answer, float, int]:
+    async def run() -> tuple[bytes, Answer, float, int, Watched]:
         # Warm up (imports, tokenizer, workers) before the baseline is read; one event
         # loop for both, as the worker pool belongs to the loop that started it.
         warm = {"values": [{"recordId": "w", "data": {"text": "# W\n\nwarm " * 500}}]}
@@ -121,17 +128,24 @@ def measure(
         _reset_high_water_mark()
         embedder = StandInEmbedder(dimensions) if dimensions else None
         started = time.monotonic()
+        # The cost model's reservation, in a budget nothing else uses.
+        reservation = Watched(MemoryBudget(2**50), 0)
+        await reservation.grow_to(upper_cost(len(body), settings), time.monotonic() + 1)
         answered = await answer_chunk_request(
             body,
             settings,
             chunker=chunker,
             embedder=embedder,  # type: ignore[arg-type]
+            reservation=reservation,
         )
         await chunker.aclose()
-        return body, answered, time.monotonic() - started, baseline
+        return body, answered, time.monotonic() - started, baseline, reservation
 
-    body, answered, seconds, baseline = asyncio.run(run())
+    body, answered, seconds, baseline, reservation = asyncio.run(run())
     peak = _resident("VmHWM")
+    # Until the chunks were counted, against what was held then; after, against the rest.
+    before = max(reservation.peak_until_counted - baseline, 0)
+    after = max(peak - baseline, 0) if reservation.peak_until_counted else 0
     values = json.loads(answered.body)["values"]
     chunks = sum(len(v["data"].get("chunks", [])) for v in values)
     failed = sum(1 for v in values if v["errors"])
@@ -145,10 +159,37 @@ def measure(
         "answer_mb": len(answered.body) / MIB,
         "chunks": chunks,
         "failed": failed,
-        "peak_above_baseline_mb": max(peak - baseline, 0) / MIB,
+        "peak_above_baseline_mb": max(before, after) / MIB,
+        "upper_cost_mb": reservation.upper / MIB,
+        "held_until_counted_mb": reservation.counted / MIB,
+        "peak_until_counted_mb": before / MIB,
+        "held_once_counted_mb": reservation.settled / MIB,
+        "peak_once_counted_mb": after / MIB,
         "baseline_mb": baseline / MIB,
         "seconds": seconds,
     }
+
+
+class Watched(Reservation):
+    """A reservation that notes what it held and the process's peak when the chunks were
+    counted (`settle`), and starts the high-water mark again from there."""
+
+    __slots__ = ("counted", "peak_until_counted", "settled", "upper")
+
+    def __init__(self, budget: MemoryBudget, cost: int) -> None:
+        super().__init__(budget, cost)
+        self.upper = self.counted = self.settled = self.peak_until_counted = 0
+
+    async def grow_to(self, cost: int, until: float) -> bool:
+        self.upper = max(self.upper, cost)
+        return await super().grow_to(cost, until)
+
+    def settle(self, cost: int) -> None:
+        self.peak_until_counted = _resident("VmHWM")
+        self.counted = self.cost
+        super().settle(cost)
+        self.settled = self.cost
+        _reset_high_water_mark()
 
 
 def _resident(field: str) -> int:
@@ -185,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     header = (
         "workers setting characters records dims request_MB answer_MB chunks failed peak_MB "
-        "peak/request peak/answer s"
+        "peak/request peak/answer s | upper_MB held_until_counted_MB peak_until_counted_MB "
+        "ratio held_once_counted_MB peak_once_counted_MB ratio"
     )
     print(header)
     grid = [
@@ -195,6 +237,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for dimensions in map(int, args.dimensions.split(","))
         for records, characters in map(_shape, args.records.split(","))
     ]
+    worst = 0.0
     for workers, setting, characters, dimensions, records in grid:
         one = f"{records},{dimensions},{workers},{setting},{characters}"
         run = subprocess.run(
@@ -210,9 +253,20 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{row['request_mb']:.1f} {row['answer_mb']:.1f} "
             f"{row['chunks']} {row['failed']} {peak:.0f} "
             f"{peak / row['request_mb']:.1f} {peak / max(row['answer_mb'], 1e-9):.2f} "
-            f"{row['seconds']:.1f}",
+            f"{row['seconds']:.1f} | {row['upper_cost_mb']:.0f} "
+            f"{row['held_until_counted_mb']:.0f} {row['peak_until_counted_mb']:.0f} "
+            f"{_ratio(row['peak_until_counted_mb'], row['held_until_counted_mb'])} "
+            f"{row['held_once_counted_mb']:.0f} {row['peak_once_counted_mb']:.0f} "
+            f"{_ratio(row['peak_once_counted_mb'], row['held_once_counted_mb'])}",
             flush=True,
         )
+        worst = max(worst, row["peak_until_counted_mb"] / max(row["held_until_counted_mb"], 1e-9))
+        worst = max(worst, row["peak_once_counted_mb"] / max(row["held_once_counted_mb"], 1e-9))
+    print(f"worst peak / held: {worst:.2f}")
+
+
+def _ratio(peak: float, held: float) -> str:
+    return f"{peak / held:.2f}" if held else "-"
 
 
 def _shape(text: str) -> tuple[int, int]:

@@ -9,7 +9,7 @@ import asyncio
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skills.embedding.scoring import ScoringService
@@ -23,6 +23,7 @@ from skills.skill.embed_records import (
     service_unavailable,
     texts_to_embed,
 )
+from skills.skill.memory_cost import answered_cost
 from skills.skill.records import OutputRecord, failed_record
 from skills.skill.settings import (
     DEFAULT_DEADLINE_SECONDS,
@@ -135,23 +136,29 @@ async def answer_chunk_request(
     if reservation is not None:
         admitted = reservation.admit(parsed, len(body), settings)
         parsed = admitted.records
+        settings = _within_memory(settings, admitted.answer_limit)
     deadline = request_deadline(settings)
     timings = {"read": time.monotonic() - started}
     mark = time.monotonic()
     reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
     rendered: Rendered | None = None if embedder is not None else {}
+    cap = answer_cap(settings, embeds=embedder is not None)
     chunked = await chunk_and_cap(
         parsed,
         settings,
         started + deadline - reserve,
         chunker or ThreadChunker(),
         scoring or ScoringService(embedder=embedder),
-        embeds=embedder is not None,
         rendered=rendered,
+        cap=cap,
     )
     if isinstance(chunked, Answer):
         return chunked
+    if admitted is not None and reservation is not None and cap is not None:
+        # The answer is measured now, vectors to come included: what the bound held
+        # beyond it goes back before the embedding, the longest part of a request.
+        reservation.settle(answered_cost(admitted.parsed, cap.used, cap.chunks, settings))
     outputs = chunked if admitted is None else admitted.merge(chunked)
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
@@ -230,8 +237,8 @@ async def chunk_and_cap(
     chunker: RecordChunker,
     scoring: ScoringService,
     *,
-    embeds: bool,
     rendered: Rendered | None = None,
+    cap: AnswerCap | None = None,
 ) -> list[OutputRecord] | Answer:
     """Every record's answer, chunked a slice of the batch at a time, each slice's answers
     kept within MAX_RESPONSE_BYTES as they come (`cap_answer`, vectors to come counted).
@@ -243,10 +250,8 @@ async def chunk_and_cap(
     In slices, the app holds the answers kept so far and one slice's, never every
     record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
     """
-    if isinstance(settings, SettingsError):
+    if cap is None:
         return await chunk_within_deadline(records, settings, until, chunker, scoring)
-    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
-    cap = AnswerCap(settings.max_response_bytes, per_chunk)
     answered: list[OutputRecord] = []
     slices = text_slices(records, SLICE_CHARACTERS)
     for index, part in enumerate(slices):
@@ -259,6 +264,25 @@ async def chunk_and_cap(
         last = index == len(slices) - 1
         answered += await asyncio.to_thread(cap.keep, chunked, rendered if last else None)
     return answered
+
+
+def _within_memory(
+    settings: Settings | SettingsError, answer_limit: int | None
+) -> Settings | SettingsError:
+    """`settings` with MAX_RESPONSE_BYTES lowered to what memory leaves (`answer_limit`),
+    so that the workers refuse a record's answer that would not fit before sending it."""
+    if answer_limit is None or isinstance(settings, SettingsError):
+        return settings
+    return replace(settings, max_response_bytes=min(settings.max_response_bytes, answer_limit))
+
+
+def answer_cap(settings: Settings | SettingsError, *, embeds: bool) -> AnswerCap | None:
+    """What keeps the answer within MAX_RESPONSE_BYTES (vectors to come counted when the
+    request `embeds`); None with settings that cannot be used (every record fails)."""
+    if isinstance(settings, SettingsError):
+        return None
+    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
+    return AnswerCap(settings.max_response_bytes, per_chunk)
 
 
 def text_slices(records: Sequence[InputRecord], characters: int) -> list[list[InputRecord]]:
