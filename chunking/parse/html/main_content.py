@@ -449,6 +449,15 @@ def _only_child(link: Element, image: Element) -> bool:
     return len(link) == 1 and not (link.text or "").strip() and not (image.tail or "").strip()
 
 
+def _icon_text(link: Element, image: Element) -> int:
+    """The size of an icon link's alt text, 0 if `image` is not all of `link`.
+
+    The renderer writes it ("Print", "Share on Facebook"), which makes a bar of icon
+    links as link-dense to the reader as a bar of words.  Counted apart from the text,
+    as it is no part of how much a page or a teaser says."""
+    return len(image_description(image).strip()) if _only_child(link, image) else 0
+
+
 def _skipped(element: Element) -> bool:
     name = element.tag
     if name in DROP_TAGS or name in BOILERPLATE_TAGS:
@@ -636,86 +645,82 @@ class _FurnitureWalk:
         self.visited: list[Element] = []
         """The elements walked, in preorder: all but the skipped ones and what they hold."""
 
+    # Frames: [element, children, text, link text, links, all text (nothing dropped),
+    # holds an h1, running text, preorder number, headlines, holds a heading, text of
+    # named furniture below, links in it, alt text of icon links, links to other pages,
+    # link text of named furniture below].
+
     def run(self, top: list[Element]) -> None:
-        # Frames: [element, children, text, link text, links, all text (nothing
-        # dropped), holds an h1, running text, preorder number, headlines, holds a
-        # heading, text of named furniture below, links in it, alt text of icon links,
-        # links to other pages, link text of named furniture below].
-        stack: list[list[Any]] = []
         order = 0
-        skipped = self.skipped
-        visit = self.visited.append
-        # Locals: this loop runs once per element of the page.
-        never, boilerplate, marked = DROP_TAGS, BOILERPLATE_TAGS, has_boilerplate_attrs
-        nameable, slow_leaves, running = _FURNITURE_TAGS, _NOT_LEAF_FAST, _RUNNING_TAGS
         for root in top:
             if type(root.tag) is not str or _skipped(root):
                 if type(root.tag) is str:
-                    skipped.add(root)
+                    self.skipped.add(root)
                 continue
             size = len((root.text or "").strip())
-            stack.append(
-                [
-                    root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False,
-                    0, 0, 0, 0, 0,
-                ]
-            )  # fmt: skip
-            order += 1
-            visit(root)
-            while stack:
-                frame = stack[-1]
-                for child in frame[1]:
-                    tail = child.tail
-                    if tail and not tail.isspace():
-                        size = len(tail.strip())
-                        frame[2] += size
-                        frame[5] += size
-                    name = child.tag
-                    if name in never or type(name) is not str:
-                        continue
-                    if name in boilerplate:
-                        skipped.add(child)
-                        continue
-                    attrs = child.attrib
-                    if attrs and marked(attrs):
-                        skipped.add(child)
-                        continue
-                    text = child.text
-                    size = len(text.strip()) if text and not text.isspace() else 0
-                    if name == "img" and frame[0].tag == "a" and _only_child(frame[0], child):
-                        # An icon link: the renderer writes its alt text ("Print", "Share
-                        # on Facebook"), which makes a bar of them as link-dense to the
-                        # reader as a bar of words.  Counted apart from the text, as it
-                        # is no part of how much a page or a teaser says.
-                        frame[13] += len(image_description(child).strip())
-                    order += 1
-                    visit(child)
-                    if (
-                        not len(child)
-                        and (not attrs or name not in nameable)
-                        and name not in slow_leaves
-                    ):
-                        # A leaf that cannot be furniture: its sizes go straight up.
-                        frame[2] += size
-                        frame[5] += size
-                        if name == "a":
-                            frame[3] += size
-                            frame[4] += 1
-                            if _points_away(child):
-                                frame[14] += 1
-                        elif name in running:
-                            frame[7] += size
-                        continue
-                    stack.append(
-                        [
-                            child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1,
-                            0, False, 0, 0, 0, 0, 0,
-                        ]
-                    )  # fmt: skip
-                    break
-                else:
-                    stack.pop()
-                    self.leave(frame, order, stack[-1] if stack else None)
+            self.visited.append(root)
+            frame = [
+                root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False,
+                0, 0, 0, 0, 0,
+            ]  # fmt: skip
+            order = self._walk(frame, order + 1)
+
+    def _walk(self, root: list[Any], order: int) -> int:
+        """Walks the subtree of the frame `root`, whose element has preorder number
+        `order - 1`; returns the next preorder number."""
+        stack = [root]
+        skipped, visit = self.skipped, self.visited.append
+        # Locals: this loop runs once per element of the page.
+        never, boilerplate, marked = DROP_TAGS, BOILERPLATE_TAGS, has_boilerplate_attrs
+        nameable, slow_leaves, running = _FURNITURE_TAGS, _NOT_LEAF_FAST, _RUNNING_TAGS
+        while stack:
+            frame = stack[-1]
+            for child in frame[1]:
+                tail = child.tail
+                if tail and not tail.isspace():
+                    size = len(tail.strip())
+                    frame[2] += size
+                    frame[5] += size
+                name = child.tag
+                if name in never or type(name) is not str:
+                    continue
+                attrs = child.attrib
+                if name in boilerplate or (attrs and marked(attrs)):
+                    skipped.add(child)
+                    continue
+                text = child.text
+                size = len(text.strip()) if text and not text.isspace() else 0
+                if name == "img" and frame[0].tag == "a":
+                    frame[13] += _icon_text(frame[0], child)
+                order += 1
+                visit(child)
+                if (
+                    not len(child)
+                    and (not attrs or name not in nameable)
+                    and name not in slow_leaves
+                ):
+                    # A leaf that cannot be furniture: its sizes go straight up.
+                    frame[2] += size
+                    frame[5] += size
+                    if name == "a":
+                        frame[3] += size
+                        frame[4] += 1
+                        if _points_away(child):
+                            frame[14] += 1
+                    elif name in running:
+                        frame[7] += size
+                    continue
+                stack.append(
+                    [
+                        child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1,
+                        0, False, 0, 0, 0, 0, 0,
+                    ]
+                )  # fmt: skip
+                break
+            else:
+                stack.pop()
+                self.leave(frame, order, stack[-1] if stack else None)
+        return order
 
     def leave(self, frame: list[Any], end: int, parent: list[Any] | None) -> None:
         (
@@ -723,17 +728,8 @@ class _FurnitureWalk:
             gone, gone_links, icons, away, gone_link,
         ) = frame  # fmt: skip
         name = element.tag
-        if name in _SUBHEADINGS:
-            titled = True
-            if (
-                not headlines
-                and text
-                and 2 * link > text
-                and any(map(_points_away, element.iter("a")))
-            ):
-                headlines = 1  # <h3><a href="/other-story">...</a></h3>
-        elif name == "a" and titled and not headlines and _points_away(element):
-            headlines = 1  # <a href="/other-story"><h3>...</h3></a>
+        if name in _SUBHEADINGS or (name == "a" and titled):
+            titled, headlines = True, headlines or _is_headline(element, text, link)
         if name == "a":
             link, links = text, links + 1
             away += _points_away(element)
@@ -743,8 +739,7 @@ class _FurnitureWalk:
                 self.paragraphs.append((first, prose))
             link = links = away = 0
         elif name == "li":
-            # A list item's own words are running text too (status posts and release
-            # notes are lists); its links still count towards the list's link density.
+            # Running text too (status posts, release notes), its links still links.
             prose = max(prose, text - link)
         kind = (
             _names_furniture(element)
@@ -761,53 +756,58 @@ class _FurnitureWalk:
                 self.layout.append((element, everything))
             gone, gone_links, gone_link = everything + icons, links + gone_links, link + gone_link
             text = link = links = prose = headlines = icons = away = 0
-        elif (
-            parent is not None
-            and kind != _NOTES
-            and name in _LINK_LIST_TAGS
-            and links + gone_links >= _MIN_LINKS
-            # Named furniture inside still counts, its links as links: a menu whose
-            # "previous" and "next" links are named for what they are is still a menu.
+        elif parent is not None and kind != _NOTES and links + gone_links >= _MIN_LINKS:
+            self._link_list(
+                frame, end, (text, link, links, gone, gone_links, icons, away, gone_link)
+            )
+        if headlines >= _MIN_TEASERS and parent is not None and not heading and kind != _NOTES:
+            self._teasers(element, first, end, text, headlines)
+        if prose and name not in _PROSE_TAGS:
+            # The core is a container of paragraphs, not the longest paragraph.
+            self.prose.append((prose, first, end))
+        if parent is None:
+            self.total, self.kept = self.total + everything, self.kept + text
+            self.prose_total += prose
+            return
+        parent[2] += text
+        parent[3] += link
+        parent[4] += links
+        parent[5] += everything
+        parent[6] = parent[6] or heading
+        parent[7] += prose
+        parent[9] += headlines
+        parent[10] = parent[10] or titled
+        parent[11] += gone
+        parent[12] += gone_links
+        parent[15] += gone_link
+        parent[13] += icons
+        parent[14] += away
+
+    def _teasers(self, element: Element, first: int, end: int, text: int, headlines: int) -> None:
+        """Notes `element` as a teaser list if it is a container with little text
+        besides its headlines (`_TEASER_TEXT` a headline)."""
+        if element.tag in _LINK_LIST_TAGS and text <= _TEASER_TEXT * headlines:
+            self.teasers.append((first, end, text, element))
+
+    def _link_list(self, frame: list[Any], end: int, sizes: tuple[int, ...]) -> None:
+        """Notes the container of `frame` as a link list if its text is mostly links.
+
+        Named furniture inside still counts, its links as links: a menu whose
+        "previous" and "next" links are named for what they are is still a menu."""
+        text, link, links, gone, gone_links, icons, away, gone_link = sizes
+        element = frame[0]
+        if (
+            element.tag in _LINK_LIST_TAGS
             and link + gone_link + icons > _LINK_DENSITY * (text + gone + icons)
             and text - link < _TEXT_PER_LINK * (links + gone_links)
         ):
-            self.linked.append((first, end, text, element))
+            self.linked.append((frame[8], end, text, element))
             if (
                 away >= _MIN_LINKS
                 and 2 * away >= links
                 and _headline_size(link, links) >= _HEADLINE_TEXT
             ):
                 self.headline_lists.add(element)
-        if (
-            headlines >= _MIN_TEASERS
-            and parent is not None
-            and not heading
-            and kind != _NOTES
-            and name in _LINK_LIST_TAGS
-            and text <= _TEASER_TEXT * headlines
-        ):
-            self.teasers.append((first, end, text, element))
-        if prose and name not in _PROSE_TAGS:
-            # The core is a container of paragraphs, not the longest paragraph.
-            self.prose.append((prose, first, end))
-        if parent is not None:
-            parent[2] += text
-            parent[3] += link
-            parent[4] += links
-            parent[5] += everything
-            parent[6] = parent[6] or heading
-            parent[7] += prose
-            parent[9] += headlines
-            parent[10] = parent[10] or titled
-            parent[11] += gone
-            parent[12] += gone_links
-            parent[15] += gone_link
-            parent[13] += icons
-            parent[14] += away
-        else:
-            self.total += everything
-            self.kept += text
-            self.prose_total += prose
 
     def by_structure(self) -> set[Element]:
         """The link-dense containers that neither hold nor are inside the core, and the
@@ -850,6 +850,15 @@ class _FurnitureWalk:
         before = sum(size for at, size in self.paragraphs if first <= at < item[0])
         after = sum(size for at, size in self.paragraphs if item[1] <= at < end)
         return before >= _AROUND_TEXT and after >= _AROUND_TEXT
+
+
+def _is_headline(element: Element, text: int, link: int) -> int:
+    """1 if `element` (a subheading, or a link around one, with `text` of which `link`
+    in links) is the headline of another page, else 0."""
+    if element.tag == "a":
+        return int(_points_away(element))  # <a href="/other-story"><h3>...</h3></a>
+    # <h3><a href="/other-story">...</a></h3>
+    return int(bool(text) and 2 * link > text and any(map(_points_away, element.iter("a"))))
 
 
 def _headline_size(link: int, links: int) -> float:
