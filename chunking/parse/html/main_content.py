@@ -492,6 +492,13 @@ def furniture(top: list[Element]) -> set[Element]:
     # A layout word on the element holding most of the page is a layout name, not a
     # sidebar: walk again keeping it.
     wrappers = {element for element, size in walk.layout if 2 * size > walk.total}
+    # A page whose running text is nearly all inside named furniture has no article
+    # beside it: the "comments" or "posts" are what it says (an issue, a forum thread).
+    named_prose = sum(size for _, size in walk.named_prose)
+    if walk.prose_total < _KEEP_SHARE * (walk.prose_total + named_prose):
+        for element, _ in walk.named_prose:
+            wrappers.add(element)
+            wrappers.update(named for named in element.iterancestors() if named in walk.named)
     if wrappers:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
@@ -642,6 +649,9 @@ class _FurnitureWalk:
         self.kept = 0
         """Text size left after the named elements are dropped."""
         self.prose_total = 0
+        self.named_prose: list[tuple[Element, int]] = []
+        """Named furniture holding running text, with its size (what its named parts
+        below do not hold)."""
         self.visited: list[Element] = []
         """The elements walked, in preorder: all but the skipped ones and what they hold."""
 
@@ -751,9 +761,7 @@ class _FurnitureWalk:
         if (kind in (_FURNITURE, _LAYOUT) and element not in self.keep) or (
             name == "form" and text < _FORM_TEXT
         ):
-            self.named.add(element)
-            if kind == _LAYOUT:
-                self.layout.append((element, everything))
+            self._drop(element, kind, everything, prose)
             gone, gone_links, gone_link = everything + icons, links + gone_links, link + gone_link
             text = link = links = prose = headlines = icons = away = 0
         elif parent is not None and kind != _NOTES and links + gone_links >= _MIN_LINKS:
@@ -782,6 +790,15 @@ class _FurnitureWalk:
         parent[15] += gone_link
         parent[13] += icons
         parent[14] += away
+
+    def _drop(self, element: Element, kind: int, everything: int, prose: int) -> None:
+        """Notes `element` as named furniture (or a short form) with its whole text size
+        and its running text."""
+        self.named.add(element)
+        if kind == _LAYOUT:
+            self.layout.append((element, everything))
+        if prose:
+            self.named_prose.append((element, prose))
 
     def _teasers(self, element: Element, first: int, end: int, text: int, headlines: int) -> None:
         """Notes `element` as a teaser list if it is a container with little text
