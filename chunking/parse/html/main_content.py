@@ -485,7 +485,9 @@ def furniture(top: list[Element]) -> set[Element]:
     density (its links as links), and an icon link's alt text as link text.  A heading
     whose section is all such furniture goes with it, and so does the box around a
     short form that holds nothing but its prompt (`_form_boxes`).  Last, short datelines
-    next to the headline or after the text (`_datelines`).
+    next to the headline or after the text (`_datelines`).  A page whose running text is
+    nearly all inside named furniture (`_KEEP_SHARE`) is a thread, an issue or a forum
+    topic whose posts are named as comments: those holding running text stay.
     """
     walk = _FurnitureWalk(set())
     walk.run(top)
