@@ -14,7 +14,7 @@ from urllib.parse import quote, urldefrag
 from chunking import OptionError, chunk_document
 from chunking.options import TooManyChunks
 from chunking.parse.decode import blank
-from chunking.scoring import ScoringError
+from chunking.plan.scoring import ScoringError
 from skills.skill.record_inputs import InputErrors, read_record_inputs
 from skills.skill.records import ChunkRecord, Measure, OutputRecord, failed_record
 from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from chunking import Chunk, ChunkedDocument
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
     from skills.skill.contract import InputRecord
     from skills.skill.record_inputs import RecordInputs
     from skills.skill.settings import Settings

@@ -8,7 +8,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from chunking.scoring import Scoring
+from chunking.plan.scoring import Scoring
 from skills.embedding.scoring import blocking_scoring
 from skills.skill.chunker_state import ChunkerState, Counts, Done, NotStarted, Outcome, Overran
 from skills.skill.worker_process import chunk_safely
@@ -16,7 +16,7 @@ from skills.skill.worker_process import chunk_safely
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
     from skills.embedding.scoring import ScoringService
     from skills.skill.contract import InputRecord
     from skills.skill.records import OutputRecord

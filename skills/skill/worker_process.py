@@ -22,7 +22,7 @@ from skills.skill.worker_scoring import worker_scoring
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
     from skills.skill.contract import InputRecord
     from skills.skill.settings import Settings, SettingsError
 
