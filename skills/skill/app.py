@@ -87,43 +87,67 @@ def build_app(
     current: Callable[[], Settings | SettingsError] = (
         settings_from_environment if settings is None else (lambda: settings)
     )
-    embedders = _EmbedderSlot(embedder)
-    chunkers = _ChunkerSlot(chunker)
-    pair_clients = _PairClientSlot(pair_client)
-    budgets = BudgetSlot()
+    skill = _Skill(current, embedder, chunker, pair_client)
+    return Starlette(
+        routes=[
+            # The skill definition's httpMethod may be POST or PUT.
+            Route("/api/chunk", skill.chunk, methods=["POST", "PUT"]),
+            Route("/api/health", skill.health, methods=["GET"]),
+        ],
+        # No handler for Exception: Starlette's own re-raises after answering, and the
+        # exception would leave Azure's adapter; _ServerErrors answers it instead.
+        middleware=[Middleware(_ServerErrors), Middleware(_QuietLifespan)],
+        exception_handlers={HTTPException: _http_error},
+        lifespan=skill.lifespan,
+    )
 
-    async def chunk(request: Request) -> Response:
+
+class _Skill:
+    """One app's state and its handlers: where its settings come from, and the slots of
+    what is built at first use (embedder, chunker, pair client, memory budget)."""
+
+    def __init__(
+        self,
+        current: Callable[[], Settings | SettingsError],
+        embedder: Embedder | None,
+        chunker: RecordChunker | None,
+        pair_client: PairClient | None,
+    ) -> None:
+        self.current = current
+        self.embedders = _EmbedderSlot(embedder)
+        self.chunkers = _ChunkerSlot(chunker)
+        self.pair_clients = _PairClientSlot(pair_client)
+        self.budgets = BudgetSlot()
+
+    async def chunk(self, request: Request) -> Response:
+        """`POST /api/chunk`: the body read within the memory budget, then answered."""
         started = time.monotonic()
-        settings_now = current()
+        settings_now = self.current()
         framing = framing_error(request.headers.items())
         if framing is not None:  # before a byte of the body is read
             return _error_response(framing, CLOSE)
         # Memory by what arrives: the body's bytes as they come, then what it may cost
         # (docs/design/hardening.md, "Memory in flight").
-        admission = budgets.admission(settings_now, started)
+        admission = self.budgets.admission(settings_now, started)
         reservation = admission.reservation
         try:
             body = await _read_body(request, settings_now, started, admission)
             if isinstance(body, RequestError):
                 reservation.release()
-                if body.status == CLIENT_LEFT:
-                    logger.info("%s", body.message)
-                    return _error_response(body, CLOSE)  # uvicorn drops it: no connection
-                if body.status == HTTP_UNAVAILABLE:
-                    return _error_response(body, budgets.turned_away_headers())
-                return _error_response(body, ERROR_HEADERS.get(body.status))
+                return self._unread(body)
             refused = await admission.admit_body(len(body), settings_now)
             if refused is not None:
                 reservation.release()
-                return _error_response(refused, budgets.turned_away_headers())
+                return _error_response(refused, self.budgets.turned_away_headers())
             answer = await answer_chunk_request(
                 body,
                 settings_now,
                 started=started,
-                embedder=embedders.get(settings_now),
-                chunker=chunkers.get(settings_now),
+                embedder=self.embedders.get(settings_now),
+                chunker=self.chunkers.get(settings_now),
                 scoring=ScoringService(
-                    embedder=embedders.get(settings_now), pairs=pair_clients.get(settings_now)
+                    embedder=self.embedders.get(settings_now),
+                    pairs=self.pair_clients.get(settings_now),
                 ),
                 reservation=reservation,
             )
@@ -136,52 +160,50 @@ def build_app(
             answer.body, answer.status, headers, reservation, transfer_deadline(settings_now)
         )
 
-    async def health(request: Request) -> Response:
-        settings_now = current()
+    def _unread(self, error: RequestError) -> Response:
+        """The answer to a request whose body was not read: the client left, the budget
+        turned it away, or the body broke a limit."""
+        if error.status == CLIENT_LEFT:
+            logger.info("%s", error.message)
+            return _error_response(error, CLOSE)  # uvicorn drops it: no connection
+        if error.status == HTTP_UNAVAILABLE:
+            return _error_response(error, self.budgets.turned_away_headers())
+        return _error_response(error, ERROR_HEADERS.get(error.status))
+
+    async def health(self, request: Request) -> Response:
+        """`GET /api/health` (`?pretty` indents it for a person reading curl's output)."""
+        settings_now = self.current()
         if isinstance(settings_now, SettingsError):
             report, status = misconfigured_report(settings_now)
         else:
             report, status = health_report(
                 settings_now,
-                load=embedders.load(),
-                cache=embedders.cache_state(),
-                memory=budgets.get(settings_now).state(),
-                chunking=chunkers.state(),
+                load=self.embedders.load(),
+                cache=self.embedders.cache_state(),
+                memory=self.budgets.get(settings_now).state(),
+                chunking=self.chunkers.state(),
             )
-        # ?pretty (any value): indented, for a person reading curl's output.
         indent = 2 if "pretty" in request.query_params else None
         return _json_response(report, status, indent=indent)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        settings_now = current()
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """Start the workers with the app; close what was built when it stops."""
+        settings_now = self.current()
         show_request_log()  # uvicorn: the line per request on stderr, as the host logs it
         limit_malloc_arenas()  # before the workers and the threads start
         if not isinstance(settings_now, SettingsError):
-            chunkers.get(settings_now)  # workers start now, not at the first record
+            self.chunkers.get(settings_now)  # workers start now, not at the first record
         try:
             yield
         except BaseException:
             # The host ended the loop (cancelled or closed this task) instead of sending
             # the shutdown message: stop the workers now, with nothing left to await.
-            chunkers.close_now()
+            self.chunkers.close_now()
             raise
-        await chunkers.close()
-        await embedders.close()
-        await pair_clients.close()
-
-    return Starlette(
-        routes=[
-            # The skill definition's httpMethod may be POST or PUT.
-            Route("/api/chunk", chunk, methods=["POST", "PUT"]),
-            Route("/api/health", health, methods=["GET"]),
-        ],
-        # No handler for Exception: Starlette's own re-raises after answering, and the
-        # exception would leave Azure's adapter; _ServerErrors answers it instead.
-        middleware=[Middleware(_ServerErrors), Middleware(_QuietLifespan)],
-        exception_handlers={HTTPException: _http_error},
-        lifespan=lifespan,
-    )
+        await self.chunkers.close()
+        await self.embedders.close()
+        await self.pair_clients.close()
 
 
 class _HeldAnswer(Response):

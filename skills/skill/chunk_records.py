@@ -62,38 +62,9 @@ def chunk_record(
             chunks=(),
             warnings=(*inputs.warnings, f"input 'text' {empty}; the record has no chunks"),
         )
-    try:
-        document = chunk_document(
-            inputs.text,
-            options=inputs.options,
-            format=inputs.format,
-            title=inputs.title,
-            file_name=inputs.file_name,
-            content_type=inputs.content_type,
-            scoring=scoring,
-        )
-    except TooManyChunks as error:
-        return failed_record(
-            record.record_id,
-            too_many_chunks(None, error.limit, inputs),
-            warnings=inputs.warnings,
-        )
-    except OptionError as error:
-        return failed_record(record.record_id, str(error), warnings=inputs.warnings)
-    except ScoringError as error:
-        return failed_record(
-            record.record_id,
-            f"not chunked: strategy {inputs.options.strategy!r} could not score the text: {error}",
-            warnings=inputs.warnings,
-        )
-    except Exception:  # one record's failure must not touch the others
-        logger.exception("chunking record %r failed", record.record_id)
-        return failed_record(
-            record.record_id,
-            "internal error: the skill failed while chunking this record (the function "
-            "app's logs have the details); the indexer may retry the document",
-            warnings=inputs.warnings,
-        )
+    document = _chunked(record.record_id, inputs, scoring)
+    if isinstance(document, OutputRecord):
+        return document
     if len(document.chunks) > settings.max_chunks_per_record:
         return failed_record(
             record.record_id,
@@ -111,6 +82,43 @@ def chunk_record(
         chunks=typed_chunks(document, inputs, title),
         warnings=tuple(warnings),
     )
+
+
+def _chunked(
+    record_id: str, inputs: RecordInputs, scoring: Scoring | None
+) -> ChunkedDocument | OutputRecord:
+    """The record's text chunked, or the failed record saying why it could not be: too
+    many chunks, an option out of range, a scorer that failed, or a bug (logged)."""
+    try:
+        return chunk_document(
+            inputs.text,
+            options=inputs.options,
+            format=inputs.format,
+            title=inputs.title,
+            file_name=inputs.file_name,
+            content_type=inputs.content_type,
+            scoring=scoring,
+        )
+    except TooManyChunks as error:
+        return failed_record(
+            record_id, too_many_chunks(None, error.limit, inputs), warnings=inputs.warnings
+        )
+    except OptionError as error:
+        return failed_record(record_id, str(error), warnings=inputs.warnings)
+    except ScoringError as error:
+        return failed_record(
+            record_id,
+            f"not chunked: strategy {inputs.options.strategy!r} could not score the text: {error}",
+            warnings=inputs.warnings,
+        )
+    except Exception:  # one record's failure must not touch the others
+        logger.exception("chunking record %r failed", record_id)
+        return failed_record(
+            record_id,
+            "internal error: the skill failed while chunking this record (the function "
+            "app's logs have the details); the indexer may retry the document",
+            warnings=inputs.warnings,
+        )
 
 
 def too_many_chunks(count: int | None, limit: int, inputs: RecordInputs) -> str:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from skills.embedding.embedder import Embedder, EmbeddingOutcome
     from skills.skill.chunker_state import Outcome, RecordChunker
     from skills.skill.contract import InputRecord, Rendered
-    from skills.skill.memory_budget import Reservation
+    from skills.skill.memory_budget import Admitted, Reservation
     from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -124,17 +124,10 @@ async def answer_chunk_request(
     to what the others cost.
     """
     started = time.monotonic() if started is None else started
-    limit = request_limit(settings)
-    if len(body) > limit:
-        error = too_large(len(body), limit)
-        return Answer(error.status, render_error(error))
-    parsed = await asyncio.to_thread(parse_request, body)
-    if isinstance(parsed, RequestError):
-        return Answer(parsed.status, render_error(parsed))
-    admitted = None
-    if reservation is not None:
-        admitted = reservation.admit(parsed, len(body), settings)
-        parsed = admitted.records
+    read = await _read_records(body, settings, reservation)
+    if isinstance(read, Answer):
+        return read
+    parsed, admitted = read
     deadline = request_deadline(settings)
     timings = {"read": time.monotonic() - started}
     mark = time.monotonic()
@@ -164,6 +157,25 @@ async def answer_chunk_request(
     timings["render"] = time.monotonic() - mark
     log_request(outputs, timings, time.monotonic() - started)
     return answer
+
+
+async def _read_records(
+    body: bytes, settings: Settings | SettingsError, reservation: Reservation | None
+) -> tuple[Sequence[InputRecord], Admitted | None] | Answer:
+    """The request's records to chunk, and with a memory `reservation` what it admitted
+    (the records that fit; the others are refused one by one), or the answer refusing
+    the whole body: too large, or unreadable."""
+    limit = request_limit(settings)
+    if len(body) > limit:
+        error = too_large(len(body), limit)
+        return Answer(error.status, render_error(error))
+    parsed = await asyncio.to_thread(parse_request, body)
+    if isinstance(parsed, RequestError):
+        return Answer(parsed.status, render_error(parsed))
+    if reservation is None:
+        return parsed, None
+    admitted = reservation.admit(parsed, len(body), settings)
+    return admitted.records, admitted
 
 
 def log_request(outputs: Sequence[OutputRecord], timings: dict[str, float], total: float) -> None:
