@@ -35,8 +35,8 @@ from skills.skill.request_body import (
     read_body,
 )
 from skills.skill.request_log import show_request_log
-from skills.skill.service import answer_chunk_request, request_limit
-from skills.skill.settings import SettingsError, settings_from_environment
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import SettingsError, settings_from_environment, settings_or_defaults
 from skills.skill.workers import build_chunker
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from skills.skill.chunker_state import ChunkerState, RecordChunker
     from skills.skill.memory_budget import Reservation
     from skills.skill.request_body import BodyMemory
+    from skills.skill.service import Answer
     from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -123,41 +124,56 @@ class _Skill:
         """`POST /api/chunk`: the body read within the memory budget, then answered."""
         started = time.monotonic()
         settings_now = self.current()
+        limits = settings_or_defaults(settings_now)
         framing = framing_error(request.headers.items())
         if framing is not None:  # before a byte of the body is read
             return _error_response(framing, CLOSE)
         # Memory by what arrives: the body's bytes as they come, then what it may cost
         # (docs/design/hardening.md, "Memory in flight").
-        admission = self.budgets.admission(settings_now, started)
+        admission = self.budgets.admission(limits, started)
         reservation = admission.reservation
         try:
-            body = await _read_body(request, settings_now, started, admission)
+            body = await _read_body(request, limits, started, admission)
             if isinstance(body, RequestError):
                 reservation.release()
                 return self._unread(body)
-            refused = await admission.admit_body(len(body), settings_now)
+            refused = await admission.admit_body(len(body), limits)
             if refused is not None:
                 reservation.release()
                 return _error_response(refused, self.budgets.turned_away_headers())
-            answer = await answer_chunk_request(
-                body,
-                settings_now,
-                started=started,
-                embedder=self.embedders.get(settings_now),
-                chunker=self.chunkers.get(settings_now),
-                scoring=ScoringService(
-                    embedder=self.embedders.get(settings_now),
-                    pairs=self.pair_clients.get(settings_now),
-                ),
-                reservation=reservation,
-            )
+            answer = await self._answer(body, settings_now, started, reservation)
         except BaseException:
             reservation.release()
             raise
         headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
         # Held until the answer has been read: its bytes are in memory until then.
         return _HeldAnswer(
-            answer.body, answer.status, headers, reservation, transfer_deadline(settings_now)
+            answer.body, answer.status, headers, reservation, transfer_deadline(limits)
+        )
+
+    async def _answer(
+        self,
+        body: bytes,
+        settings: Settings | SettingsError,
+        started: float,
+        reservation: Reservation,
+    ) -> Answer:
+        """The answer to a body read in full: chunked (and embedded) with the app's parts,
+        or, while the app settings are broken, every record answered with their error."""
+        if isinstance(settings, SettingsError):
+            return await answer_chunk_request(
+                body, settings, started=started, reservation=reservation
+            )
+        return await answer_chunk_request(
+            body,
+            settings,
+            started=started,
+            embedder=self.embedders.get(settings),
+            chunker=self.chunkers.get(settings),
+            scoring=ScoringService(
+                embedder=self.embedders.get(settings), pairs=self.pair_clients.get(settings)
+            ),
+            reservation=reservation,
         )
 
     def _unread(self, error: RequestError) -> Response:
@@ -343,8 +359,8 @@ class _PairClientSlot:
         self.given = given
         self.built: PairClient | None = None
 
-    def get(self, settings: Settings | SettingsError) -> PairClient | None:
-        if self.given is not None or isinstance(settings, SettingsError):
+    def get(self, settings: Settings) -> PairClient | None:
+        if self.given is not None:
             return self.given
         if self.built is None:
             # Built once; nothing loads or connects until the first score.
@@ -363,12 +379,12 @@ class _EmbedderSlot:
         self.given = given
         self.built: Embedder | None = None
 
-    def get(self, settings: Settings | SettingsError) -> Embedder | None:
+    def get(self, settings: Settings) -> Embedder | None:
         """The embedder; a failure to build it propagates (a logged 500), never a silent
         answer without vectors."""
         if self.given is not None:
             return self.given
-        if isinstance(settings, SettingsError) or settings.embedding.provider == "none":
+        if settings.embedding.provider == "none":
             return None
         if self.built is None:
             # Imported here: the openai package and the providers load at first use.
@@ -401,11 +417,9 @@ class _ChunkerSlot:
         self.chunker = given
         self.owned = False
 
-    def get(self, settings: Settings | SettingsError) -> RecordChunker:
+    def get(self, settings: Settings) -> RecordChunker:
         if self.chunker is None:
-            # A misconfigured app still answers every record (with the settings' error).
-            workers = 0 if isinstance(settings, SettingsError) else settings.chunk_workers
-            self.chunker, self.owned = build_chunker(workers), True
+            self.chunker, self.owned = build_chunker(settings.chunk_workers), True
         return self.chunker
 
     def state(self) -> ChunkerState | None:
@@ -422,7 +436,7 @@ class _ChunkerSlot:
 
 
 async def _read_body(
-    request: Request, settings: Settings | SettingsError, started: float, memory: BodyMemory
+    request: Request, settings: Settings, started: float, memory: BodyMemory
 ) -> bytes | RequestError:
     """The body (gunzipped if it came so), its bytes held in `memory` as they arrive, or a
     4xx: 413 as soon as it is known to exceed the limit, 408 if it has not arrived in full
@@ -432,7 +446,7 @@ async def _read_body(
         _parts(request),
         content_length=request.headers.get("content-length"),
         content_encoding=request.headers.get("content-encoding"),
-        limit=request_limit(settings),
+        limit=settings.max_request_bytes,
         deadline=deadline,
         deadline_setting=setting,
         started=started,

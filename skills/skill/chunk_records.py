@@ -17,7 +17,7 @@ from chunking.parse.decode import blank
 from chunking.plan.scoring import ScoringError
 from skills.skill.record_inputs import InputErrors, read_record_inputs
 from skills.skill.records import ChunkRecord, Measure, OutputRecord, failed_record
-from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
+from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -44,14 +44,12 @@ FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 
 
 def chunk_record(
-    record: InputRecord, settings: Settings | SettingsError, scoring: Scoring | None = None
+    record: InputRecord, settings: Settings, scoring: Scoring | None = None
 ) -> OutputRecord:
     """The answer for one record: its chunks and warnings, or its errors and `data: {}`.
 
     `scoring` serves the scored strategies (`semantic`, `binary`); a scorer that fails or
     times out fails this record only."""
-    if isinstance(settings, SettingsError):
-        return failed_record(record.record_id, misconfigured_message(settings))
     inputs = read_record_inputs(record.data, settings)
     if isinstance(inputs, InputErrors):
         return failed_record(record.record_id, *inputs.messages)
@@ -133,14 +131,6 @@ def too_many_chunks(count: int | None, limit: int, inputs: RecordInputs) -> str:
         f"not chunked: the text makes {makes}, and a record may have at most {limit:,} "
         f"(app setting {ENV_MAX_CHUNKS_PER_RECORD}); {fewer}, keep the first ones with "
         "maximumPagesToTake, or split the document"
-    )
-
-
-def misconfigured_message(error: SettingsError) -> str:
-    """A record's error when the app settings cannot work: which ones, and where to look."""
-    return (
-        f"the skill is misconfigured: {error}. Fix the app setting(s) named here; until "
-        "then no record is chunked (GET /api/health reports the same)"
     )
 
 

@@ -25,12 +25,11 @@ from skills.skill.embed_records import (
 )
 from skills.skill.records import OutputRecord, failed_record
 from skills.skill.settings import (
-    DEFAULT_DEADLINE_SECONDS,
-    DEFAULT_MAX_REQUEST_BYTES,
     ENV_CHUNK_WORKERS,
     ENV_DEADLINE_SECONDS,
     MAX_DEADLINE_SECONDS,
     SettingsError,
+    settings_or_defaults,
 )
 from skills.skill.thread_chunker import ThreadChunker
 
@@ -76,20 +75,6 @@ class Answer:
     """Seconds for a `Retry-After` header (with 503)."""
 
 
-def request_limit(settings: Settings | SettingsError) -> int:
-    """The largest body accepted; the default when the settings are broken."""
-    if isinstance(settings, SettingsError):
-        return DEFAULT_MAX_REQUEST_BYTES
-    return settings.max_request_bytes
-
-
-def request_deadline(settings: Settings | SettingsError) -> float:
-    """Seconds a request has to be answered in; the default when the settings are broken."""
-    if isinstance(settings, SettingsError):
-        return DEFAULT_DEADLINE_SECONDS
-    return settings.deadline_seconds
-
-
 def too_large(size: int, limit: int) -> RequestError:
     """The 413 for a body of `size` bytes (or more) over `limit`."""
     return RequestError(
@@ -121,15 +106,21 @@ async def answer_chunk_request(
     `scoring` serves the scored strategies' sentence embeddings and pair scores; without
     it, they use `embedder` for embeddings and have no pair scorer. With a memory
     `reservation`, records that do not fit in it are refused one by one and it shrinks
-    to what the others cost.
+    to what the others cost. With broken app settings (a SettingsError), the body is
+    read within the default limits and every record is answered with the error: the one
+    place a SettingsError reaches, nothing below it sees one.
     """
     started = time.monotonic() if started is None else started
-    read = await _read_records(body, settings, reservation)
+    read = await _read_records(body, settings_or_defaults(settings), reservation)
     if isinstance(read, Answer):
         return read
     parsed, admitted = read
-    deadline = request_deadline(settings)
     timings = {"read": time.monotonic() - started}
+    if isinstance(settings, SettingsError):
+        failed = [failed_record(r.record_id, misconfigured_message(settings)) for r in parsed]
+        outputs = failed if admitted is None else admitted.merge(failed)
+        return await _respond(outputs, {}, timings, started)
+    deadline = settings.deadline_seconds
     mark = time.monotonic()
     reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
@@ -152,20 +143,39 @@ async def answer_chunk_request(
         if isinstance(embedded, Answer):
             return embedded
         outputs = embedded
-    timings["embed"], mark = time.monotonic() - mark, time.monotonic()
+    timings["embed"] = time.monotonic() - mark
+    return await _respond(outputs, rendered, timings, started)
+
+
+async def _respond(
+    outputs: list[OutputRecord],
+    rendered: Rendered | None,
+    timings: dict[str, float],
+    started: float,
+) -> Answer:
+    """The 200 answer holding `outputs` (reusing the renderings in `rendered`), logged."""
+    mark = time.monotonic()
     answer = Answer(HTTP_OK, await asyncio.to_thread(render_response, outputs, rendered))
     timings["render"] = time.monotonic() - mark
     log_request(outputs, timings, time.monotonic() - started)
     return answer
 
 
+def misconfigured_message(error: SettingsError) -> str:
+    """A record's error when the app settings cannot work: which ones, and where to look."""
+    return (
+        f"the skill is misconfigured: {error}. Fix the app setting(s) named here; until "
+        "then no record is chunked (GET /api/health reports the same)"
+    )
+
+
 async def _read_records(
-    body: bytes, settings: Settings | SettingsError, reservation: Reservation | None
+    body: bytes, settings: Settings, reservation: Reservation | None
 ) -> tuple[Sequence[InputRecord], Admitted | None] | Answer:
     """The request's records to chunk, and with a memory `reservation` what it admitted
     (the records that fit; the others are refused one by one), or the answer refusing
     the whole body: too large, or unreadable."""
-    limit = request_limit(settings)
+    limit = settings.max_request_bytes
     if len(body) > limit:
         error = too_large(len(body), limit)
         return Answer(error.status, render_error(error))
@@ -237,7 +247,7 @@ def log_embedding(outcome: EmbeddingOutcome, *, records: int, provider: str) -> 
 
 async def chunk_and_cap(
     records: Sequence[InputRecord],
-    settings: Settings | SettingsError,
+    settings: Settings,
     until: float,
     chunker: RecordChunker,
     scoring: ScoringService,
@@ -255,8 +265,6 @@ async def chunk_and_cap(
     In slices, the app holds the answers kept so far and one slice's, never every
     record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
     """
-    if isinstance(settings, SettingsError):
-        return await chunk_within_deadline(records, settings, until, chunker, scoring)
     per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
     cap = AnswerCap(settings.max_response_bytes, per_chunk)
     answered: list[OutputRecord] = []
@@ -290,7 +298,7 @@ def text_slices(records: Sequence[InputRecord], characters: int) -> list[list[In
 
 async def chunk_within_deadline(
     records: Sequence[InputRecord],
-    settings: Settings | SettingsError,
+    settings: Settings,
     until: float,
     chunker: RecordChunker,
     scoring: ScoringService | None = None,
@@ -317,9 +325,7 @@ async def chunk_within_deadline(
     ]
 
 
-def _unfinished(
-    record: InputRecord, outcome: Outcome, settings: Settings | SettingsError
-) -> OutputRecord:
+def _unfinished(record: InputRecord, outcome: Outcome, settings: Settings) -> OutputRecord:
     deadline = f"{_deadline_text(settings)}, app setting {ENV_DEADLINE_SECONDS}"
     size = _text_size(record)
     if isinstance(outcome, Overran) and outcome.scorer is not None:
@@ -357,5 +363,5 @@ def _text_size(record: InputRecord) -> str:
     return "" if length is None else f" ({length:,} characters)"
 
 
-def _deadline_text(settings: Settings | SettingsError) -> str:
-    return f"{request_deadline(settings):g} s"
+def _deadline_text(settings: Settings) -> str:
+    return f"{settings.deadline_seconds:g} s"

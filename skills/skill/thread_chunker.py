@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from skills.embedding.scoring import ScoringService
     from skills.skill.contract import InputRecord
     from skills.skill.records import OutputRecord
-    from skills.skill.settings import Settings, SettingsError
+    from skills.skill.settings import Settings
 
 
 class ThreadChunker:
@@ -33,7 +33,7 @@ class ThreadChunker:
     async def chunk(
         self,
         records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
+        settings: Settings,
         until: float,
         scoring: ScoringService | None = None,
     ) -> list[Outcome]:
@@ -82,7 +82,7 @@ class _ThreadRun:
     def __init__(
         self,
         records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
+        settings: Settings,
         counts: Counts,
         scoring: Scoring | None = None,
     ) -> None:
