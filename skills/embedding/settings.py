@@ -16,7 +16,7 @@ from skills.embedding.cache_settings import (
     describe_cache,
     load_cache_settings,
 )
-from skills.embedding.values import parse_choice, parse_integer, shown_url
+from skills.values import parse_choice, parse_integer, shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

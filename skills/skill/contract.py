@@ -12,9 +12,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skills.embedding.values import json_type_name, read_json_integer
 from skills.skill.records import OutputRecord
 from skills.skill.render import record_data
+from skills.values import json_type_name, read_json_integer
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

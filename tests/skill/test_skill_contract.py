@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from skills.embedding.values import HugeNumber
 from skills.skill.contract import (
     InputRecord,
     RequestError,
@@ -16,6 +15,7 @@ from skills.skill.contract import (
     render_response,
 )
 from skills.skill.records import OutputRecord, failed_record
+from skills.values import HugeNumber
 from tests.skill.typed_chunks import a_chunk
 
 
