@@ -120,15 +120,14 @@ async def answer_chunk_request(
         failed = [failed_record(r.record_id, misconfigured_message(settings)) for r in parsed]
         outputs = failed if admitted is None else admitted.merge(failed)
         return await _respond(outputs, {}, timings, started)
-    deadline = settings.deadline_seconds
+    until = _work_until(started, settings.deadline_seconds)
     mark = time.monotonic()
-    reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
     rendered: Rendered | None = None if embedder is not None else {}
     chunked = await chunk_and_cap(
         parsed,
         settings,
-        started + deadline - reserve,
+        until,
         chunker or ThreadChunker(),
         scoring or ScoringService(embedder=embedder),
         embeds=embedder is not None,
@@ -139,12 +138,18 @@ async def answer_chunk_request(
     outputs = chunked if admitted is None else admitted.merge(chunked)
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
-        embedded = await embed_outputs(outputs, embedder, started + deadline - reserve, progress)
+        embedded = await embed_outputs(outputs, embedder, until, progress)
         if isinstance(embedded, Answer):
             return embedded
         outputs = embedded
     timings["embed"] = time.monotonic() - mark
     return await _respond(outputs, rendered, timings, started)
+
+
+def _work_until(started: float, deadline: float) -> float:
+    """When chunking and embedding must be done by: the request's deadline, less the time
+    kept to render the answer."""
+    return started + deadline - min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
 
 
 async def _respond(
