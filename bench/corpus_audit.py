@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING
 
 from bench.documents import NOT_DOCUMENTS
 from bench.offline_scoring import offline_scoring
-from chunking.audit import Audit, audit_document, flag_path_debris
 from chunking.measure.sizing import make_sizer
 from chunking.options import ChunkOptions, Limits, OptionError, Unit
 from chunking.pipeline import chunk_document, parse
@@ -37,6 +36,7 @@ from chunking.plan.binary_params import BinarySplit
 from chunking.plan.semantic_params import SemanticBreaks
 from chunking.plan.strategies import STRATEGY_NAMES, parameters_of
 from chunking.plan.words_params import WordWindows
+from chunking.report.audit import Audit, audit_document, flag_path_debris
 from skills.commands.cli import check_strategy, needs_scoring, strategy_parameters
 from skills.embedding.scoring.threaded import threaded_scoring
 from skills.parameters import FLAG_PARAMETERS
@@ -45,7 +45,7 @@ from skills.skill.settings import load_settings
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
 
 SETTINGS = {
     "512 tokens / 64": Limits(Unit.TOKENS, 512, 64),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from chunking.scoring import Scoring, Vector, cosine
+from chunking.plan.scoring import Scoring, Vector, cosine
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -22,8 +22,8 @@ from bench.documents import DEFAULT_CORPUS, load_corpus, megabytes
 from bench.offline_scoring import offline_scoring
 from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
+from chunking.plan.scoring import Scoring
 from chunking.plan.semantic_params import SemanticBreaks
-from chunking.scoring import Scoring
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

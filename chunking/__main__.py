@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from chunking.pipes import run_piped
+from chunking.cli.pipes import run_piped
 from skills.commands.chunk import main
 
 if __name__ == "__main__":

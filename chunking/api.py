@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from chunking.files import read_limited
+from chunking.cli.files import read_limited
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
     WORD_OVERLAP,
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from chunking.model import ChunkedDocument
     from chunking.pipeline import FormatName
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
 
 UnitName = Literal["tokens", "characters", "azureOpenAITokens"]
 """`tokens` is short for the skill's `azureOpenAITokens` (tiktoken, cl100k_base by default)."""
@@ -165,7 +165,7 @@ def chunk_file(
     charset, UTF-8, else detection); its name picks the format when `format` is auto.
     Raises `OptionError` for a binary format (PDF, Office, images) and OSError when the
     file cannot be read (FileRefused when it is not a regular file, or larger than the
-    skill takes: `chunking.files`). Decoding warnings come first in the result's `warnings`."""
+    skill takes: `chunking.cli.files`). Decoding warnings come first in the result's `warnings`."""
     name = Path(path)
     decoded = decode_file(read_limited(name), file_name=name.name)
     if isinstance(decoded, BinaryFile):

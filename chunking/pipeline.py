@@ -6,18 +6,19 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from chunking.chunk_ids import chunk_id, document_digest
-from chunking.contextualize import Contextualizer, Continuations
+from chunking.contextualize.continuations import Continuations
+from chunking.contextualize.prefix import Contextualizer
 from chunking.measure.sizing import make_sizer
 from chunking.model import Chunk, ChunkedDocument
 from chunking.options import ChunkOptions, OptionError, TooManyChunks
+from chunking.options.chunk_ids import chunk_id, document_digest
 from chunking.outline.plain_outline import plain_outline
 from chunking.outline.sections import SectionTree
 from chunking.parse.detect import detect_format
 from chunking.parse.titles import resolve_title
 from chunking.plan.core import PlanInputs
+from chunking.plan.scoring import Scoring
 from chunking.plan.strategies import STRATEGIES, parameters_of
-from chunking.scoring import Scoring
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -75,7 +76,7 @@ def chunk_document(
     """Chunk one document.
 
     `scoring` gives the scored strategies (`semantic`, `binary`) their embedder and pair
-    scorer; they raise `ScoringError` (from `chunking.scoring`) when it fails or is missing.
+    scorer; they raise `ScoringError` (from `chunking.plan.scoring`) when it fails or is missing.
 
     Raises `OptionError` for settings that cannot be honoured (e.g. an encoder
     that is not available); everything else about the input becomes a warning.

@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from chunking.cli.pipes import OneLineParser, command_name, run_piped
 from chunking.options import OptionError, SplitMode, Unit
-from chunking.pipes import OneLineParser, command_name, run_piped
 from evaluation.apply import configuration
 from evaluation.cache import EmbeddingCache
 from evaluation.documents import DocumentError

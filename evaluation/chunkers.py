@@ -9,14 +9,14 @@ from chunking.measure.sizing import make_sizer
 from chunking.options import ChunkOptions, SplitMode
 from chunking.pipeline import chunk_document
 from chunking.plan.pages import split_pages, split_sentences
-from chunking.scoring import Scoring
+from chunking.plan.scoring import Scoring
 from evaluation.baseline import langchain_markdown
 from evaluation.settings import RULE_VARIANTS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from chunking.scoring import TextEmbedder, Vector
+    from chunking.plan.scoring import TextEmbedder, Vector
     from evaluation.documents import EvalDocument
     from evaluation.settings import Setting
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.files import read_limited
+from chunking.cli.files import read_limited
 from chunking.pipeline import parse
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def load_documents(folder: Path) -> dict[str, EvalDocument]:
             continue
         try:
             # As read_text reads it (universal newlines), but never a FIFO, a device or
-            # more than the skill takes (chunking.files).
+            # more than the skill takes (chunking.cli.files).
             text = read_limited(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         except UnicodeDecodeError as error:
             raise DocumentError(f"{path} is not UTF-8 text ({error.reason})") from error

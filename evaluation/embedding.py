@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from chunking.scoring import Scoring
+from chunking.plan.scoring import Scoring
 from evaluation.cache import text_digest
 from evaluation.minilm_onnx import (
     MINILM_DIMENSIONS,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
     from evaluation.cache import EmbeddingCache
     from skills.embedding.embedder import Embedder
 

@@ -22,9 +22,9 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chunking.cli.pipes import OneLineParser
 from chunking.outline.sections import SectionTree
 from chunking.pipeline import parse
-from chunking.pipes import OneLineParser
 from evaluation.chat import (
     CHAT_PROVIDERS,
     DEFAULT_MAX_RETRIES,

@@ -12,7 +12,7 @@ from skills.commands.chunk_map import Annotations, map_document, render_chunk_ma
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
     from evaluation.chunkers import EvalChunk
     from evaluation.documents import EvalDocument
     from evaluation.questions import Question

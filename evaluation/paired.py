@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from chunking.files import read_limited
+from chunking.cli.files import read_limited
 from evaluation.metrics import paired_difference
 from evaluation.passages import PASSAGE_MODES
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.files import read_limited
+from chunking.cli.files import read_limited
 from evaluation.reader_text import reader_occurrences
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
     from evaluation.documents import EvalDocument
     from evaluation.metrics import Interval
     from evaluation.questions import Question

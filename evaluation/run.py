@@ -10,8 +10,8 @@ import numpy as np
 
 from chunking.measure.encodings import load_encoding
 from chunking.measure.sizing import TokenSizer
+from chunking.plan.scoring import Scoring
 from chunking.plan.strategies import SCORED_STRATEGIES
-from chunking.scoring import Scoring
 from evaluation.budget import BUDGET_METRICS, RECOMMENDED_ON, budget_scores
 from evaluation.chunkers import BaselineUnavailableError, ChunkRun, EvalChunk, chunk_all
 from evaluation.metrics import (
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
     from evaluation.documents import EvalDocument
     from evaluation.embedding import Embeddings
     from evaluation.passages import PassageMode

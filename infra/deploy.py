@@ -27,7 +27,7 @@ from azure.core.exceptions import AzureError, HttpResponseError, ResourceNotFoun
 from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClient
 
 from chunking import Unit
-from chunking.pipes import OneLineParser, command_name
+from chunking.cli.pipes import OneLineParser, command_name
 from skills.commands.cli import HelpFormatter
 from skills.parameters import DEPLOYED_PARAMETERS
 from skills.search.checks import check_definitions, check_partitions, web_api_skills

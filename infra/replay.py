@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from chunking.pipes import OneLineParser, command_name
+from chunking.cli.pipes import OneLineParser, command_name
 from skills.commands.cli import HelpFormatter
 from skills.search.checks import web_api_skills
 from skills.search.definitions import INDEXED_EXTENSIONS, build_definitions

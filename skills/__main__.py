@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from chunking.files import read_limited
+from chunking.cli.files import read_limited
+from chunking.cli.pipes import command_name, run_piped
 from chunking.options import Unit
 from chunking.parse.decode import DecodedFile, decode_file
-from chunking.pipes import command_name, run_piped
 from skills.commands.cli import Parser
 from skills.embedding.clients import build_embedder
 from skills.embedding.scoring import ScoringService

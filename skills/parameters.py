@@ -47,7 +47,7 @@ from chunking.plan.strategies import (
     STRATEGY_NAMES,
     strategy_parameter_rows,
 )
-from skills.embedding.values import parse_choice, parse_flag, parse_integer, parse_number
+from skills.values import parse_choice, parse_flag, parse_integer, parse_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping

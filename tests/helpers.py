@@ -19,11 +19,11 @@ from chunking import (
     Unit,
     chunk_document,
 )
-from chunking.audit import Audit, audit_document
 from chunking.measure.sizing import make_sizer
 from chunking.outline.plain_outline import plain_outline
 from chunking.pipeline import FormatName, parse
 from chunking.plan.sentences import sentencex_ends
+from chunking.report.audit import Audit, audit_document
 from tests.paths import ROOT
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from chunking.model import Chunk
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
 
 
 def options(

@@ -9,7 +9,7 @@ word windows), `semantic` (cuts where the meaning shifts, `Scoring.embed`) and `
 and contextualizer, and must return spans of the source whose embedded text fits the
 limit, with tables and code never cut inside a row or line. `structure`, `semantic` and
 `binary` share the structure walk (`walk`) by composition. Strategies that score text
-get `Scoring` (`chunking.scoring`): the caller's embedder and pair scorer, so they stay
+get `Scoring` (`chunking.plan.scoring`): the caller's embedder and pair scorer, so they stay
 pure. Each strategy's parameters live beside it (`words_params`, `semantic_params`,
 `binary_params`), which `chunking.options` imports: this package imports nothing itself,
 so the options never import a strategy.

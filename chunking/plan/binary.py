@@ -51,17 +51,17 @@ from chunking.options import TooManyChunks
 from chunking.plan.binary_params import BINARY_SCORERS, DEFAULT_BINARY_CANDIDATES, BinarySplit
 from chunking.plan.core import Plan, own_parameters
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
+from chunking.plan.scoring import CachedEmbedder, ScoringError, cosine
 from chunking.plan.walk import walk_seam
 from chunking.plan.words import WordWindowPlanner
-from chunking.scoring import CachedEmbedder, ScoringError, cosine
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from chunking.model import Span
     from chunking.plan.core import PlanInputs
+    from chunking.plan.scoring import TextEmbedder
     from chunking.plan.walk import WalkSeam
-    from chunking.scoring import TextEmbedder
 
 MIN_SIDE_SHARE = 0.25
 """A split leaves each side at least this share of the room when it can: the least

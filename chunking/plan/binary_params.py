@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chunking.option_errors import OptionError, shown_integer
+from chunking.options.errors import OptionError, shown_integer
 
 BINARY_SCORERS = ("embeddings", "crossEncoder", "rerank")
 """What scores a split of the `binary` strategy: cosine between the two halves'

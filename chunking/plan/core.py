@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from chunking.contextualize import Contextualizer
+    from chunking.contextualize.prefix import Contextualizer
     from chunking.measure.sizing import Sizer
     from chunking.model import Outline, Span
     from chunking.options import ChunkOptions
     from chunking.outline.sections import SectionTree
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 A `StrategyDeclaration` names the strategy, its plan function, the dataclass of its own
 parameters (defaults and bounds are that dataclass's; `ChunkOptions.parameters` holds
 one), its rows of the parameter table (`Parameter`: record input, app setting, flag) and
-whether it calls `chunking.scoring.Scoring`. `chunking.plan.strategies` registers the
+whether it calls `chunking.plan.scoring.Scoring`. `chunking.plan.strategies` registers the
 declarations; the options' strategy names, chunk ids, record inputs, app settings, the
 command line's flags and the settings reference are read from there.
 
@@ -115,7 +115,7 @@ class StrategyDeclaration:
     """Its rows of the parameter table, in table order (`attribute` and `option` name
     the strategy and its parameters' field, `words.size`)."""
     scored: bool = False
-    """Whether it calls `chunking.scoring.Scoring` (embeddings or pair scores)."""
+    """Whether it calls `chunking.plan.scoring.Scoring` (embeddings or pair scores)."""
     refused: Mapping[str, Callable[[Callable[[str], str]], str]] = field(
         default_factory=lambda: MappingProxyType({})
     )

@@ -42,6 +42,7 @@ from chunking.model import BlockKind, Level
 from chunking.offsets import trim
 from chunking.plan.core import Plan, own_parameters
 from chunking.plan.declaration import Flag, Parameter, StrategyDeclaration
+from chunking.plan.scoring import CachedEmbedder, ScoringError
 from chunking.plan.semantic_params import (
     DEFAULT_SEMANTIC_MIN_FILL,
     DEFAULT_SEMANTIC_PERCENTILE,
@@ -49,15 +50,14 @@ from chunking.plan.semantic_params import (
     SemanticBreaks,
 )
 from chunking.plan.walk import walk_seam
-from chunking.scoring import CachedEmbedder, ScoringError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from chunking.model import Span
     from chunking.plan.core import PlanInputs
+    from chunking.plan.scoring import TextEmbedder
     from chunking.plan.walk import WalkSeam
-    from chunking.scoring import TextEmbedder
 
 EMBEDDED_CHARACTERS = 2_000
 """A window's text is clipped to this many characters nearest its boundary: the local

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chunking.option_errors import OptionError, shown_integer
+from chunking.options.errors import OptionError, shown_integer
 
 DEFAULT_SEMANTIC_PERCENTILE = 95.0
 """A breakpoint where the distance between neighbouring sentence groups is above this

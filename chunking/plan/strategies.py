@@ -2,7 +2,7 @@
 
 Each strategy is declared once, beside its planner; what the other surfaces need is read
 from `DECLARATIONS`: the names `strategy` may take, the planner `chunking.pipeline`
-calls, the parameters chunk ids hold (`chunking.chunk_ids`), the rows of the parameter
+calls, the parameters chunk ids hold (`chunking.options.chunk_ids`), the rows of the parameter
 table (`skills.parameters`), which strategies score. Adding a strategy is its module
 and one line here.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
-from chunking.option_errors import OptionError
+from chunking.options.errors import OptionError
 from chunking.plan.binary import BINARY
 from chunking.plan.pages import PAGES
 from chunking.plan.semantic import SEMANTIC
@@ -40,7 +40,7 @@ STRATEGY_PARAMETERS: Mapping[str, tuple[str, ...]] = {
 """Each strategy's own parameters, by their record input names: given with another
 strategy, they are an error (`strategy_conflicts`)."""
 SCORED_STRATEGIES: tuple[str, ...] = tuple(d.name for d in DECLARATIONS if d.scored)
-"""The strategies that call `chunking.scoring.Scoring` (embeddings or pair scores)."""
+"""The strategies that call `chunking.plan.scoring.Scoring` (embeddings or pair scores)."""
 PARAMETER_TYPES: Mapping[str, type[Any]] = {
     d.name: d.parameters for d in DECLARATIONS if d.parameters is not None
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from chunking.option_errors import OptionError, shown_integer
+from chunking.options.errors import OptionError, shown_integer
 
 
 class WordScope(Enum):

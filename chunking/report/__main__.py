@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from chunking.pipes import run_piped
+from chunking.cli.pipes import run_piped
 from skills.commands.chunk_map.command import main
 
 if __name__ == "__main__":

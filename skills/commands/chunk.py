@@ -6,11 +6,11 @@ import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from chunking.cli.pipes import command_name, run_piped
 from chunking.options import OptionError
 from chunking.parse.decode import blank
 from chunking.pipeline import chunk_document
-from chunking.pipes import command_name, run_piped
-from chunking.scoring import ScoringError
+from chunking.plan.scoring import ScoringError
 from skills.commands.cli import (
     Parser,
     add_chunk_arguments,

@@ -11,7 +11,8 @@ import textwrap
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from chunking.files import read_limited
+from chunking.cli.files import read_limited
+from chunking.cli.pipes import OneLineParser
 from chunking.options import (
     PAGE_OVERLAP_LENGTH,
     ChunkOptions,
@@ -24,7 +25,7 @@ from chunking.options import (
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
-from chunking.pipes import OneLineParser
+from chunking.plan.scoring import Scoring
 from chunking.plan.strategies import (
     BY_NAME as STRATEGY_DECLARATIONS,
 )
@@ -32,7 +33,6 @@ from chunking.plan.strategies import (
     SCORED_STRATEGIES,
     strategy_conflicts,
 )
-from chunking.scoring import Scoring
 from skills.parameters import FLAG_PARAMETERS, given_parameters, read_strategy_parameters
 from skills.skill.settings import Settings, SettingsError, load_settings
 

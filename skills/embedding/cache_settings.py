@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
 
-from skills.embedding.values import parse_choice, parse_number, shown_url
+from skills.values import parse_choice, parse_number, shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from skills.embedding.cache import CacheStoreError
 from skills.embedding.log_urls import hide_url_secrets_in_http_logs
-from skills.embedding.values import shown_url
+from skills.values import shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence

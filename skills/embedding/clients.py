@@ -50,7 +50,7 @@ from skills.embedding.settings import (
     LOCAL_MODELS,
     MINILM_MODEL,
 )
-from skills.embedding.values import shown_url
+from skills.values import shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence

@@ -256,19 +256,7 @@ class BatchEmbedder:
         started = time.monotonic()
         sizes = await asyncio.to_thread(lambda: [self.sizer.size(text) for text in texts])
         results: list[Vector | Failure | None] = [None] * len(texts)
-        sendable: list[tuple[int, int]] = []
-        for index, (text, size) in enumerate(zip(texts, sizes, strict=True)):
-            if not text.strip():
-                results[index] = Failure(FailureKind.REJECTED, "a chunk's text is empty")
-            elif size > self.max_input_tokens:
-                results[index] = Failure(
-                    FailureKind.TOO_LONG,
-                    f"a chunk has {size} tokens, above the embedding model's limit of "
-                    f"{self.max_input_tokens}; it was not sent (lower maximumPageLength "
-                    "or use unit azureOpenAITokens)",
-                )
-            else:
-                sendable.append((index, size))
+        sendable = self._screen(texts, sizes, results)
         keys = await self._look_up(texts, sendable, results, deadline)
         missed = [(index, size) for index, size in sendable if results[index] is None]
         cached = len(sendable) - len(missed)
@@ -278,31 +266,8 @@ class BatchEmbedder:
             run.done = cached
             if progress is not None:
                 progress(cached, len(sendable))
-        tasks = [asyncio.create_task(run.send(batch)) for batch in batches]
-        if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=max(deadline - time.monotonic(), 0))
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-
-        truncated: set[int] = set()
-        read_limit: int | None = None
-        for batch, task in zip(batches, tasks, strict=True):
-            answer = _task_answer(task)
-            if isinstance(answer, ClientReply):
-                read_limit = answer.read_limit if answer.read_limit is not None else read_limit
-                for position, (index, vector) in enumerate(zip(batch, answer.vectors, strict=True)):
-                    results[index] = vector
-                    if position in answer.truncated:
-                        truncated.add(index)
-            else:
-                failure = answer or Failure(
-                    FailureKind.DEADLINE,
-                    "the skill's deadline passed before this chunk's embedding request finished",
-                )
-                for index in batch:
-                    results[index] = failure
-
+        tasks = await _send_until(run, batches, deadline)
+        truncated, read_limit = _file_answers(batches, tasks, results)
         final = tuple(result for result in results if result is not None)
         assert len(final) == len(texts)  # one result per input, always
         if self.cache is not None:
@@ -333,6 +298,26 @@ class BatchEmbedder:
         return EmbeddingOutcome(
             final, stats, frozenset(truncated), run.retry_after, read_limit=read_limit
         )
+
+    def _screen(
+        self, texts: Sequence[str], sizes: Sequence[int], results: list[Vector | Failure | None]
+    ) -> list[tuple[int, int]]:
+        """(index, tokens) of each text the service may take; a Failure in `results` for
+        each it may not (empty, or over the model's input limit), which is never sent."""
+        sendable: list[tuple[int, int]] = []
+        for index, (text, size) in enumerate(zip(texts, sizes, strict=True)):
+            if not text.strip():
+                results[index] = Failure(FailureKind.REJECTED, "a chunk's text is empty")
+            elif size > self.max_input_tokens:
+                results[index] = Failure(
+                    FailureKind.TOO_LONG,
+                    f"a chunk has {size} tokens, above the embedding model's limit of "
+                    f"{self.max_input_tokens}; it was not sent (lower maximumPageLength "
+                    "or use unit azureOpenAITokens)",
+                )
+            else:
+                sendable.append((index, size))
+        return sendable
 
     async def _look_up(
         self,
@@ -492,6 +477,47 @@ class _Run:
                 FailureKind.TIMEOUT, f"the embedding service did not answer within {timeout:.3g} s"
             )
         return self.embedder.check_reply(reply, len(texts)) or reply
+
+
+async def _send_until(
+    run: _Run, batches: list[tuple[int, ...]], deadline: float
+) -> list[asyncio.Task[ClientReply | Failure]]:
+    """Start every batch (the run's semaphore bounds how many are in flight) and wait for
+    them until the deadline; what has not finished by then is cancelled."""
+    tasks = [asyncio.create_task(run.send(batch)) for batch in batches]
+    if tasks:
+        _, pending = await asyncio.wait(tasks, timeout=max(deadline - time.monotonic(), 0))
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+    return tasks
+
+
+def _file_answers(
+    batches: list[tuple[int, ...]],
+    tasks: list[asyncio.Task[ClientReply | Failure]],
+    results: list[Vector | Failure | None],
+) -> tuple[set[int], int | None]:
+    """Put each batch's vectors, or its failure, in `results` at its inputs' indexes; the
+    inputs the model truncated, and the service's read limit if a reply named one."""
+    truncated: set[int] = set()
+    read_limit: int | None = None
+    for batch, task in zip(batches, tasks, strict=True):
+        answer = _task_answer(task)
+        if isinstance(answer, ClientReply):
+            read_limit = answer.read_limit if answer.read_limit is not None else read_limit
+            for position, (index, vector) in enumerate(zip(batch, answer.vectors, strict=True)):
+                results[index] = vector
+                if position in answer.truncated:
+                    truncated.add(index)
+        else:
+            failure = answer or Failure(
+                FailureKind.DEADLINE,
+                "the skill's deadline passed before this chunk's embedding request finished",
+            )
+            for index in batch:
+                results[index] = failure
+    return truncated, read_limit
 
 
 def _task_answer(task: asyncio.Task[ClientReply | Failure]) -> ClientReply | Failure | None:

@@ -16,7 +16,7 @@ from skills.embedding.cache_settings import (
     describe_cache,
     load_cache_settings,
 )
-from skills.embedding.values import parse_choice, parse_integer, shown_url
+from skills.values import parse_choice, parse_integer, shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -232,50 +232,22 @@ def load_embedding_settings(
     Appends a message per bad setting to `problems`; the result is then only a placeholder.
     """
     provider, reason = _choose_provider(given, problems, local_installed)
-
-    def integer(name: str, minimum: int, maximum: int, default: int) -> int:
-        if name not in given:
-            return default
-        number = parse_integer(given[name])
-        if number is None or not minimum <= number <= maximum:
-            problems.append(
-                f"{name} must be an integer from {minimum} to {maximum} (got {given[name]!r})"
-            )
-            return default
-        return number
-
-    model = given.get(ENV_EMBEDDING_MODEL, LOCAL_MODEL if provider == "local" else DEFAULT_MODEL)
-    if provider == "local":
-        if model not in LOCAL_MODEL_ALIASES:
-            problems.append(
-                f"{ENV_EMBEDDING_MODEL} must be one of {', '.join(LOCAL_MODELS)} for the local "
-                f"provider (got {model!r})"
-            )
-        model = LOCAL_MODEL_ALIASES.get(model, LOCAL_MODEL)
-    elif provider == "azure_openai" and model not in AZURE_MODELS:
-        problems.append(
-            f"{ENV_EMBEDDING_MODEL} must be one of {', '.join(AZURE_MODELS)} for Azure OpenAI "
-            f"(got {model!r}); it picks the tokenizer, the limits and the dimensions"
-        )
+    model = _model(given, problems, provider)
     spec = MODELS.get(model)
     dimensions = _dimensions(given, problems, provider, model, spec)
-
     endpoint = given.get(ENV_AZURE_OPENAI_ENDPOINT)
-    if provider == "azure_openai" and endpoint is None:
-        problems.append(f"{ENV_AZURE_OPENAI_ENDPOINT} is required for the azure_openai provider")
     base_url = given.get(ENV_OPENAI_BASE_URL)
     openai_key = given.get(ENV_OPENAI_API_KEY)
-    if provider == "openai" and base_url is None and openai_key is None:
-        problems.append(
-            f"the openai provider needs {ENV_OPENAI_BASE_URL} (your own server) or "
-            f"{ENV_OPENAI_API_KEY} (api.openai.com)"
-        )
+    problems.extend(_missing_connection(provider, endpoint, base_url, openai_key))
     problems.extend(_unusable(given, provider))
     cache = load_cache_settings(given, problems)
     if cache.mode == "blob" and cache.account_url:
         problem = url_problem(ENV_EMBEDDING_CACHE_ACCOUNT_URL, cache.account_url)
         if problem:
             problems.append(problem)
+
+    def integer(name: str, minimum: int, maximum: int, default: int) -> int:
+        return _bounded_integer(given, problems, name, (minimum, maximum), default)
 
     return EmbeddingSettings(
         provider=provider,
@@ -302,6 +274,63 @@ def load_embedding_settings(
         max_retries=integer(ENV_EMBEDDING_MAX_RETRIES, 0, 20, DEFAULT_MAX_RETRIES),
         cache=cache,
     )
+
+
+def _bounded_integer(
+    given: Mapping[str, str],
+    problems: list[str],
+    name: str,
+    bounds: tuple[int, int],
+    default: int,
+) -> int:
+    """App setting `name` as an integer within `bounds`; its default when unset, or when
+    it is not one (with a problem said)."""
+    if name not in given:
+        return default
+    minimum, maximum = bounds
+    number = parse_integer(given[name])
+    if number is None or not minimum <= number <= maximum:
+        problems.append(
+            f"{name} must be an integer from {minimum} to {maximum} (got {given[name]!r})"
+        )
+        return default
+    return number
+
+
+def _model(given: Mapping[str, str], problems: list[str], provider: EmbeddingProvider) -> str:
+    """EMBEDDING_MODEL, checked against the models the provider runs (a local alias read
+    as its model), else the provider's default model."""
+    model = given.get(ENV_EMBEDDING_MODEL, LOCAL_MODEL if provider == "local" else DEFAULT_MODEL)
+    if provider == "local":
+        if model not in LOCAL_MODEL_ALIASES:
+            problems.append(
+                f"{ENV_EMBEDDING_MODEL} must be one of {', '.join(LOCAL_MODELS)} for the local "
+                f"provider (got {model!r})"
+            )
+        return LOCAL_MODEL_ALIASES.get(model, LOCAL_MODEL)
+    if provider == "azure_openai" and model not in AZURE_MODELS:
+        problems.append(
+            f"{ENV_EMBEDDING_MODEL} must be one of {', '.join(AZURE_MODELS)} for Azure OpenAI "
+            f"(got {model!r}); it picks the tokenizer, the limits and the dimensions"
+        )
+    return model
+
+
+def _missing_connection(
+    provider: EmbeddingProvider,
+    endpoint: str | None,
+    base_url: str | None,
+    openai_key: str | None,
+) -> list[str]:
+    """What a remote provider needs to be reached and is not set."""
+    if provider == "azure_openai" and endpoint is None:
+        return [f"{ENV_AZURE_OPENAI_ENDPOINT} is required for the azure_openai provider"]
+    if provider == "openai" and base_url is None and openai_key is None:
+        return [
+            f"the openai provider needs {ENV_OPENAI_BASE_URL} (your own server) or "
+            f"{ENV_OPENAI_API_KEY} (api.openai.com)"
+        ]
+    return []
 
 
 def _choose_provider(

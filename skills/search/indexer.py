@@ -230,6 +230,39 @@ def replay(
     return report
 
 
+@dataclass(frozen=True, slots=True)
+class _SkillCall:
+    """How the indexer calls one Web API skill, read from its definition with the
+    indexer's defaults for what it leaves out."""
+
+    uri: str
+    method: str
+    headers: dict[str, str]
+    timeout: float
+    batch_size: int
+    parallelism: int
+    inputs: list[tuple[str, str]]
+    """(input name, source path in the enriched document)."""
+    outputs: list[tuple[str, str]]
+    """(output name, target name in the enriched document)."""
+
+    @classmethod
+    def of(cls, skill: WireJson) -> _SkillCall:
+        """The call `skill` (a skillset's skill) describes."""
+        return cls(
+            uri=skill["uri"],
+            method=skill.get("httpMethod") or "POST",
+            headers={**(skill.get("httpHeaders") or {}), "Content-Type": "application/json"},
+            timeout=parse_duration(skill.get("timeout") or DEFAULT_SKILL_TIMEOUT).total_seconds(),
+            batch_size=skill.get("batchSize") or DEFAULT_SKILL_BATCH_SIZE,
+            parallelism=skill.get("degreeOfParallelism") or DEFAULT_DEGREE_OF_PARALLELISM,
+            inputs=[(i["name"], i["source"]) for i in skill.get("inputs", [])],
+            outputs=[
+                (o["name"], o.get("targetName") or o["name"]) for o in skill.get("outputs", [])
+            ],
+        )
+
+
 def _run_skill(
     skill: WireJson,
     documents: Sequence[SourceDocument],
@@ -239,18 +272,14 @@ def _run_skill(
     retry_delay: float,
     progress: Callable[[str], None],
 ) -> None:
-    batch_size = skill.get("batchSize") or DEFAULT_SKILL_BATCH_SIZE
-    parallelism = skill.get("degreeOfParallelism") or DEFAULT_DEGREE_OF_PARALLELISM
-    timeout = parse_duration(skill.get("timeout") or DEFAULT_SKILL_TIMEOUT).total_seconds()
-    headers = {**(skill.get("httpHeaders") or {}), "Content-Type": "application/json"}
-    method = skill.get("httpMethod") or "POST"
-    inputs = [(i["name"], i["source"]) for i in skill.get("inputs", [])]
-    outputs = [(o["name"], o.get("targetName") or o["name"]) for o in skill.get("outputs", [])]
+    call = _SkillCall.of(skill)
     record_ids = {doc.key: str(number) for number, doc in enumerate(documents)}
-    batches = [documents[i : i + batch_size] for i in range(0, len(documents), batch_size)]
+    size = call.batch_size
+    batches = [documents[i : i + size] for i in range(0, len(documents), size)]
     progress(
-        f"sending {len(documents)} document(s) to {skill['uri']} in {len(batches)} request(s) "
-        f"(batchSize {batch_size}, degreeOfParallelism {parallelism}, timeout {timeout:g} s)"
+        f"sending {len(documents)} document(s) to {call.uri} in {len(batches)} request(s) "
+        f"(batchSize {size}, degreeOfParallelism {call.parallelism}, "
+        f"timeout {call.timeout:g} s)"
     )
     answered = [0]
     lock = threading.Lock()
@@ -260,31 +289,22 @@ def _run_skill(
         values = [
             {
                 "recordId": record_ids[doc.key],
-                "data": {name: resolve(source, trees[doc.key]) for name, source in inputs},
+                "data": {name: resolve(source, trees[doc.key]) for name, source in call.inputs},
             }
             for doc in batch
         ]
-        body = json.dumps({"values": values}).encode("utf-8")
-        attempts = 0
-        with httpx.Client(timeout=timeout) as client:
-            while True:
-                attempts += 1
-                try:
-                    response = client.request(method, skill["uri"], content=body, headers=headers)
-                except httpx.HTTPError as error:
-                    return batch, error, attempts
-                if response.status_code not in RETRIED_STATUSES or attempts > RETRIES:
-                    with lock:
-                        answered[0] += 1
-                        progress(
-                            f"request {answered[0]}/{len(batches)} answered: HTTP "
-                            f"{response.status_code}, {len(batch)} document(s), "
-                            f"{time.monotonic() - started:.1f} s"
-                        )
-                    return batch, response, attempts
-                time.sleep(retry_delay * 2 ** (attempts - 1))
+        outcome, attempts = _post(call, json.dumps({"values": values}).encode("utf-8"), retry_delay)
+        if isinstance(outcome, httpx.Response):
+            with lock:
+                answered[0] += 1
+                progress(
+                    f"request {answered[0]}/{len(batches)} answered: HTTP "
+                    f"{outcome.status_code}, {len(batch)} document(s), "
+                    f"{time.monotonic() - started:.1f} s"
+                )
+        return batch, outcome, attempts
 
-    with ThreadPoolExecutor(max_workers=parallelism) as pool:
+    with ThreadPoolExecutor(max_workers=call.parallelism) as pool:
         results = list(pool.map(send, batches))
     for batch, outcome, attempts in results:
         report.requests += attempts
@@ -296,11 +316,30 @@ def _run_skill(
             if isinstance(answer, list):
                 report.failed[names[doc.key]] = answer
                 continue
-            for name, target in outputs:
+            for name, target in call.outputs:
                 if name not in answer:
                     report.warnings.append(f"{names[doc.key]}: the skill returned no {name!r}")
                     continue
                 trees[doc.key][target] = answer[name]
+
+
+def _post(
+    call: _SkillCall, body: bytes, retry_delay: float
+) -> tuple[httpx.Response | httpx.HTTPError, int]:
+    """The skill's answer to one request, or the error that stopped it, and how many
+    attempts it took: a 429, 502 or 503 is retried up to RETRIES times with a doubling
+    delay, as the indexer does."""
+    attempts = 0
+    with httpx.Client(timeout=call.timeout) as client:
+        while True:
+            attempts += 1
+            try:
+                response = client.request(call.method, call.uri, content=body, headers=call.headers)
+            except httpx.HTTPError as error:
+                return error, attempts
+            if response.status_code not in RETRIED_STATUSES or attempts > RETRIES:
+                return response, attempts
+            time.sleep(retry_delay * 2 ** (attempts - 1))
 
 
 def _quiet(line: str) -> None:

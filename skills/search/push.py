@@ -33,7 +33,7 @@ from azure.core.exceptions import AzureError
 from azure.search.documents import SearchClient, SearchIndexingBufferedSender
 from azure.search.documents.indexes import SearchIndexClient
 
-from chunking.pipes import OneLineParser, command_name, run_piped
+from chunking.cli.pipes import OneLineParser, command_name, run_piped
 from skills.commands.cli import HelpFormatter
 from skills.embedding.clients import build_embedder
 from skills.search.checks import web_api_skills
@@ -153,18 +153,7 @@ def push(
         for first in range(0, len(documents), DOCUMENTS_PER_ROUND):
             group = documents[first : first + DOCUMENTS_PER_ROUND]
             held = _held_chunks(search, [doc.key for doc in group], PARENT_KEY_FIELD, KEY_FIELD)
-            chunked = _chunk_group(group, skillset, settings)
-            fresh: list[tuple[SourceDocument, RecordChunks]] = []
-            for doc, answer in zip(group, chunked, strict=True):
-                name = str(doc.fields["metadata_storage_name"])
-                if not answer.ok:
-                    summary.failed_documents[name] = list(answer.errors)
-                    continue
-                ids = {chunk.id for chunk in answer.chunks}
-                if ids and ids == set(held.get(doc.key, {}).values()):
-                    summary.unchanged += 1
-                    continue
-                fresh.append((doc, answer))
+            fresh = _changed(group, _chunk_group(group, skillset, settings), held, summary)
             if embedder is not None and fresh:
                 embedded = embed_records([answer for _, answer in fresh], embedder, runner=runner)
                 fresh = [(doc, answer) for (doc, _), answer in zip(fresh, embedded, strict=True)]
@@ -174,16 +163,7 @@ def push(
             if uploads or stale:
                 if sender is None:
                     sender = _sender(target, uploads, sent, SearchIndexingBufferedSender, versions)
-                # The sender sends whatever is queued once a batch is full, and when a
-                # request fails as a whole it requeues only the first of its actions
-                # (azure-search-documents 12.0): never queue more than one batch at once.
-                step = sender.batch_size
-                for start in range(0, len(uploads), step):
-                    sender.sender.upload_documents(uploads[start : start + step])
-                for start in range(0, len(stale), step):
-                    sender.sender.delete_documents(
-                        [{KEY_FIELD: key} for key in stale[start : start + step]]
-                    )
+                _queue(sender, uploads, stale)
             if progress is not None:
                 progress(
                     f"{min(first + len(group), len(documents))}/{len(documents)} documents, "
@@ -202,6 +182,41 @@ def push(
     summary.deleted = len(sent.succeeded & sent.deletions)
     summary.failed_keys = dict(sent.failed)
     return summary
+
+
+def _changed(
+    group: Sequence[SourceDocument],
+    chunked: Sequence[RecordChunks],
+    held: dict[str, dict[str, str]],
+    summary: PushSummary,
+) -> list[tuple[SourceDocument, RecordChunks]]:
+    """The documents of `group` to send, with their chunks: those chunked whose chunk ids
+    differ from the ones the index holds for them. The others are counted in `summary`:
+    a failed document with its errors, an unchanged one as unchanged."""
+    fresh: list[tuple[SourceDocument, RecordChunks]] = []
+    for doc, answer in zip(group, chunked, strict=True):
+        name = str(doc.fields["metadata_storage_name"])
+        if not answer.ok:
+            summary.failed_documents[name] = list(answer.errors)
+            continue
+        ids = {chunk.id for chunk in answer.chunks}
+        if ids and ids == set(held.get(doc.key, {}).values()):
+            summary.unchanged += 1
+            continue
+        fresh.append((doc, answer))
+    return fresh
+
+
+def _queue(sender: _Sender, uploads: list[dict[str, Any]], stale: list[str]) -> None:
+    """Queue the uploads, then the deletions of stale chunk keys, one batch at a time: the
+    sender sends whatever is queued once a batch is full, and when a request fails as a
+    whole it requeues only the first of its actions (azure-search-documents 12.0), so
+    never more than one batch is queued at once."""
+    step = sender.batch_size
+    for start in range(0, len(uploads), step):
+        sender.sender.upload_documents(uploads[start : start + step])
+    for start in range(0, len(stale), step):
+        sender.sender.delete_documents([{KEY_FIELD: key} for key in stale[start : start + step]])
 
 
 class _Outcomes:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from skills.skill.chunker_state import Outcome
     from skills.skill.contract import InputRecord
-    from skills.skill.settings import Settings, SettingsError
+    from skills.skill.settings import Settings
     from skills.skill.worker_scoring import Bridge
 
 
@@ -40,7 +40,7 @@ def text_length(record: InputRecord) -> int | None:
     return len(text) if isinstance(text, str) else None
 
 
-def lane_of(record: InputRecord, scoring: Settings | SettingsError | None = None) -> Lane:
+def lane_of(record: InputRecord, scoring: Settings | None = None) -> Lane:
     """The record's lane; with `scoring` (the settings, when a scorer answers calls), a
     record of a scored strategy is `scored` unless large: its worker may wait for the
     scorer up to the deadline (a hung rerank endpoint), so spares never take it, and a
@@ -53,11 +53,10 @@ def lane_of(record: InputRecord, scoring: Settings | SettingsError | None = None
     return "tiny" if length <= TINY_CHARACTERS else "small"
 
 
-def _scored(record: InputRecord, settings: Settings | SettingsError) -> bool:
+def _scored(record: InputRecord, settings: Settings) -> bool:
     """The record's strategy (its own, or the settings' default) calls a scorer."""
     given = record.data.get("strategy") if isinstance(record.data, dict) else None
-    default = getattr(settings, "strategy", None)  # a SettingsError has none
-    return (given if isinstance(given, str) else default) in SCORED_STRATEGIES
+    return (given if isinstance(given, str) else settings.strategy) in SCORED_STRATEGIES
 
 
 Lane = Literal["tiny", "small", "scored", "large"]
@@ -115,7 +114,7 @@ class Board:
 @dataclass(frozen=True, slots=True)
 class Job:
     record: InputRecord
-    settings: Settings | SettingsError
+    settings: Settings
     until: float
     future: Future[Outcome]
     lane: Lane

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from skills.skill.contract import RESPONSE_CLOSE, RESPONSE_OPEN, render_record
 from skills.skill.records import failed_record
-from skills.skill.settings import ENV_MAX_RESPONSE_BYTES, ENV_MEMORY_BUDGET_BYTES, SettingsError
+from skills.skill.settings import ENV_MAX_RESPONSE_BYTES, ENV_MEMORY_BUDGET_BYTES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,7 +42,7 @@ CHUNK_FIELDS_BYTES = 1_024
 offsets and lengths in three units, ordinal, size, id, page numbers)."""
 
 
-def refused_alone(output: OutputRecord, settings: Settings | SettingsError) -> OutputRecord:
+def refused_alone(output: OutputRecord, settings: Settings) -> OutputRecord:
     """`output`, or its refusal when its answer alone (with the vectors the settings'
     provider adds) would pass MAX_RESPONSE_BYTES; the same verdict `AnswerCap` gives.
 
@@ -50,7 +50,7 @@ def refused_alone(output: OutputRecord, settings: Settings | SettingsError) -> O
     does not cross to the app, which would hold it several times over only to refuse it
     (the soak's 16-million-character record: ~400 MB of answer). Records that surely fit
     are not rendered here (`_surely_fits`)."""
-    if isinstance(settings, SettingsError) or not chunk_count(output):
+    if not chunk_count(output):
         return output
     embeds = settings.embedding.provider != "none"
     per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0

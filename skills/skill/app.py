@@ -35,8 +35,8 @@ from skills.skill.request_body import (
     read_body,
 )
 from skills.skill.request_log import show_request_log
-from skills.skill.service import answer_chunk_request, request_limit
-from skills.skill.settings import SettingsError, settings_from_environment
+from skills.skill.service import answer_chunk_request
+from skills.skill.settings import SettingsError, settings_from_environment, settings_or_defaults
 from skills.skill.workers import build_chunker
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from skills.skill.chunker_state import ChunkerState, RecordChunker
     from skills.skill.memory_budget import Reservation
     from skills.skill.request_body import BodyMemory
+    from skills.skill.service import Answer
     from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -87,101 +88,138 @@ def build_app(
     current: Callable[[], Settings | SettingsError] = (
         settings_from_environment if settings is None else (lambda: settings)
     )
-    embedders = _EmbedderSlot(embedder)
-    chunkers = _ChunkerSlot(chunker)
-    pair_clients = _PairClientSlot(pair_client)
-    budgets = BudgetSlot()
+    skill = _Skill(current, embedder, chunker, pair_client)
+    return Starlette(
+        routes=[
+            # The skill definition's httpMethod may be POST or PUT.
+            Route("/api/chunk", skill.chunk, methods=["POST", "PUT"]),
+            Route("/api/health", skill.health, methods=["GET"]),
+        ],
+        # No handler for Exception: Starlette's own re-raises after answering, and the
+        # exception would leave Azure's adapter; _ServerErrors answers it instead.
+        middleware=[Middleware(_ServerErrors), Middleware(_QuietLifespan)],
+        exception_handlers={HTTPException: _http_error},
+        lifespan=skill.lifespan,
+    )
 
-    async def chunk(request: Request) -> Response:
+
+class _Skill:
+    """One app's state and its handlers: where its settings come from, and the slots of
+    what is built at first use (embedder, chunker, pair client, memory budget)."""
+
+    def __init__(
+        self,
+        current: Callable[[], Settings | SettingsError],
+        embedder: Embedder | None,
+        chunker: RecordChunker | None,
+        pair_client: PairClient | None,
+    ) -> None:
+        self.current = current
+        self.embedders = _EmbedderSlot(embedder)
+        self.chunkers = _ChunkerSlot(chunker)
+        self.pair_clients = _PairClientSlot(pair_client)
+        self.budgets = BudgetSlot()
+
+    async def chunk(self, request: Request) -> Response:
+        """`POST /api/chunk`: the body read within the memory budget, then answered."""
         started = time.monotonic()
-        settings_now = current()
+        settings_now = self.current()
+        limits = settings_or_defaults(settings_now)
         framing = framing_error(request.headers.items())
         if framing is not None:  # before a byte of the body is read
             return _error_response(framing, CLOSE)
         # Memory by what arrives: the body's bytes as they come, then what it may cost
         # (docs/design/hardening.md, "Memory in flight").
-        admission = budgets.admission(settings_now, started)
+        admission = self.budgets.admission(limits, started)
         reservation = admission.reservation
         try:
-            body = await _read_body(request, settings_now, started, admission)
+            body = await _read_body(request, limits, started, admission)
             if isinstance(body, RequestError):
                 reservation.release()
-                if body.status == CLIENT_LEFT:
-                    logger.info("%s", body.message)
-                    return _error_response(body, CLOSE)  # uvicorn drops it: no connection
-                if body.status == HTTP_UNAVAILABLE:
-                    return _error_response(body, budgets.turned_away_headers())
-                return _error_response(body, ERROR_HEADERS.get(body.status))
-            refused = await admission.admit_body(len(body), settings_now)
+                return self._unread(body)
+            refused = await admission.admit_body(len(body), limits)
             if refused is not None:
                 reservation.release()
-                return _error_response(refused, budgets.turned_away_headers())
-            answer = await answer_chunk_request(
-                body,
-                settings_now,
-                started=started,
-                embedder=embedders.get(settings_now),
-                chunker=chunkers.get(settings_now),
-                scoring=ScoringService(
-                    embedder=embedders.get(settings_now), pairs=pair_clients.get(settings_now)
-                ),
-                reservation=reservation,
-            )
+                return _error_response(refused, self.budgets.turned_away_headers())
+            answer = await self._answer(body, settings_now, started, reservation)
         except BaseException:
             reservation.release()
             raise
         headers = None if answer.retry_after is None else {"Retry-After": str(answer.retry_after)}
         # Held until the answer has been read: its bytes are in memory until then.
         return _HeldAnswer(
-            answer.body, answer.status, headers, reservation, transfer_deadline(settings_now)
+            answer.body, answer.status, headers, reservation, transfer_deadline(limits)
         )
 
-    async def health(request: Request) -> Response:
-        settings_now = current()
+    async def _answer(
+        self,
+        body: bytes,
+        settings: Settings | SettingsError,
+        started: float,
+        reservation: Reservation,
+    ) -> Answer:
+        """The answer to a body read in full: chunked (and embedded) with the app's parts,
+        or, while the app settings are broken, every record answered with their error."""
+        if isinstance(settings, SettingsError):
+            return await answer_chunk_request(
+                body, settings, started=started, reservation=reservation
+            )
+        return await answer_chunk_request(
+            body,
+            settings,
+            started=started,
+            embedder=self.embedders.get(settings),
+            chunker=self.chunkers.get(settings),
+            scoring=ScoringService(
+                embedder=self.embedders.get(settings), pairs=self.pair_clients.get(settings)
+            ),
+            reservation=reservation,
+        )
+
+    def _unread(self, error: RequestError) -> Response:
+        """The answer to a request whose body was not read: the client left, the budget
+        turned it away, or the body broke a limit."""
+        if error.status == CLIENT_LEFT:
+            logger.info("%s", error.message)
+            return _error_response(error, CLOSE)  # uvicorn drops it: no connection
+        if error.status == HTTP_UNAVAILABLE:
+            return _error_response(error, self.budgets.turned_away_headers())
+        return _error_response(error, ERROR_HEADERS.get(error.status))
+
+    async def health(self, request: Request) -> Response:
+        """`GET /api/health` (`?pretty` indents it for a person reading curl's output)."""
+        settings_now = self.current()
         if isinstance(settings_now, SettingsError):
             report, status = misconfigured_report(settings_now)
         else:
             report, status = health_report(
                 settings_now,
-                load=embedders.load(),
-                cache=embedders.cache_state(),
-                memory=budgets.get(settings_now).state(),
-                chunking=chunkers.state(),
+                load=self.embedders.load(),
+                cache=self.embedders.cache_state(),
+                memory=self.budgets.get(settings_now).state(),
+                chunking=self.chunkers.state(),
             )
-        # ?pretty (any value): indented, for a person reading curl's output.
         indent = 2 if "pretty" in request.query_params else None
         return _json_response(report, status, indent=indent)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        settings_now = current()
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """Start the workers with the app; close what was built when it stops."""
+        settings_now = self.current()
         show_request_log()  # uvicorn: the line per request on stderr, as the host logs it
         limit_malloc_arenas()  # before the workers and the threads start
         if not isinstance(settings_now, SettingsError):
-            chunkers.get(settings_now)  # workers start now, not at the first record
+            self.chunkers.get(settings_now)  # workers start now, not at the first record
         try:
             yield
         except BaseException:
             # The host ended the loop (cancelled or closed this task) instead of sending
             # the shutdown message: stop the workers now, with nothing left to await.
-            chunkers.close_now()
+            self.chunkers.close_now()
             raise
-        await chunkers.close()
-        await embedders.close()
-        await pair_clients.close()
-
-    return Starlette(
-        routes=[
-            # The skill definition's httpMethod may be POST or PUT.
-            Route("/api/chunk", chunk, methods=["POST", "PUT"]),
-            Route("/api/health", health, methods=["GET"]),
-        ],
-        # No handler for Exception: Starlette's own re-raises after answering, and the
-        # exception would leave Azure's adapter; _ServerErrors answers it instead.
-        middleware=[Middleware(_ServerErrors), Middleware(_QuietLifespan)],
-        exception_handlers={HTTPException: _http_error},
-        lifespan=lifespan,
-    )
+        await self.chunkers.close()
+        await self.embedders.close()
+        await self.pair_clients.close()
 
 
 class _HeldAnswer(Response):
@@ -321,8 +359,8 @@ class _PairClientSlot:
         self.given = given
         self.built: PairClient | None = None
 
-    def get(self, settings: Settings | SettingsError) -> PairClient | None:
-        if self.given is not None or isinstance(settings, SettingsError):
+    def get(self, settings: Settings) -> PairClient | None:
+        if self.given is not None:
             return self.given
         if self.built is None:
             # Built once; nothing loads or connects until the first score.
@@ -341,12 +379,12 @@ class _EmbedderSlot:
         self.given = given
         self.built: Embedder | None = None
 
-    def get(self, settings: Settings | SettingsError) -> Embedder | None:
+    def get(self, settings: Settings) -> Embedder | None:
         """The embedder; a failure to build it propagates (a logged 500), never a silent
         answer without vectors."""
         if self.given is not None:
             return self.given
-        if isinstance(settings, SettingsError) or settings.embedding.provider == "none":
+        if settings.embedding.provider == "none":
             return None
         if self.built is None:
             # Imported here: the openai package and the providers load at first use.
@@ -379,11 +417,9 @@ class _ChunkerSlot:
         self.chunker = given
         self.owned = False
 
-    def get(self, settings: Settings | SettingsError) -> RecordChunker:
+    def get(self, settings: Settings) -> RecordChunker:
         if self.chunker is None:
-            # A misconfigured app still answers every record (with the settings' error).
-            workers = 0 if isinstance(settings, SettingsError) else settings.chunk_workers
-            self.chunker, self.owned = build_chunker(workers), True
+            self.chunker, self.owned = build_chunker(settings.chunk_workers), True
         return self.chunker
 
     def state(self) -> ChunkerState | None:
@@ -400,7 +436,7 @@ class _ChunkerSlot:
 
 
 async def _read_body(
-    request: Request, settings: Settings | SettingsError, started: float, memory: BodyMemory
+    request: Request, settings: Settings, started: float, memory: BodyMemory
 ) -> bytes | RequestError:
     """The body (gunzipped if it came so), its bytes held in `memory` as they arrive, or a
     4xx: 413 as soon as it is known to exceed the limit, 408 if it has not arrived in full
@@ -410,7 +446,7 @@ async def _read_body(
         _parts(request),
         content_length=request.headers.get("content-length"),
         content_encoding=request.headers.get("content-encoding"),
-        limit=request_limit(settings),
+        limit=settings.max_request_bytes,
         deadline=deadline,
         deadline_setting=setting,
         started=started,

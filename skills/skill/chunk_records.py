@@ -14,16 +14,16 @@ from urllib.parse import quote, urldefrag
 from chunking import OptionError, chunk_document
 from chunking.options import TooManyChunks
 from chunking.parse.decode import blank
-from chunking.scoring import ScoringError
+from chunking.plan.scoring import ScoringError
 from skills.skill.record_inputs import InputErrors, read_record_inputs
 from skills.skill.records import ChunkRecord, Measure, OutputRecord, failed_record
-from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD, SettingsError
+from skills.skill.settings import ENV_MAX_CHUNKS_PER_RECORD
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from chunking import Chunk, ChunkedDocument
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
     from skills.skill.contract import InputRecord
     from skills.skill.record_inputs import RecordInputs
     from skills.skill.settings import Settings
@@ -44,14 +44,12 @@ FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 
 
 def chunk_record(
-    record: InputRecord, settings: Settings | SettingsError, scoring: Scoring | None = None
+    record: InputRecord, settings: Settings, scoring: Scoring | None = None
 ) -> OutputRecord:
     """The answer for one record: its chunks and warnings, or its errors and `data: {}`.
 
     `scoring` serves the scored strategies (`semantic`, `binary`); a scorer that fails or
     times out fails this record only."""
-    if isinstance(settings, SettingsError):
-        return failed_record(record.record_id, misconfigured_message(settings))
     inputs = read_record_inputs(record.data, settings)
     if isinstance(inputs, InputErrors):
         return failed_record(record.record_id, *inputs.messages)
@@ -62,38 +60,9 @@ def chunk_record(
             chunks=(),
             warnings=(*inputs.warnings, f"input 'text' {empty}; the record has no chunks"),
         )
-    try:
-        document = chunk_document(
-            inputs.text,
-            options=inputs.options,
-            format=inputs.format,
-            title=inputs.title,
-            file_name=inputs.file_name,
-            content_type=inputs.content_type,
-            scoring=scoring,
-        )
-    except TooManyChunks as error:
-        return failed_record(
-            record.record_id,
-            too_many_chunks(None, error.limit, inputs),
-            warnings=inputs.warnings,
-        )
-    except OptionError as error:
-        return failed_record(record.record_id, str(error), warnings=inputs.warnings)
-    except ScoringError as error:
-        return failed_record(
-            record.record_id,
-            f"not chunked: strategy {inputs.options.strategy!r} could not score the text: {error}",
-            warnings=inputs.warnings,
-        )
-    except Exception:  # one record's failure must not touch the others
-        logger.exception("chunking record %r failed", record.record_id)
-        return failed_record(
-            record.record_id,
-            "internal error: the skill failed while chunking this record (the function "
-            "app's logs have the details); the indexer may retry the document",
-            warnings=inputs.warnings,
-        )
+    document = _chunked(record.record_id, inputs, scoring)
+    if isinstance(document, OutputRecord):
+        return document
     if len(document.chunks) > settings.max_chunks_per_record:
         return failed_record(
             record.record_id,
@@ -113,6 +82,43 @@ def chunk_record(
     )
 
 
+def _chunked(
+    record_id: str, inputs: RecordInputs, scoring: Scoring | None
+) -> ChunkedDocument | OutputRecord:
+    """The record's text chunked, or the failed record saying why it could not be: too
+    many chunks, an option out of range, a scorer that failed, or a bug (logged)."""
+    try:
+        return chunk_document(
+            inputs.text,
+            options=inputs.options,
+            format=inputs.format,
+            title=inputs.title,
+            file_name=inputs.file_name,
+            content_type=inputs.content_type,
+            scoring=scoring,
+        )
+    except TooManyChunks as error:
+        return failed_record(
+            record_id, too_many_chunks(None, error.limit, inputs), warnings=inputs.warnings
+        )
+    except OptionError as error:
+        return failed_record(record_id, str(error), warnings=inputs.warnings)
+    except ScoringError as error:
+        return failed_record(
+            record_id,
+            f"not chunked: strategy {inputs.options.strategy!r} could not score the text: {error}",
+            warnings=inputs.warnings,
+        )
+    except Exception:  # one record's failure must not touch the others
+        logger.exception("chunking record %r failed", record_id)
+        return failed_record(
+            record_id,
+            "internal error: the skill failed while chunking this record (the function "
+            "app's logs have the details); the indexer may retry the document",
+            warnings=inputs.warnings,
+        )
+
+
 def too_many_chunks(count: int | None, limit: int, inputs: RecordInputs) -> str:
     """A record's error when its text makes more chunks than a record may have (`count`,
     or None when planning stopped past the limit), naming the inputs that make fewer."""
@@ -125,14 +131,6 @@ def too_many_chunks(count: int | None, limit: int, inputs: RecordInputs) -> str:
         f"not chunked: the text makes {makes}, and a record may have at most {limit:,} "
         f"(app setting {ENV_MAX_CHUNKS_PER_RECORD}); {fewer}, keep the first ones with "
         "maximumPagesToTake, or split the document"
-    )
-
-
-def misconfigured_message(error: SettingsError) -> str:
-    """A record's error when the app settings cannot work: which ones, and where to look."""
-    return (
-        f"the skill is misconfigured: {error}. Fix the app setting(s) named here; until "
-        "then no record is chunked (GET /api/health reports the same)"
     )
 
 

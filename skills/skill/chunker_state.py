@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from skills.embedding.scoring import ScoringService
     from skills.skill.contract import InputRecord
     from skills.skill.records import OutputRecord
-    from skills.skill.settings import Settings, SettingsError
+    from skills.skill.settings import Settings
 
 
 NO_ISOLATION_ADVICE = (
@@ -86,7 +86,7 @@ class RecordChunker(Protocol):
     async def chunk(
         self,
         records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
+        settings: Settings,
         until: float,
         scoring: ScoringService | None = None,
     ) -> list[Outcome]:

@@ -12,9 +12,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skills.embedding.values import json_type_name, read_json_integer
 from skills.skill.records import OutputRecord
 from skills.skill.render import record_data
+from skills.values import json_type_name, read_json_integer
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -66,6 +66,18 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
     An integer with more digits than Python reads is kept as a HugeNumber: the record
     holding it deals with it (an input it uses fails that record), the batch goes on.
     """
+    document = _decoded(body)
+    if isinstance(document, RequestError):
+        return document
+    values = _values(document)
+    if isinstance(values, RequestError):
+        return values
+    return _records(values)
+
+
+def _decoded(body: bytes) -> object:
+    """The body as decoded JSON, or the RequestError saying why it is not JSON we read
+    (empty, UTF-16 or UTF-32, not UTF-8, not JSON, nested too deeply)."""
     if not body.strip(JSON_WHITESPACE):
         what = "is empty" if not body else "holds only whitespace"
         return RequestError(
@@ -79,7 +91,7 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
             "exchanged between systems is UTF-8, as the indexer sends it).",
         )
     try:
-        document = json.loads(body, parse_int=read_json_integer)
+        return json.loads(body, parse_int=read_json_integer)
     except UnicodeDecodeError as error:
         return RequestError(
             400,
@@ -99,6 +111,10 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
             "The request body nests JSON arrays or objects too deeply to be read. "
             f"Send a JSON object such as {REQUEST_EXAMPLE}",
         )
+
+
+def _values(document: object) -> list[object] | RequestError:
+    """The decoded body's `values` array, or the RequestError saying what it is instead."""
     if not isinstance(document, dict):
         return RequestError(
             400,
@@ -115,7 +131,12 @@ def parse_request(body: bytes) -> list[InputRecord] | RequestError:
         return RequestError(
             400, f"'values' must be an array of records, got a JSON {json_type_name(values)}."
         )
+    return values
 
+
+def _records(values: list[object]) -> list[InputRecord] | RequestError:
+    """Each element of `values` as a record: an object with a string recordId no other
+    has. When any is not, the RequestError names the first MAX_LISTED_PROBLEMS."""
     records: list[InputRecord] = []
     problems: list[str] = []
     positions: dict[str, list[int]] = defaultdict(list)

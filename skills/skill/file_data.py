@@ -12,7 +12,7 @@ import binascii
 from dataclasses import dataclass
 
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
-from skills.embedding.values import describe
+from skills.values import describe
 
 INPUT_FILE_DATA = "file_data"
 FILE_TYPE = "file"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
 from skills.skill.records import OutputRecord, failed_record
-from skills.skill.service import Answer, embed_outputs
+from skills.skill.service import Answer, embed_outputs, misconfigured_message
 from skills.skill.settings import SettingsError, settings_from_environment
 
 if TYPE_CHECKING:
@@ -55,6 +55,8 @@ def chunk_records(
 ) -> list[RecordChunks]:
     """Chunk every record as the skill does (no embeddings): one answer per record, in order."""
     chosen = settings_from_environment() if settings is None else settings
+    if isinstance(chosen, SettingsError):  # every record is answered with the error
+        return [RecordChunks((), (), (misconfigured_message(chosen),)) for _ in records]
     return [
         _answer(chunk_record(InputRecord(str(number), dict(data)), chosen))
         for number, data in enumerate(records)

@@ -46,15 +46,10 @@ from skills.skill.memory_cost import (
 )
 from skills.skill.records import failed_record
 from skills.skill.settings import (
-    DEFAULT_DEADLINE_SECONDS,
-    DEFAULT_MAX_REQUEST_BYTES,
-    DEFAULT_MEMORY_BUDGET_BYTES,
-    DEFAULT_TRANSFER_DEADLINE_SECONDS,
     ENV_DEADLINE_SECONDS,
     ENV_MAX_REQUEST_BYTES,
     ENV_MEMORY_BUDGET_BYTES,
     ENV_TRANSFER_DEADLINE_SECONDS,
-    SettingsError,
 )
 
 if TYPE_CHECKING:
@@ -350,7 +345,7 @@ class Reservation:
         return self._budget.budget
 
     def admit(
-        self, records: Sequence[InputRecord], body_bytes: int, settings: Settings | SettingsError
+        self, records: Sequence[InputRecord], body_bytes: int, settings: Settings
     ) -> Admitted:
         """The records that fit in this reservation (`admit_records`); it shrinks to them."""
         self.phase = "working"
@@ -408,7 +403,7 @@ def admit_records(
     body_bytes: int,
     reserved: int,
     budget: int,
-    settings: Settings | SettingsError,
+    settings: Settings,
 ) -> Admitted:
     """The records that fit in `reserved` bytes, in order, beside their body's
     `body_bytes`; each one that does not is refused: on its own over `budget`, say what
@@ -506,9 +501,7 @@ class Admission:
             return None
         return self._turned_away()
 
-    async def admit_body(
-        self, body_bytes: int, settings: Settings | SettingsError
-    ) -> RequestError | None:
+    async def admit_body(self, body_bytes: int, settings: Settings) -> RequestError | None:
         """Hold what a body of `body_bytes` may cost (`upper_cost`); the 503 when that did
         not come in time (nothing of the request is chunked then)."""
         self.reservation.phase = "working"
@@ -527,22 +520,19 @@ class BudgetSlot:
     def __init__(self) -> None:
         self.budget: MemoryBudget | None = None
 
-    def get(self, settings: Settings | SettingsError) -> MemoryBudget:
+    def get(self, settings: Settings) -> MemoryBudget:
         if self.budget is None:
-            size = (
-                DEFAULT_MEMORY_BUDGET_BYTES
-                if isinstance(settings, SettingsError)
-                else settings.memory_budget_bytes
-            )
             seconds, _ = transfer_deadline(settings)
-            self.budget = MemoryBudget(size, stall_seconds=seconds * STALL_FRACTION)
+            self.budget = MemoryBudget(
+                settings.memory_budget_bytes, stall_seconds=seconds * STALL_FRACTION
+            )
         return self.budget
 
-    def admission(self, settings: Settings | SettingsError, started: float) -> Admission:
+    def admission(self, settings: Settings, started: float) -> Admission:
         """The admission of a request received at `started` (time.monotonic()): it holds
         nothing until its body's bytes arrive."""
         budget = self.get(settings)
-        _, deadline = _request_limits(settings)
+        deadline = settings.deadline_seconds
         reservation = budget.open()
         reservation.opened = started
         return Admission(reservation, started + deadline * ADMISSION_WAIT_FRACTION)
@@ -553,23 +543,13 @@ class BudgetSlot:
         return {"Retry-After": str(BUSY_RETRY_SECONDS), "Connection": "close"}
 
 
-def transfer_deadline(settings: Settings | SettingsError) -> tuple[float, str]:
+def transfer_deadline(settings: Settings) -> tuple[float, str]:
     """Seconds a body has to arrive (and an answer to be read) in, and the app setting that
     sets them: TRANSFER_DEADLINE_SECONDS, or the skill's deadline when that is shorter."""
-    transfer, deadline = (
-        (DEFAULT_TRANSFER_DEADLINE_SECONDS, DEFAULT_DEADLINE_SECONDS)
-        if isinstance(settings, SettingsError)
-        else (settings.transfer_deadline_seconds, settings.deadline_seconds)
-    )
+    transfer, deadline = settings.transfer_deadline_seconds, settings.deadline_seconds
     if transfer < deadline:
         return transfer, ENV_TRANSFER_DEADLINE_SECONDS
     return deadline, ENV_DEADLINE_SECONDS
-
-
-def _request_limits(settings: Settings | SettingsError) -> tuple[int, float]:
-    if isinstance(settings, SettingsError):
-        return DEFAULT_MAX_REQUEST_BYTES, DEFAULT_DEADLINE_SECONDS
-    return settings.max_request_bytes, settings.deadline_seconds
 
 
 __all__ = [

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from chunking import Unit
 from skills.skill.answer_caps import CHUNK_FIELDS_BYTES, vector_bytes
 from skills.skill.file_data import INPUT_FILE_DATA
-from skills.skill.settings import DEFAULT_LENGTHS, DEFAULT_MAX_RESPONSE_BYTES, SettingsError
+from skills.skill.settings import DEFAULT_LENGTHS
 
 if TYPE_CHECKING:
     from skills.skill.contract import InputRecord
@@ -94,11 +94,11 @@ class Shape:
     """Characters from one chunk's start to the next's, typically (at least 1)."""
 
 
-def record_shape(data: object, settings: Settings | SettingsError | None) -> Shape:
+def record_shape(data: object, settings: Settings | None) -> Shape:
     """The shape of a record's chunks from its inputs as sent (`data`), or the app's
     defaults for those it does not give or gives wrong (such a record is refused later)."""
     inputs = data if isinstance(data, dict) else {}
-    given = None if settings is None or isinstance(settings, SettingsError) else settings
+    given = settings
     unit_name = inputs.get("unit")
     if unit_name in {unit.value for unit in Unit}:
         unit = Unit(unit_name)
@@ -143,38 +143,30 @@ def answer_bound(characters: int, shape: Shape, dimensions: int = 0) -> int:
     return text + chunks * CHUNK_FIELDS_BYTES + vectors
 
 
-def vector_dimensions(settings: Settings | SettingsError | None) -> int:
+def vector_dimensions(settings: Settings | None) -> int:
     """The dimensions of the vectors the app adds to every chunk (0 when it embeds none)."""
-    if settings is None or isinstance(settings, SettingsError):
+    if settings is None or settings.embedding.provider == "none":
         return 0
-    return 0 if settings.embedding.provider == "none" else settings.embedding.dimensions
+    return settings.embedding.dimensions
 
 
-def answer_held(settings: Settings | SettingsError) -> int:
+def answer_held(settings: Settings) -> int:
     """How many times its bytes the app holds an answer, for the settings' role."""
-    in_app = not isinstance(settings, SettingsError) and settings.chunk_workers == 0
-    return ANSWER_HELD_IN_APP if in_app else ANSWER_HELD
+    return ANSWER_HELD_IN_APP if settings.chunk_workers == 0 else ANSWER_HELD
 
 
-def response_cap(settings: Settings | SettingsError) -> int:
-    if isinstance(settings, SettingsError):
-        return DEFAULT_MAX_RESPONSE_BYTES
-    return settings.max_response_bytes
-
-
-def answer_allowance(answer_bytes: int, settings: Settings | SettingsError) -> int:
+def answer_allowance(answer_bytes: int, settings: Settings) -> int:
     """What building an answer of `answer_bytes` (bound or measured) holds in the app."""
-    return min(answer_bytes, response_cap(settings)) * answer_held(settings)
+    return min(answer_bytes, settings.max_response_bytes) * answer_held(settings)
 
 
-def chunking_allowance(characters: int, settings: Settings | SettingsError) -> int:
+def chunking_allowance(characters: int, settings: Settings) -> int:
     """What chunking a record of `characters` holds in the app besides its answer: nothing
     when workers chunk (their memory is theirs)."""
-    in_app = not isinstance(settings, SettingsError) and settings.chunk_workers == 0
-    return characters * IN_APP_BYTES_PER_CHARACTER if in_app else 0
+    return characters * IN_APP_BYTES_PER_CHARACTER if settings.chunk_workers == 0 else 0
 
 
-def upper_cost(body_bytes: int, settings: Settings | SettingsError) -> int:
+def upper_cost(body_bytes: int, settings: Settings) -> int:
     """What a request whose body has `body_bytes` bytes may cost, before its records are
     read: a character of text takes at least a byte of body, chunked in the app's
     default shape (records that ask for smaller chunks are counted once parsed)."""
@@ -204,13 +196,13 @@ def record_parsed_cost(record: InputRecord) -> int:
     return record_characters(record) * (BODY_HELD - 1) + decoded
 
 
-def record_answer_bound(record: InputRecord, settings: Settings | SettingsError) -> int:
+def record_answer_bound(record: InputRecord, settings: Settings) -> int:
     """The answer bound of a record's text in its own chunk shape."""
     shape = record_shape(record.data, settings)
     return answer_bound(record_characters(record), shape, vector_dimensions(settings))
 
 
-def record_cost(record: InputRecord, settings: Settings | SettingsError) -> int:
+def record_cost(record: InputRecord, settings: Settings) -> int:
     """What one record costs on its own until its chunks are counted."""
     characters = record_characters(record)
     if not characters:
@@ -224,9 +216,7 @@ def record_cost(record: InputRecord, settings: Settings | SettingsError) -> int:
     )
 
 
-def answered_cost(
-    parsed_cost: int, answer_bytes: int, chunks: int, settings: Settings | SettingsError
-) -> int:
+def answered_cost(parsed_cost: int, answer_bytes: int, chunks: int, settings: Settings) -> int:
     """What a request holds once its chunks are counted: what its records cost without
     their answers (`parsed_cost`), and its answer as measured (`answer_bytes`, vectors to
     come included, in `chunks` chunks)."""

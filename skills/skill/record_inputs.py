@@ -15,13 +15,6 @@ from urllib.parse import urlsplit
 from chunking import ChunkOptions, Limits, OptionError
 from chunking.options import ParameterNames, clipped_repr
 from chunking.plan.strategies import PARAMETER_TYPES, strategy_conflicts
-from skills.embedding.values import (
-    describe,
-    huge_numbers,
-    parse_choice,
-    parse_integer,
-    parse_number,
-)
 from skills.parameters import (
     FORMATS,
     MARKDOWN_HEADER_DEPTHS,
@@ -32,6 +25,13 @@ from skills.parameters import (
     read_strategy_parameters,
 )
 from skills.skill.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
+from skills.values import (
+    describe,
+    huge_numbers,
+    parse_choice,
+    parse_integer,
+    parse_number,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

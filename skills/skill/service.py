@@ -26,12 +26,11 @@ from skills.skill.embed_records import (
 from skills.skill.memory_cost import answered_cost
 from skills.skill.records import OutputRecord, failed_record
 from skills.skill.settings import (
-    DEFAULT_DEADLINE_SECONDS,
-    DEFAULT_MAX_REQUEST_BYTES,
     ENV_CHUNK_WORKERS,
     ENV_DEADLINE_SECONDS,
     MAX_DEADLINE_SECONDS,
     SettingsError,
+    settings_or_defaults,
 )
 from skills.skill.thread_chunker import ThreadChunker
 
@@ -41,7 +40,7 @@ if TYPE_CHECKING:
     from skills.embedding.embedder import Embedder, EmbeddingOutcome
     from skills.skill.chunker_state import Outcome, RecordChunker
     from skills.skill.contract import InputRecord, Rendered
-    from skills.skill.memory_budget import Reservation
+    from skills.skill.memory_budget import Admitted, Reservation
     from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -77,20 +76,6 @@ class Answer:
     """Seconds for a `Retry-After` header (with 503)."""
 
 
-def request_limit(settings: Settings | SettingsError) -> int:
-    """The largest body accepted; the default when the settings are broken."""
-    if isinstance(settings, SettingsError):
-        return DEFAULT_MAX_REQUEST_BYTES
-    return settings.max_request_bytes
-
-
-def request_deadline(settings: Settings | SettingsError) -> float:
-    """Seconds a request has to be answered in; the default when the settings are broken."""
-    if isinstance(settings, SettingsError):
-        return DEFAULT_DEADLINE_SECONDS
-    return settings.deadline_seconds
-
-
 def too_large(size: int, limit: int) -> RequestError:
     """The 413 for a body of `size` bytes (or more) over `limit`."""
     return RequestError(
@@ -122,32 +107,30 @@ async def answer_chunk_request(
     `scoring` serves the scored strategies' sentence embeddings and pair scores; without
     it, they use `embedder` for embeddings and have no pair scorer. With a memory
     `reservation`, records that do not fit in it are refused one by one and it shrinks
-    to what the others cost.
+    to what the others cost. With broken app settings (a SettingsError), the body is
+    read within the default limits and every record is answered with the error: the one
+    place a SettingsError reaches, nothing below it sees one.
     """
     started = time.monotonic() if started is None else started
-    limit = request_limit(settings)
-    if len(body) > limit:
-        error = too_large(len(body), limit)
-        return Answer(error.status, render_error(error))
-    parsed = await asyncio.to_thread(parse_request, body)
-    if isinstance(parsed, RequestError):
-        return Answer(parsed.status, render_error(parsed))
-    admitted = None
-    if reservation is not None:
-        admitted = reservation.admit(parsed, len(body), settings)
-        parsed = admitted.records
-        settings = _within_memory(settings, admitted.answer_limit)
-    deadline = request_deadline(settings)
+    read = await _read_records(body, settings_or_defaults(settings), reservation)
+    if isinstance(read, Answer):
+        return read
+    parsed, admitted = read
     timings = {"read": time.monotonic() - started}
+    if isinstance(settings, SettingsError):
+        failed = [failed_record(r.record_id, misconfigured_message(settings)) for r in parsed]
+        outputs = failed if admitted is None else admitted.merge(failed)
+        return await _respond(outputs, {}, timings, started)
+    until = _work_until(started, settings.deadline_seconds)
     mark = time.monotonic()
-    reserve = min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
+    settings = _within_memory(settings, admitted)
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
     rendered: Rendered | None = None if embedder is not None else {}
     cap = answer_cap(settings, embeds=embedder is not None)
     chunked = await chunk_and_cap(
         parsed,
         settings,
-        started + deadline - reserve,
+        until,
         chunker or ThreadChunker(),
         scoring or ScoringService(embedder=embedder),
         rendered=rendered,
@@ -155,22 +138,66 @@ async def answer_chunk_request(
     )
     if isinstance(chunked, Answer):
         return chunked
-    if admitted is not None and reservation is not None and cap is not None:
+    if admitted is not None and reservation is not None:
         # The answer is measured now, vectors to come included: what the bound held
         # beyond it goes back before the embedding, the longest part of a request.
         reservation.settle(answered_cost(admitted.parsed, cap.used, cap.chunks, settings))
     outputs = chunked if admitted is None else admitted.merge(chunked)
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
-        embedded = await embed_outputs(outputs, embedder, started + deadline - reserve, progress)
+        embedded = await embed_outputs(outputs, embedder, until, progress)
         if isinstance(embedded, Answer):
             return embedded
         outputs = embedded
-    timings["embed"], mark = time.monotonic() - mark, time.monotonic()
+    timings["embed"] = time.monotonic() - mark
+    return await _respond(outputs, rendered, timings, started)
+
+
+def _work_until(started: float, deadline: float) -> float:
+    """When chunking and embedding must be done by: the request's deadline, less the time
+    kept to render the answer."""
+    return started + deadline - min(RESPONSE_RESERVE_SECONDS, RESPONSE_RESERVE_FRACTION * deadline)
+
+
+async def _respond(
+    outputs: list[OutputRecord],
+    rendered: Rendered | None,
+    timings: dict[str, float],
+    started: float,
+) -> Answer:
+    """The 200 answer holding `outputs` (reusing the renderings in `rendered`), logged."""
+    mark = time.monotonic()
     answer = Answer(HTTP_OK, await asyncio.to_thread(render_response, outputs, rendered))
     timings["render"] = time.monotonic() - mark
     log_request(outputs, timings, time.monotonic() - started)
     return answer
+
+
+def misconfigured_message(error: SettingsError) -> str:
+    """A record's error when the app settings cannot work: which ones, and where to look."""
+    return (
+        f"the skill is misconfigured: {error}. Fix the app setting(s) named here; until "
+        "then no record is chunked (GET /api/health reports the same)"
+    )
+
+
+async def _read_records(
+    body: bytes, settings: Settings, reservation: Reservation | None
+) -> tuple[Sequence[InputRecord], Admitted | None] | Answer:
+    """The request's records to chunk, and with a memory `reservation` what it admitted
+    (the records that fit; the others are refused one by one), or the answer refusing
+    the whole body: too large, or unreadable."""
+    limit = settings.max_request_bytes
+    if len(body) > limit:
+        error = too_large(len(body), limit)
+        return Answer(error.status, render_error(error))
+    parsed = await asyncio.to_thread(parse_request, body)
+    if isinstance(parsed, RequestError):
+        return Answer(parsed.status, render_error(parsed))
+    if reservation is None:
+        return parsed, None
+    admitted = reservation.admit(parsed, len(body), settings)
+    return admitted.records, admitted
 
 
 def log_request(outputs: Sequence[OutputRecord], timings: dict[str, float], total: float) -> None:
@@ -232,13 +259,13 @@ def log_embedding(outcome: EmbeddingOutcome, *, records: int, provider: str) -> 
 
 async def chunk_and_cap(
     records: Sequence[InputRecord],
-    settings: Settings | SettingsError,
+    settings: Settings,
     until: float,
     chunker: RecordChunker,
     scoring: ScoringService,
     *,
     rendered: Rendered | None = None,
-    cap: AnswerCap | None = None,
+    cap: AnswerCap,
 ) -> list[OutputRecord] | Answer:
     """Every record's answer, chunked a slice of the batch at a time, each slice's answers
     kept within MAX_RESPONSE_BYTES as they come (`cap_answer`, vectors to come counted).
@@ -250,8 +277,6 @@ async def chunk_and_cap(
     In slices, the app holds the answers kept so far and one slice's, never every
     record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
     """
-    if cap is None:
-        return await chunk_within_deadline(records, settings, until, chunker, scoring)
     answered: list[OutputRecord] = []
     slices = text_slices(records, SLICE_CHARACTERS)
     for index, part in enumerate(slices):
@@ -266,21 +291,19 @@ async def chunk_and_cap(
     return answered
 
 
-def _within_memory(
-    settings: Settings | SettingsError, answer_limit: int | None
-) -> Settings | SettingsError:
-    """`settings` with MAX_RESPONSE_BYTES lowered to what memory leaves (`answer_limit`),
-    so that the workers refuse a record's answer that would not fit before sending it."""
-    if answer_limit is None or isinstance(settings, SettingsError):
+def _within_memory(settings: Settings, admitted: Admitted | None) -> Settings:
+    """`settings` with MAX_RESPONSE_BYTES lowered to what memory leaves the request
+    (`Admitted.answer_limit`), so that the workers refuse an answer that would not fit
+    before sending it."""
+    limit = None if admitted is None else admitted.answer_limit
+    if limit is None:
         return settings
-    return replace(settings, max_response_bytes=min(settings.max_response_bytes, answer_limit))
+    return replace(settings, max_response_bytes=min(settings.max_response_bytes, limit))
 
 
-def answer_cap(settings: Settings | SettingsError, *, embeds: bool) -> AnswerCap | None:
+def answer_cap(settings: Settings, *, embeds: bool) -> AnswerCap:
     """What keeps the answer within MAX_RESPONSE_BYTES (vectors to come counted when the
-    request `embeds`); None with settings that cannot be used (every record fails)."""
-    if isinstance(settings, SettingsError):
-        return None
+    request `embeds`)."""
     per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
     return AnswerCap(settings.max_response_bytes, per_chunk)
 
@@ -302,7 +325,7 @@ def text_slices(records: Sequence[InputRecord], characters: int) -> list[list[In
 
 async def chunk_within_deadline(
     records: Sequence[InputRecord],
-    settings: Settings | SettingsError,
+    settings: Settings,
     until: float,
     chunker: RecordChunker,
     scoring: ScoringService | None = None,
@@ -329,9 +352,7 @@ async def chunk_within_deadline(
     ]
 
 
-def _unfinished(
-    record: InputRecord, outcome: Outcome, settings: Settings | SettingsError
-) -> OutputRecord:
+def _unfinished(record: InputRecord, outcome: Outcome, settings: Settings) -> OutputRecord:
     deadline = f"{_deadline_text(settings)}, app setting {ENV_DEADLINE_SECONDS}"
     size = _text_size(record)
     if isinstance(outcome, Overran) and outcome.scorer is not None:
@@ -369,5 +390,5 @@ def _text_size(record: InputRecord) -> str:
     return "" if length is None else f" ({length:,} characters)"
 
 
-def _deadline_text(settings: Settings | SettingsError) -> str:
-    return f"{request_deadline(settings):g} s"
+def _deadline_text(settings: Settings) -> str:
+    return f"{settings.deadline_seconds:g} s"

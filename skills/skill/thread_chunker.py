@@ -8,7 +8,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from chunking.scoring import Scoring
+from chunking.plan.scoring import Scoring
 from skills.embedding.scoring import blocking_scoring
 from skills.skill.chunker_state import ChunkerState, Counts, Done, NotStarted, Outcome, Overran
 from skills.skill.worker_process import chunk_safely
@@ -16,11 +16,11 @@ from skills.skill.worker_process import chunk_safely
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
     from skills.embedding.scoring import ScoringService
     from skills.skill.contract import InputRecord
     from skills.skill.records import OutputRecord
-    from skills.skill.settings import Settings, SettingsError
+    from skills.skill.settings import Settings
 
 
 class ThreadChunker:
@@ -33,7 +33,7 @@ class ThreadChunker:
     async def chunk(
         self,
         records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
+        settings: Settings,
         until: float,
         scoring: ScoringService | None = None,
     ) -> list[Outcome]:
@@ -82,7 +82,7 @@ class _ThreadRun:
     def __init__(
         self,
         records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
+        settings: Settings,
         counts: Counts,
         scoring: Scoring | None = None,
     ) -> None:

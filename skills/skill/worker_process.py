@@ -22,9 +22,9 @@ from skills.skill.worker_scoring import worker_scoring
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
     from skills.skill.contract import InputRecord
-    from skills.skill.settings import Settings, SettingsError
+    from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ READY = "ready"
 
 
 def chunk_safely(
-    record: InputRecord, settings: Settings | SettingsError, scoring: Scoring | None = None
+    record: InputRecord, settings: Settings, scoring: Scoring | None = None
 ) -> OutputRecord:
     try:
         return chunk_record(record, settings, scoring)

@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chunking.scoring import Scoring, ScoringError
+from chunking.plan.scoring import Scoring, ScoringError
 from skills.embedding.scoring import blocking_scoring
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from multiprocessing.connection import Connection
 
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
     from skills.embedding.scoring import ScoringService
 
 logger = logging.getLogger(__name__)

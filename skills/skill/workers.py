@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 
     from skills.embedding.scoring import ScoringService
     from skills.skill.contract import InputRecord
-    from skills.skill.settings import Settings, SettingsError
+    from skills.skill.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class ProcessChunker:
     async def chunk(
         self,
         records: Sequence[InputRecord],
-        settings: Settings | SettingsError,
+        settings: Settings,
         until: float,
         scoring: ScoringService | None = None,
     ) -> list[Outcome]:

@@ -1,4 +1,4 @@
-"""Chunk ids hash a canonical form of what decides cuts (`chunking.chunk_ids`), with the
+"""Chunk ids hash a canonical form of what decides cuts (`chunking.options.chunk_ids`), with the
 ids they always had; an option joins the form only when it is listed there."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.chunk_ids import (
+from chunking.options.chunk_ids import (
     CUT_FIELDS,
     LIMITS_FIELDS,
     NOT_CUTTING,

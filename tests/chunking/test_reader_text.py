@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from chunking import ChunkOptions, Limits, Unit, chunk_document
-from chunking.contextualize import ELLIPSIS
+from chunking.contextualize.prefix import ELLIPSIS
 from chunking.measure.sizing import make_sizer
 from chunking.model import RegionKind
 from chunking.pipeline import parse

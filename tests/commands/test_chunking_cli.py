@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from chunking.pipes import EXIT_BROKEN_PIPE
+from chunking.cli.pipes import EXIT_BROKEN_PIPE
 from tests.helpers import embedded_content
 from tests.paths import ROOT
 

@@ -20,7 +20,7 @@ import pytest
 from chunking import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
 from chunking.plan.binary_params import BinarySplit
-from chunking.scoring import ScoringError
+from chunking.plan.scoring import ScoringError
 from skills.embedding.scoring import ScoringService, blocking_scoring, build_pair_client
 from skills.embedding.scoring.cross_encoder import CrossEncoderClient, onnx_files
 from skills.skill.settings import load_settings

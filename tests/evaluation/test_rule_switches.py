@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 
 from chunking import chunk_document
-from chunking.chunk_ids import cut_identity
 from chunking.options import ChunkOptions, OptionError
+from chunking.options.chunk_ids import cut_identity
 from evaluation.__main__ import build_parser, grid_from
 from evaluation.chunkers import chunk_options
 from evaluation.settings import RULE_VARIANTS, Grid

@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import ChunkOptions, Limits, Unit
-from chunking.contextualize import Contextualizer
+from chunking.contextualize.prefix import Contextualizer
 from chunking.measure.sizing import CharacterSizer, CharacterSpans
 from chunking.outline.sections import SectionTree
 from chunking.parse.titles import resolve_title
 from chunking.pipeline import parse
 from chunking.plan.core import PlanInputs
+from chunking.plan.scoring import Scoring
 from chunking.plan.walk import StructureWalk
-from chunking.scoring import Scoring
 
 
 class _LooseSpans(CharacterSpans):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 CAP = 20
 SECTIONS = "".join(f"## Part {n}\n\nWords of part {n} in a sentence.\n\n" for n in range(2_000))
 """2,000 small sections: 400 chunks of 300 characters or more, twenty times the cap."""
-PER_CHUNK = str(ROOT / "chunking" / "contextualize.py")
+PER_CHUNK = str(ROOT / "chunking" / "contextualize" / "prefix.py")
 """Where each planned chunk's prefix and embedded text are built: work per chunk (the
 planning document itself is built once, whatever the cap)."""
 

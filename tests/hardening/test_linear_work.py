@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from chunking import ChunkOptions, Limits, SplitMode, Unit, chunk_document
-from chunking.contextualize import Contextualizer
+from chunking.contextualize.prefix import Contextualizer
 from chunking.measure.sizing import make_sizer
 from chunking.outline.sections import SectionTree
 from chunking.parse.titles import resolve_title
 from chunking.pipeline import parse
 from chunking.plan.core import PlanInputs
+from chunking.plan.scoring import Scoring
 from chunking.plan.sentences import WINDOW_CHARACTERS
 from chunking.plan.walk import StructureWalk
-from chunking.scoring import Scoring
 from tests.helpers import CountingSegmenter, python_lines_in
 from tests.paths import ROOT
 

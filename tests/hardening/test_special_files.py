@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from chunking.files import MAX_FILE_BYTES, FileRefused, read_limited
+from chunking.cli.files import MAX_FILE_BYTES, FileRefused, read_limited
 from skills.skill.settings import DEFAULT_MAX_REQUEST_BYTES
 from tests.helpers import run_module
 from tests.paths import ROOT
@@ -123,7 +123,7 @@ READERS = ("skills/commands", "skills/__main__.py", "evaluation", "chunking/api.
 
 
 def test_every_command_reads_its_files_through_the_one_limited_reader() -> None:
-    """No read_text / read_bytes / open(..., "r") beside chunking.files.read_limited."""
+    """No read_text / read_bytes / open(..., "r") beside chunking.cli.files.read_limited."""
     found: list[str] = []
     for reader in READERS:
         base = ROOT / reader

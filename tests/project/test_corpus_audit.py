@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from bench.corpus_audit import DEFAULT_CORPUS, SETTINGS, audit_corpus, corpus_files, main
-from chunking.audit import PATH_DEBRIS, Audit, flag_path_debris
 from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document
+from chunking.report.audit import PATH_DEBRIS, Audit, flag_path_debris
 
 needs_corpus = pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="no ../shared/corpus")
 

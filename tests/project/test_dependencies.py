@@ -1,7 +1,8 @@
 """The dependency rule between our packages, over every import (function-local and
 TYPE_CHECKING ones included), and a reason on every function-local import.
 
-    chunking <- skills.embedding <- skills.skill, skills.commands <- skills.search <- infra
+    chunking <- skills.values, skills.embedding
+             <- skills.skill, skills.commands <- skills.search <- infra
     evaluation -> chunking, skills.embedding, and EVALUATION_MAY_IMPORT below
     bench, testing -> anything but tests
     nothing -> tests
@@ -25,13 +26,15 @@ OURS = frozenset({*(name.removesuffix(".py") for name in CHECKED), "tests"})
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("chunking",),
-    ("skills", "skills.embedding"),
+    ("skills", "skills.values", "skills.embedding"),
     ("skills.skill", "skills.commands", "skills.api", "skills.parameters", "skills.chunk_schema"),
     ("skills.search", "skills.__main__"),
     ("infra", "function_app"),
 )
 """The layers, lowest first, by module prefix (the longest prefix decides). `skills` alone
-is the package's `__init__` (its version). `skills.__main__` starts
+is the package's `__init__` (its version). `skills.values` reads loosely typed values
+(JSON inputs, app-setting strings) for every layer above, the embedding settings and
+the record inputs alike. `skills.__main__` starts
 `python -m skills` and its console script, `push` among them, so it sits with search."""
 
 EVALUATION_MAY_IMPORT = (
@@ -216,7 +219,7 @@ def _broken_rule(source: str, imported: str) -> str | None:
     if theirs > own:
         return (
             f"{source} (layer {own}) imports {imported} (layer {theirs}): "
-            "chunking <- skills.embedding <- skills.skill/commands <- skills.search <- infra"
+            "chunking <- skills.values/embedding <- skills.skill/commands <- skills.search <- infra"
         )
     return None
 
@@ -415,8 +418,8 @@ def test_the_checks_fail_on_a_cycle_in_skills_and_a_dynamic_import(tmp_path: Pat
     rule = broken_rule("skills.skill.lazy", "skills.search.push")
     assert rule is not None
     assert rule.endswith(
-        "skills.skill.lazy may import: chunking, skills, skills.embedding, skills.skill, "
-        "skills.commands, skills.api, skills.parameters, skills.chunk_schema"
+        "skills.skill.lazy may import: chunking, skills, skills.values, skills.embedding, "
+        "skills.skill, skills.commands, skills.api, skills.parameters, skills.chunk_schema"
     )
     assert broken_rule("evaluation.run", "bench.corpus_audit") == (
         "evaluation imports only chunking, skills.embedding and the chunk map; evaluation.run "

@@ -59,3 +59,20 @@ def test_the_command_prints_the_three_figures() -> None:
     assert lines[0].startswith("top-level modules in chunking/: ")
     assert lines[1].startswith("function-local imports in chunking, skills")
     assert lines[2].startswith("functions over 60 lines in chunking/, skills/: ")
+
+
+def test_the_core_keeps_at_its_top_only_what_every_stage_shares() -> None:
+    """Issue 38: `chunking/` holds at its top the public API, the pipeline, the model and
+    its helpers, and `python -m chunking`; a stage's or an edge's module goes in its
+    package (docs/design/architecture.md names each), so a new one does not grow the top."""
+    top = sorted(path.name for path in (ROOT / "chunking").glob("*.py"))
+    assert top == [
+        "__init__.py",
+        "__main__.py",
+        "api.py",
+        "model.py",
+        "offsets.py",
+        "pipeline.py",
+        "quick_init.py",
+    ]
+    assert figures(ROOT).top_level_modules <= 8

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -11,8 +13,10 @@ from hypothesis import strategies as st
 from chunking import Unit
 from skills.skill.chunk_records import chunk_record, measure_positions
 from skills.skill.contract import InputRecord
+from skills.skill.library import chunk_records
 from skills.skill.records import Measure, OutputRecord
 from skills.skill.render import record_data
+from skills.skill.service import answer_chunk_request
 from skills.skill.settings import Settings, SettingsError
 
 CHUNK_KEYS = {
@@ -53,7 +57,7 @@ one, read it, and close the app again when you are done with your work for today
 CHARACTERS = Settings(unit=Unit.CHARACTERS, maximum_page_length=300, page_overlap_length=0)
 
 
-def answer(data: object, settings: Settings | SettingsError = CHARACTERS) -> OutputRecord:
+def answer(data: object, settings: Settings = CHARACTERS) -> OutputRecord:
     return chunk_record(InputRecord(record_id="r1", data=data), settings)
 
 
@@ -165,12 +169,23 @@ def test_option_errors_from_the_core_are_the_record_error() -> None:
 
 
 def test_settings_errors_fail_each_record_with_the_reason() -> None:
-    record = answer({"text": "x"}, SettingsError("invalid app settings: CHUNK_UNIT must be ..."))
-    (message,) = record.errors
-    assert message.startswith(
-        "the skill is misconfigured: invalid app settings: CHUNK_UNIT must be .... Fix the app "
-    )
-    assert record_data(record) == {}
+    # Issue 38: a SettingsError stops at the request's edge (`answer_chunk_request`), which
+    # answers every record with it; nothing below, chunk_record included, sees one.
+    broken = SettingsError("invalid app settings: CHUNK_UNIT must be ...")
+    body = {"values": [{"recordId": "a", "data": {"text": "x"}}, {"recordId": "b", "data": {}}]}
+    answer = asyncio.run(answer_chunk_request(json.dumps(body).encode(), broken))
+    assert answer.status == 200
+    values = json.loads(answer.body)["values"]
+    assert [value["recordId"] for value in values] == ["a", "b"]
+    for value in values:
+        (error,) = value["errors"]
+        assert error["message"].startswith(
+            "the skill is misconfigured: invalid app settings: CHUNK_UNIT must be .... Fix the "
+        )
+        assert value["data"] == {}
+    (chunks,) = chunk_records([{"text": "x"}], broken)
+    assert chunks.errors == (values[0]["errors"][0]["message"],)
+    assert chunks.chunks == ()
 
 
 def test_a_record_answer_is_deterministic() -> None:

@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from skills.embedding.values import HugeNumber
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import (
     InputRecord,
@@ -21,6 +20,7 @@ from skills.skill.contract import (
 from skills.skill.records import OutputRecord, failed_record
 from skills.skill.render import record_data
 from skills.skill.settings import Settings
+from skills.values import HugeNumber
 from tests.paths import ROOT
 from tests.skill.typed_chunks import a_chunk
 

@@ -44,7 +44,7 @@ NESTED = "".join(
 )
 
 
-def answer(data: object, settings: Settings | SettingsError = CHARACTERS) -> OutputRecord:
+def answer(data: object, settings: Settings = CHARACTERS) -> OutputRecord:
     return chunk_record(InputRecord(record_id="r1", data=data), settings)
 
 

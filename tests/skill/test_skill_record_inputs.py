@@ -6,7 +6,6 @@ import pytest
 
 from chunking import SplitMode, Unit, WordScope, WordWindows
 from chunking.plan.binary_params import BinarySplit
-from skills.embedding.values import HugeNumber
 from skills.skill.chunk_records import chunk_record
 from skills.skill.contract import InputRecord
 from skills.skill.record_inputs import (
@@ -17,6 +16,7 @@ from skills.skill.record_inputs import (
 )
 from skills.skill.render import record_data
 from skills.skill.settings import Settings
+from skills.values import HugeNumber
 
 
 def read(data: object, settings: Settings | None = None) -> RecordInputs:

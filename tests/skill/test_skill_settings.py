@@ -345,3 +345,22 @@ def test_the_words_strategy_is_an_app_setting_with_its_own_checks() -> None:
             r"\(from app settings CHUNK_TEXT_SPLIT_MODE, CHUNK_STRATEGY\)",
         ):
             load_settings({"CHUNK_STRATEGY": strategy, "CHUNK_TEXT_SPLIT_MODE": "sentences"})
+
+
+SETTINGS_ERROR_EDGE = frozenset({"settings.py", "service.py", "app.py", "health.py", "library.py"})
+"""Where the skill meets broken app settings: where they are read (`settings`), the
+request's edge that answers every record with the error (`service.answer_chunk_request`),
+the app's handlers and health report, and the in-process library."""
+
+
+def test_a_settings_error_stops_at_the_requests_edge() -> None:
+    # Issue 38 item 3: a SettingsError is a value at one edge; below it (chunk_record,
+    # the chunkers and workers, admission, the answer caps, the memory budget) every
+    # function takes Settings, so none of those modules names the error.
+    named = sorted(
+        path.name
+        for path in (ROOT / "skills" / "skill").glob("*.py")
+        if "SettingsError" in path.read_text(encoding="utf-8")
+    )
+    assert set(named) <= SETTINGS_ERROR_EDGE, named
+    assert "SettingsError" in (ROOT / "skills" / "skill" / "service.py").read_text("utf-8")

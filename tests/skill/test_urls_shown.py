@@ -16,8 +16,8 @@ import pytest
 
 from skills.embedding.log_urls import HideUrlSecrets
 from skills.embedding.settings import url_problem
-from skills.embedding.values import URL_NOT_SHOWN, shown_url
 from skills.skill.settings import SettingsError, describe_settings, load_settings
+from skills.values import URL_NOT_SHOWN, shown_url
 from testing.openai_stub import OpenAIStub, Reply
 from tests.conftest import skill_body
 from tests.servers import free_port, uvicorn_subprocess

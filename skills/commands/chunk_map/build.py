@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from chunking.model import Chunk, ChunkedDocument, Region, RegionKind
     from chunking.options import ChunkOptions
     from chunking.pipeline import FormatName
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
 
 
 @dataclass(frozen=True, slots=True)

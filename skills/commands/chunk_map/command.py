@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chunking.cli.pipes import command_name, run_piped
 from chunking.options import OptionError
-from chunking.pipes import command_name, run_piped
-from chunking.scoring import ScoringError
+from chunking.plan.scoring import ScoringError
 from skills.commands.chunk_map.build import map_document
 from skills.commands.chunk_map.page import render_chunk_map, settings_line
 from skills.commands.cli import (

@@ -1,6 +1,6 @@
 """Where the scored strategies' embeddings and similarity scores come from, in the app.
 
-`chunking.scoring.Scoring` is what a strategy calls: two blocking callables. Here they
+`chunking.plan.scoring.Scoring` is what a strategy calls: two blocking callables. Here they
 are backed by the app's own clients: sentence embeddings by the configured embedding
 provider (the same `Embedder` that embeds chunks: batching, retries, Retry-After), and
 pair scores by a `PairClient` (a local cross-encoder, `skills.embedding.scoring.cross_encoder`, or a
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from chunking.scoring import Scoring, ScoringError, Vector
+from chunking.plan.scoring import Scoring, ScoringError, Vector
 from skills.embedding.embedder import Failure
 from skills.embedding.scoring.cross_encoder import CrossEncoderClient
 

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from chunking.scoring import ScoringError
+from chunking.plan.scoring import ScoringError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

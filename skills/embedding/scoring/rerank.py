@@ -23,9 +23,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from chunking.scoring import ScoringError
+from chunking.plan.scoring import ScoringError
 from skills.embedding.log_urls import hide_url_secrets_in_http_logs
-from skills.embedding.values import shown_url
+from skills.values import shown_url
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

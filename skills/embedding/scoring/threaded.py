@@ -20,7 +20,7 @@ from skills.embedding.scoring import ScoringService, blocking_scoring, build_pai
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from chunking.scoring import Scoring
+    from chunking.plan.scoring import Scoring
     from skills.embedding.scoring import ScorerSettings
 
 DOCUMENT_SECONDS = 3600.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from chunking import SectionPacking, SplitMode, Unit, chunk_document
-from chunking.contextualize import ELLIPSIS
+from chunking.contextualize.prefix import ELLIPSIS
 from tests.helpers import chunk_and_audit, options
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the river bank. "

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from bench.offline_scoring import hashed_embedding, offline_scoring
 from chunking import ChunkOptions, Limits, OptionError, Unit
-from chunking.audit import audit_document
 from chunking.measure.sizing import make_sizer
 from chunking.pipeline import chunk_document, parse
 from chunking.plan.binary import MIN_SIDE_SHARE, spread
 from chunking.plan.binary_params import BinarySplit
-from chunking.scoring import CachedEmbedder, Scoring, ScoringError
+from chunking.plan.scoring import CachedEmbedder, Scoring, ScoringError
+from chunking.report.audit import audit_document
 from tests.paths import ROOT
 from tests.strategies import MARKDOWN, limits
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from chunking.model import ChunkedDocument
     from chunking.pipeline import FormatName
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
 
 CHARACTERS = Limits(unit=Unit.CHARACTERS, maximum_page_length=600, page_overlap_length=0)
 SENTENCE = "Sentence number {:02d} says a few plain words here."

@@ -21,9 +21,9 @@ from bench.offline_scoring import Counted, offline_scoring
 from bench.strategy_semantic import main as bench_main
 from chunking import ChunkOptions, Limits, OptionError, SplitMode, Unit
 from chunking.pipeline import chunk_document, parse
+from chunking.plan.scoring import Scoring, ScoringError
 from chunking.plan.semantic import percentile
 from chunking.plan.semantic_params import SemanticBreaks
-from chunking.scoring import Scoring, ScoringError
 from evaluation.__main__ import build_parser, grid_from
 from evaluation.chunkers import chunk_all
 from evaluation.documents import EvalDocument
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
 
 TOPICS = ("apple", "river", "engine", "violin", "glacier")
 

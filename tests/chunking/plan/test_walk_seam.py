@@ -9,19 +9,19 @@ from typing import TYPE_CHECKING
 import pytest
 
 from chunking import ChunkOptions, Limits, OptionError, Unit, WordWindows
-from chunking.contextualize import Contextualizer
+from chunking.contextualize.prefix import Contextualizer
 from chunking.measure.sizing import make_sizer
 from chunking.outline.sections import SectionTree
 from chunking.pipeline import chunk_document, parse
 from chunking.plan.core import PlanInputs
+from chunking.plan.scoring import Scoring
 from chunking.plan.walk import walk_seam
-from chunking.scoring import Scoring
 from tests.paths import ROOT
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chunking.scoring import Vector
+    from chunking.plan.scoring import Vector
 
 PLAN = ROOT / "chunking" / "plan"
 SEAM = frozenset({"walk_seam", "WalkSeam", "Measures"})
@@ -113,7 +113,9 @@ def test_the_options_hold_one_strategys_parameters_and_the_core_refuses_anothers
     # Issue 38: no `ChunkOptions` field per strategy; `options.py` imports nothing of plan.
     options_imports = {
         node.module
-        for node in ast.walk(ast.parse((ROOT / "chunking" / "options.py").read_text("utf-8")))
+        for node in ast.walk(
+            ast.parse((ROOT / "chunking" / "options" / "__init__.py").read_text("utf-8"))
+        )
         if isinstance(node, ast.ImportFrom)
     }
     assert not [module for module in options_imports if (module or "").startswith("chunking.plan")]

@@ -7,10 +7,10 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 # Re-exported (the alias says so to mypy): the skill and the command lines import them here.
-from chunking.option_errors import OptionError as OptionError  # noqa: PLC0414
-from chunking.option_errors import TooManyChunks as TooManyChunks  # noqa: PLC0414
-from chunking.option_errors import clipped_repr as clipped_repr  # noqa: PLC0414
-from chunking.option_errors import shown_integer
+from chunking.options.errors import OptionError as OptionError
+from chunking.options.errors import TooManyChunks as TooManyChunks
+from chunking.options.errors import clipped_repr as clipped_repr
+from chunking.options.errors import shown_integer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -161,7 +161,7 @@ class ChunkOptions:
     parameters: object | None = None
     """The strategy's own parameters: an instance of the dataclass its declaration names
     (`WordWindows` for `words`, `SemanticBreaks`, `BinarySplit`); None: its defaults.
-    `chunking.pipeline` refuses another type; in chunk ids (`chunking.chunk_ids`)."""
+    `chunking.pipeline` refuses another type; in chunk ids (`chunking.options.chunk_ids`)."""
     prefix_path: str = "path"
     """What the prefix names: the title and the whole heading path (`path`), the title
     and the innermost heading (`leaf`), or the title alone (`title`). `path` is what the

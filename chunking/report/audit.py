@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chunking.contextualize import ELLIPSIS
+from chunking.contextualize.prefix import ELLIPSIS
 from chunking.model import Outline, RegionKind
 from chunking.options import Unit
 from chunking.outline.plain_outline import PlainOutline, plain_outline
