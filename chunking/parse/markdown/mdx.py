@@ -195,7 +195,8 @@ def with_markup_blocks(spans: Sequence[Block], markup: Sequence[Block]) -> list[
 
 
 def _is_mdx_name(file_name: str | None) -> bool:
-    if not file_name:
+    # Nearly every name holds no `.mdx` at all: answered without building a path.
+    if not file_name or ".mdx" not in file_name.lower():
         return False
     return PurePath(file_name.split("?", 1)[0]).suffix.lower() == ".mdx"
 
