@@ -127,21 +127,11 @@ async def answer_chunk_request(
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
     rendered: Rendered | None = None if embedder is not None else {}
     cap = answer_cap(settings, embeds=embedder is not None)
-    chunked = await chunk_and_cap(
-        parsed,
-        settings,
-        until,
-        chunker or ThreadChunker(),
-        scoring or ScoringService(embedder=embedder),
-        rendered=rendered,
-        cap=cap,
-    )
+    work = (until, chunker or ThreadChunker(), scoring or ScoringService(embedder=embedder))
+    chunked = await chunk_and_cap(parsed, settings, *work, rendered=rendered, cap=cap)
     if isinstance(chunked, Answer):
         return chunked
-    if admitted is not None and reservation is not None:
-        # The answer is measured now, vectors to come included: what the bound held
-        # beyond it goes back before the embedding, the longest part of a request.
-        reservation.settle(answered_cost(admitted.parsed, cap.used, cap.chunks, settings))
+    _settle(reservation, admitted, cap, settings)
     outputs = chunked if admitted is None else admitted.merge(chunked)
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
@@ -289,6 +279,16 @@ async def chunk_and_cap(
         last = index == len(slices) - 1
         answered += await asyncio.to_thread(cap.keep, chunked, rendered if last else None)
     return answered
+
+
+def _settle(
+    reservation: Reservation | None, admitted: Admitted | None, cap: AnswerCap, settings: Settings
+) -> None:
+    """The answer is measured now, vectors to come included: the reservation holds what
+    it measured (`answered_cost`), so what the bound held beyond it goes back before the
+    embedding, the longest part of a request."""
+    if admitted is not None and reservation is not None:
+        reservation.settle(answered_cost(admitted.parsed, cap.used, cap.chunks, settings))
 
 
 def _within_memory(settings: Settings, admitted: Admitted | None) -> Settings:
