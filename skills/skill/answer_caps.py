@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from skills.skill.contract import RESPONSE_CLOSE, RESPONSE_OPEN, render_record
 from skills.skill.records import failed_record
-from skills.skill.settings import ENV_MAX_RESPONSE_BYTES
+from skills.skill.settings import ENV_MAX_RESPONSE_BYTES, ENV_MEMORY_BUDGET_BYTES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -103,7 +103,7 @@ def cap_answer(
 class AnswerCap:
     """What a request's answer has taken so far; records are measured as they come."""
 
-    __slots__ = ("limit", "per_chunk", "records", "used")
+    __slots__ = ("chunks", "limit", "per_chunk", "records", "used")
 
     def __init__(self, limit: int, per_chunk: int = 0) -> None:
         self.limit = limit
@@ -111,6 +111,8 @@ class AnswerCap:
         self.used = len(RESPONSE_OPEN) + len(RESPONSE_CLOSE)
         """Bytes of the answer so far, vectors to come included."""
         self.records = 0
+        self.chunks = 0
+        """Chunks of the records kept so far."""
 
     def keep(
         self, outputs: Sequence[OutputRecord], rendered: Rendered | None = None
@@ -138,6 +140,7 @@ class AnswerCap:
                 body = render_record(output)
                 size = len(body)
             capped.append(output)
+            self.chunks += chunk_count(output)
             self.used += comma + size
             if rendered is not None:
                 rendered[output.record_id] = (output, body)
@@ -149,7 +152,8 @@ def _too_big(size: int, limit: int, per_chunk: int) -> str:
     return (
         f"not answered: this record's chunks{vectors} would take {size:,} bytes of the "
         f"answer, more than the {limit:,} bytes an answer may take (app setting "
-        f"{ENV_MAX_RESPONSE_BYTES}); make fewer, larger chunks (raise maximumPageLength, "
+        f"{ENV_MAX_RESPONSE_BYTES}, or less when {ENV_MEMORY_BUDGET_BYTES} leaves less "
+        "beside a huge record); make fewer, larger chunks (raise maximumPageLength, "
         "or wordsPerChunk for strategy words; lower pageOverlapLength or wordOverlap), "
         "keep the first ones with maximumPagesToTake, or split the document"
     )

@@ -34,6 +34,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skills.skill.contract import RequestError
+from skills.skill.memory_cost import (
+    answer_allowance,
+    answer_held,
+    chunking_allowance,
+    record_answer_bound,
+    record_characters,
+    record_cost,
+    record_parsed_cost,
+    upper_cost,
+)
 from skills.skill.records import failed_record
 from skills.skill.settings import (
     ENV_DEADLINE_SECONDS,
@@ -49,28 +59,16 @@ if TYPE_CHECKING:
     from skills.skill.records import OutputRecord
     from skills.skill.settings import Settings
 
-DECODED_BYTES_PER_BODY_BYTE = 4
-"""At most how many bytes of Python strings one byte of JSON body decodes to: a string
-with one astral character stores every character in 4 bytes (PEP 393), so even ASCII
-text may take 4x its bytes once decoded (the soak's corpus text does)."""
-ANSWER_BYTES_PER_CHARACTER = 32
-"""The answer a character of text may make, before MAX_RESPONSE_BYTES caps it: a chunk's
-`content`, its prefixed `text` and `textItems` (~3x the text as JSON) plus its vector
-(a 2,000-character chunk with 1,536 dimensions adds ~19 bytes per character). The
-soak's 4-million-character record made 26 bytes of answer per character at 256
-dimensions."""
-ANSWER_HELD = 5
-"""How many times its bytes the app holds an answer at its peak: the records' output
-objects (~1.5x, typed records and strings), the vectors as Python floats, and rendering (each
-record rendered, the list of them, the joined body: up to 3x). bench.answer_memory
-measured 5-7x with chunking in the app's thread; workers take chunking out."""
 ADMISSION_WAIT_FRACTION = 0.5
 """A request waits for memory at most this share of its deadline, so that one admitted
 at the last moment still has half its deadline to be answered."""
 BUSY_RETRY_SECONDS = 30
 """Retry-After when a request could not get memory in time: requests in flight by then
 have been answered (their deadline is over)."""
-BODY_HELD = 2
+MIN_ANSWER_ROOM = 2**20
+"""The least answer a record alone in the whole budget is chunked for (1 MiB); with less
+left beside its text, it is refused as too big."""
+BODY_READ_HELD = 2
 """How many times its bytes a body holds while it is read: the pieces received, and at
 the end their join into one body."""
 STALL_FRACTION = 0.25
@@ -213,6 +211,20 @@ class MemoryBudget:
                 hostage,
             )
 
+    def take_now(self, cost: int) -> bool:
+        """Take `cost` more bytes if they are free now (first fit, as `acquire`); never
+        waits, so a request that holds memory already cannot wait on one that waits."""
+        with self._lock:
+            if self._used + cost > self.budget:
+                return False
+            self._take(cost)
+            return True
+
+    def take_anyway(self, cost: int) -> None:
+        """Count `cost` more bytes as held, over the budget if need be (they are held)."""
+        with self._lock:
+            self._take(cost)
+
     def _take(self, cost: int) -> None:
         self._used += cost
         self._peak = max(self._peak, self._used)
@@ -308,6 +320,18 @@ class Reservation:
         """Its bytes moved just now."""
         self.moved = time.monotonic()
 
+    def settle(self, cost: int) -> None:
+        """Hold `cost` bytes from now on, what the request is measured to hold: less gives
+        the rest back; more is taken whether or not it is free (the bytes exist; requests
+        that come later wait for them), never waited for."""
+        if self._released or cost == self.cost:
+            return
+        if cost < self.cost:
+            self.shrink(cost)
+            return
+        self._budget.take_anyway(cost - self.cost)
+        self.cost = cost
+
     def shrink(self, cost: int) -> None:
         """Hold `cost` bytes from now on, when that is less than what is held."""
         if self._released or cost >= self.cost:
@@ -325,6 +349,13 @@ class Reservation:
     ) -> Admitted:
         """The records that fit in this reservation (`admit_records`); it shrinks to them."""
         self.phase = "working"
+        # The body's bound took the app's default chunk shape; records that ask for
+        # smaller chunks may cost more: take the difference if it is free now, never
+        # waiting for it (else the records past what is held are refused one by one).
+        wanted = admit_records(records, body_bytes, self.budget, self.budget, settings).cost
+        extra = min(wanted, self.budget) - self.cost
+        if not self._released and extra > 0 and self._budget.take_now(extra):
+            self.cost += extra
         admitted = admit_records(records, body_bytes, self.cost, self.budget, settings)
         self.shrink(admitted.cost)
         return admitted
@@ -342,27 +373,6 @@ class Reservation:
         self.release()
 
 
-def answer_allowance(characters: int, max_response_bytes: int) -> int:
-    """What building an answer for `characters` of text may hold in the app."""
-    return min(characters * ANSWER_BYTES_PER_CHARACTER, max_response_bytes) * ANSWER_HELD
-
-
-def upper_cost(body_bytes: int, settings: Settings) -> int:
-    """The most a request whose body has `body_bytes` bytes may cost, before it is read."""
-    cap = settings.max_response_bytes
-    # A character of text takes at least one byte of body.
-    return body_bytes * (1 + DECODED_BYTES_PER_BODY_BYTE) + answer_allowance(body_bytes, cap)
-
-
-def record_cost(record: InputRecord, cap: int) -> int:
-    """What one record costs on its own: its text as sent and decoded, and its answer."""
-    text = record.data.get("text") if isinstance(record.data, dict) else None
-    if not isinstance(text, str):
-        return 0
-    # Its share of the body is at least a byte per character.
-    return len(text) + sys.getsizeof(text) + answer_allowance(len(text), cap)
-
-
 @dataclass(frozen=True, slots=True)
 class Admitted:
     """Which records of a request are chunked, and the answers of those refused."""
@@ -372,7 +382,13 @@ class Admitted:
     refused: dict[int, OutputRecord]
     """Index in the request -> the refused record's answer."""
     cost: int
-    """What the request costs with only the admitted records."""
+    """What the request costs with only the admitted records, until they are chunked."""
+    parsed: int
+    """What of `cost` is not the answer's: the body held and the records decoded."""
+    answer_limit: int | None = None
+    """Bytes the answer may take when memory leaves less than MAX_RESPONSE_BYTES: a
+    record that alone costs more than the budget by its answer's bound is chunked
+    holding the whole budget, and its answer kept within what is left."""
 
     def merge(self, answered: Sequence[OutputRecord]) -> list[OutputRecord]:
         """The whole request's answers, in order: `answered` (one per admitted record) with
@@ -389,31 +405,51 @@ def admit_records(
     budget: int,
     settings: Settings,
 ) -> Admitted:
-    """The records that fit in `reserved` bytes, in order, beside the body's `body_bytes`;
-    each one that does not is refused: on its own over `budget`, say what to change in
-    it, else say to lower the batch size."""
-    cap = settings.max_response_bytes
+    """The records that fit in `reserved` bytes, in order, beside their body's
+    `body_bytes`; each one that does not is refused: on its own over `budget`, say what
+    to change in it, else say to lower the batch size."""
     kept: list[InputRecord] = []
     refused: dict[int, OutputRecord] = {}
-    characters = 0
-    decoded = 0
+    parsed = body_bytes
+    answers = 0
+    largest = 0
+    limit: int | None = None
     for index, record in enumerate(records):
-        cost = record_cost(record, cap)
-        text = record.data.get("text") if isinstance(record.data, dict) else None
-        length = len(text) if isinstance(text, str) else 0
-        size = sys.getsizeof(text) if isinstance(text, str) else 0
-        total = body_bytes + decoded + size + answer_allowance(characters + length, cap)
-        if cost and total > reserved:
-            alone = cost > budget  # its own share of the body is in its cost
+        characters = record_characters(record)
+        own = record_parsed_cost(record)
+        bound = record_answer_bound(record, settings)
+        total = (
+            parsed
+            + own
+            + answer_allowance(answers + bound, settings)
+            + chunking_allowance(max(largest, characters), settings)
+        )
+        room = max(reserved - (total - answer_allowance(answers + bound, settings)), 0)
+        room //= answer_held(settings)
+        alone = not kept and reserved >= budget
+        if characters and total > reserved and alone and room >= MIN_ANSWER_ROOM:
+            # Alone in the whole budget: chunked, its answer capped by what is left
+            # (`answer_limit`), rather than refused for a bound its answer rarely nears.
+            kept.append(record)
+            parsed += own
+            answers = limit = room
+            largest = characters
+            continue
+        if characters and total > reserved:
+            cost = record_cost(record, settings)
             refused[index] = failed_record(
                 record.record_id,
-                _too_big(length, cost, budget) if alone else _no_room(length, reserved),
+                _too_big(characters, cost, budget)
+                if cost > budget
+                else _no_room(characters, reserved),
             )
             continue
         kept.append(record)
-        characters += length
-        decoded += size
-    return Admitted(kept, refused, body_bytes + decoded + answer_allowance(characters, cap))
+        parsed += own
+        answers += bound
+        largest = max(largest, characters)
+    cost = parsed + answer_allowance(answers, settings) + chunking_allowance(largest, settings)
+    return Admitted(kept, refused, cost, parsed, limit)
 
 
 def _too_big(characters: int, cost: int, budget: int) -> str:
@@ -461,7 +497,7 @@ class Admission:
     async def hold(self, size: int) -> RequestError | None:
         """Hold memory for `size` bytes of body received; the 503 when it did not come."""
         self.reservation.progress()
-        if await self.reservation.grow_to(size * BODY_HELD, self.until):
+        if await self.reservation.grow_to(size * BODY_READ_HELD, self.until):
             return None
         return self._turned_away()
 
@@ -524,12 +560,9 @@ __all__ = [
     "MemoryBudget",
     "Reservation",
     "admit_records",
-    "answer_allowance",
     "limit_malloc_arenas",
-    "record_cost",
     "transfer_deadline",
     "turned_away_message",
-    "upper_cost",
 ]
 
 

@@ -9,7 +9,7 @@ import asyncio
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skills.embedding.scoring import ScoringService
@@ -23,6 +23,7 @@ from skills.skill.embed_records import (
     service_unavailable,
     texts_to_embed,
 )
+from skills.skill.memory_cost import answered_cost
 from skills.skill.records import OutputRecord, failed_record
 from skills.skill.settings import (
     ENV_CHUNK_WORKERS,
@@ -106,9 +107,8 @@ async def answer_chunk_request(
     `scoring` serves the scored strategies' sentence embeddings and pair scores; without
     it, they use `embedder` for embeddings and have no pair scorer. With a memory
     `reservation`, records that do not fit in it are refused one by one and it shrinks
-    to what the others cost. With broken app settings (a SettingsError), the body is
-    read within the default limits and every record is answered with the error: the one
-    place a SettingsError reaches, nothing below it sees one.
+    to what the others cost. A SettingsError stops here: the body is read within the
+    default limits and every record answered with it (nothing below sees one).
     """
     started = time.monotonic() if started is None else started
     read = await _read_records(body, settings_or_defaults(settings), reservation)
@@ -117,24 +117,25 @@ async def answer_chunk_request(
     parsed, admitted = read
     timings = {"read": time.monotonic() - started}
     if isinstance(settings, SettingsError):
-        failed = [failed_record(r.record_id, misconfigured_message(settings)) for r in parsed]
-        outputs = failed if admitted is None else admitted.merge(failed)
-        return await _respond(outputs, {}, timings, started)
+        return await _misconfigured(settings, parsed, admitted, timings, started)
+    settings = _within_memory(settings, admitted)
     until = _work_until(started, settings.deadline_seconds)
     mark = time.monotonic()
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
     rendered: Rendered | None = None if embedder is not None else {}
+    cap = answer_cap(settings, embeds=embedder is not None)
     chunked = await chunk_and_cap(
         parsed,
         settings,
         until,
         chunker or ThreadChunker(),
         scoring or ScoringService(embedder=embedder),
-        embeds=embedder is not None,
         rendered=rendered,
+        cap=cap,
     )
     if isinstance(chunked, Answer):
         return chunked
+    _settle(reservation, admitted, cap, settings)
     outputs = chunked if admitted is None else admitted.merge(chunked)
     timings["chunk"], mark = time.monotonic() - mark, time.monotonic()
     if embedder is not None:
@@ -144,6 +145,29 @@ async def answer_chunk_request(
         outputs = embedded
     timings["embed"] = time.monotonic() - mark
     return await _respond(outputs, rendered, timings, started)
+
+
+async def _misconfigured(
+    error: SettingsError,
+    records: Sequence[InputRecord],
+    admitted: Admitted | None,
+    timings: dict[str, float],
+    started: float,
+) -> Answer:
+    """The answer while the app settings are broken: every record admitted fails with
+    `error` (those memory refused keep their own refusal)."""
+    failed = [failed_record(r.record_id, misconfigured_message(error)) for r in records]
+    outputs = failed if admitted is None else admitted.merge(failed)
+    return await _respond(outputs, {}, timings, started)
+
+
+def _settle(
+    reservation: Reservation | None, admitted: Admitted | None, cap: AnswerCap, settings: Settings
+) -> None:
+    """The answer is measured now, vectors to come included: what the reservation's bound
+    held beyond it goes back before the embedding, the longest part of a request."""
+    if admitted is not None and reservation is not None:
+        reservation.settle(answered_cost(admitted.parsed, cap.used, cap.chunks, settings))
 
 
 def _work_until(started: float, deadline: float) -> float:
@@ -257,8 +281,8 @@ async def chunk_and_cap(
     chunker: RecordChunker,
     scoring: ScoringService,
     *,
-    embeds: bool,
     rendered: Rendered | None = None,
+    cap: AnswerCap | None = None,
 ) -> list[OutputRecord] | Answer:
     """Every record's answer, chunked a slice of the batch at a time, each slice's answers
     kept within MAX_RESPONSE_BYTES as they come (`cap_answer`, vectors to come counted).
@@ -270,8 +294,8 @@ async def chunk_and_cap(
     In slices, the app holds the answers kept so far and one slice's, never every
     record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
     """
-    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
-    cap = AnswerCap(settings.max_response_bytes, per_chunk)
+    if cap is None:
+        return await chunk_within_deadline(records, settings, until, chunker, scoring)
     answered: list[OutputRecord] = []
     slices = text_slices(records, SLICE_CHARACTERS)
     for index, part in enumerate(slices):
@@ -284,6 +308,23 @@ async def chunk_and_cap(
         last = index == len(slices) - 1
         answered += await asyncio.to_thread(cap.keep, chunked, rendered if last else None)
     return answered
+
+
+def _within_memory(settings: Settings, admitted: Admitted | None) -> Settings:
+    """`settings` with MAX_RESPONSE_BYTES lowered to what memory leaves (the admission's
+    `answer_limit`), so that the workers refuse a record's answer that would not fit
+    before sending it."""
+    limit = None if admitted is None else admitted.answer_limit
+    if limit is None:
+        return settings
+    return replace(settings, max_response_bytes=min(settings.max_response_bytes, limit))
+
+
+def answer_cap(settings: Settings, *, embeds: bool) -> AnswerCap:
+    """What keeps the answer within MAX_RESPONSE_BYTES (vectors to come counted when the
+    request `embeds`)."""
+    per_chunk = vector_bytes(settings.embedding.dimensions) if embeds else 0
+    return AnswerCap(settings.max_response_bytes, per_chunk)
 
 
 def text_slices(records: Sequence[InputRecord], characters: int) -> list[list[InputRecord]]:

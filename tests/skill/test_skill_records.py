@@ -26,7 +26,7 @@ from skills.skill.contract import (
 from skills.skill.embed_records import attach_embeddings, texts_to_embed
 from skills.skill.records import ChunkRecord, OutputRecord
 from skills.skill.render import chunk_json, record_data
-from skills.skill.service import chunk_and_cap
+from skills.skill.service import answer_cap, chunk_and_cap
 from skills.skill.settings import Settings
 from skills.skill.thread_chunker import ThreadChunker
 from skills.skill.workers import ProcessChunker
@@ -148,8 +148,8 @@ def test_a_one_slice_answer_keeps_every_rendering_for_the_response() -> None:
             time.monotonic() + 60,
             ThreadChunker(),
             ScoringService(),
-            embeds=False,
             rendered=store,
+            cap=answer_cap(Settings(), embeds=False),
         )
 
     answered = asyncio.run(go())
