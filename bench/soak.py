@@ -151,6 +151,10 @@ class SoakTally:
     """Requests not answered at all (connection error or client timeout)."""
     probes: int = 0
     health_lies: int = 0
+    waited: int = 0
+    """Requests that waited for memory since the server started (health's `waited`)."""
+    peak_in_flight: int = 0
+    """The most bytes the memory budget held at once (health's `peak`)."""
     health_unanswered: int = 0
     health_states: dict[str, int] = field(default_factory=dict)
     faults: dict[str, int] = field(default_factory=dict)
@@ -334,6 +338,9 @@ def _probe(base: str, stop_at: float, deadline: float, tally: SoakTally, stub: O
                 continue
             tally.count(tally.health_states, status)
             memory = health.json().get("memory") or {}
+            with tally.lock:
+                tally.waited = max(tally.waited, memory.get("waited", 0))
+                tally.peak_in_flight = max(tally.peak_in_flight, memory.get("peak", 0))
             stalled = memory.get("stalled", 0)
             if status == "ok" and stalled and stalled * 4 >= memory.get("budget", 1):
                 with tally.lock:
@@ -614,6 +621,8 @@ def _report(tally: SoakTally, elapsed: float, clients: int, deadline: float) -> 
         ("requests", f"{tally.requests} ({json.dumps(tally.kinds)})"),
         ("HTTP statuses", json.dumps(tally.statuses)),
         ("503s because memory had no room in time", f"{tally.turned_away}"),
+        ("requests that waited for memory (health)", f"{tally.waited}"),
+        ("most memory reserved at once (health)", f"{tally.peak_in_flight / 2**20:.0f} MiB"),
         ("records sent / answered", f"{tally.records_sent} / {tally.records_answered}"),
         ("requests not answered", f"{len(tally.lost)}"),
         ("answers after the deadline", f"{len(tally.late)}"),

@@ -160,6 +160,29 @@ def _token_byte_lengths(encoding: tiktoken.Encoding, wide: bool) -> npt.NDArray[
     return lengths
 
 
+class _TokenLengths(dict[int, int]):
+    """UTF-8 lengths of the tokens met so far, each decoded once: a lookup of a known one
+    stays in C (`map` of `__getitem__`), where a decode per token was a Python call."""
+
+    __slots__ = ("_encoding",)
+
+    def __init__(self, encoding: tiktoken.Encoding) -> None:
+        super().__init__()
+        self._encoding = encoding
+
+    def __missing__(self, token: int) -> int:
+        length = len(self._encoding.decode_single_token_bytes(token))
+        self[token] = length
+        return length
+
+
+@functools.cache
+def _known_token_lengths(encoding: tiktoken.Encoding) -> _TokenLengths:
+    """The token lengths a short text's index reads (`_build_short`), per encoding: the
+    table of all of them (`_token_byte_lengths`) would load numpy."""
+    return _TokenLengths(encoding)
+
+
 class TokenSpans:
     """Counts tokens of spans of one source; the index is built on first need.
 
@@ -419,7 +442,9 @@ class TokenSpans:
     def _build_short(self, source: str, utf8: bytes | None) -> list[int]:
         """The index of a short text (one part), as `_build` makes it, in Python."""
         tokens = self._encoding.encode_ordinary(source)
-        ends = list(itertools.accumulate(map(len, self._encoding.decode_tokens_bytes(tokens))))
+        ends = list(
+            itertools.accumulate(map(_known_token_lengths(self._encoding).__getitem__, tokens))
+        )
         if utf8 is not None:
             # Byte ends to code point ends, as in `_build`.
             starts_before = list(

@@ -97,12 +97,43 @@ def plain_outline(outline: Outline) -> PlainOutline:
         code_regions(outline),
         left_out(outline),
     )
-    text = plain.text
-    start_of, end_of = plain.plain_start, plain.plain_end
     if plain.unchanged:
         # No markup at all: the plain text is the source.
         same = tuple((block.start, block.end) for block in outline.blocks)
         return PlainOutline(outline, plain, outline.blocks, same)
+    text = plain.text
+    start_of, end_of = plain.plain_start, plain.plain_end
+    blocks, headings, regions, block_spans = _moved_units(outline, plain)
+    pages = outline.pages
+    return PlainOutline(
+        outline=Outline(
+            source=text,
+            format=outline.format,
+            title=outline.title,
+            body_start=start_of(outline.body_start),
+            body_end=None if outline.body_end is None else start_of(outline.body_end),
+            headings=headings,
+            blocks=blocks,
+            regions=regions,
+            anchors=tuple(Anchor(start_of(a.offset), a.id) for a in outline.anchors),
+            warnings=outline.warnings,
+            # Hidden spans and page markers are not in the plain text at all.
+            hidden=(),
+            pages=None if pages is None else Pages(tuple(map(start_of, pages.starts)), ()),
+            unbroken=_unbroken(outline.unbroken, text, start_of, end_of),
+        ),
+        plain=plain,
+        source_blocks=outline.blocks,
+        plain_blocks=block_spans,
+    )
+
+
+def _moved_units(
+    outline: Outline, plain: PlainText
+) -> tuple[tuple[Block, ...], tuple[Heading, ...], tuple[Region, ...], tuple[tuple[int, int], ...]]:
+    """The outline's blocks, headings and regions at their plain offsets, and where
+    each source block is in the plain text (empty: markup alone)."""
+    text = plain.text
     units: list[Block | Heading | Region] = [*outline.blocks, *outline.headings, *outline.regions]
     # One search for every offset: blocks, headings and regions, the regions' lead ends
     # and the headings' section ends (as starts), then the ends.
@@ -150,28 +181,7 @@ def plain_outline(outline: Outline) -> PlainOutline:
             strict=True,
         )
     )
-    pages = outline.pages
-    return PlainOutline(
-        outline=Outline(
-            source=text,
-            format=outline.format,
-            title=outline.title,
-            body_start=start_of(outline.body_start),
-            body_end=None if outline.body_end is None else start_of(outline.body_end),
-            headings=headings,
-            blocks=tuple(blocks),
-            regions=regions,
-            anchors=tuple(Anchor(start_of(a.offset), a.id) for a in outline.anchors),
-            warnings=outline.warnings,
-            # Hidden spans and page markers are not in the plain text at all.
-            hidden=(),
-            pages=None if pages is None else Pages(tuple(map(start_of, pages.starts)), ()),
-            unbroken=_unbroken(outline.unbroken, text, start_of, end_of),
-        ),
-        plain=plain,
-        source_blocks=outline.blocks,
-        plain_blocks=tuple(spans[:count]),
-    )
+    return tuple(blocks), headings, regions, tuple(spans[:count])
 
 
 def _trimmed(text: str, low: int, high: int) -> tuple[int, int]:

@@ -105,7 +105,27 @@ def sentencex_ends(language: str, text: str) -> list[int]:
     except UnicodeEncodeError:
         # Lone surrogates cannot cross into Rust; U+FFFD keeps every offset in place.
         found = get_sentence_boundaries(code, _LONE_SURROGATE.sub("\ufffd", text))
+    except BaseException as error:
+        # sentencex panics on a space of more than one UTF-8 byte between an initial and
+        # its period ("J\x85. Smith"); pyo3 raises the panic as a BaseException. An
+        # ASCII space in its place keeps every offset; only such texts are read so.
+        if type(error).__name__ != "PanicException":
+            raise
+        found = get_sentence_boundaries(code, text.translate(_WIDE_SPACES))
     return [sentence["end_index"] for sentence in found]
+
+
+_WIDE_SPACES = dict.fromkeys(
+    map(
+        ord,
+        "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000",
+    ),
+    " ",
+)
+"""Every space of more than one UTF-8 byte (str.isspace above U+007F: NEL, no-break, the
+typographic spaces, line and paragraph separators, the ideographic space), read as an
+ASCII space where sentencex panics on it."""
 
 
 def sentence_starts(text: str, language: str) -> list[int]:

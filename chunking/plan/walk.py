@@ -100,49 +100,9 @@ class PlanningDocument:
         segment: Segmenter = sentencex_ends,
     ) -> PlanningDocument:
         """Index boundaries, no-cut zones and regions of an outline."""
+        positions, levels, forbidden = _block_boundaries(outline)
         source = outline.source
-        positions: list[int] = []
-        levels: list[Level] = []
-        forbidden: list[tuple[int, int]] = []
-        # Container headings nest past h6; a boundary is at most as weak as an h6.
-        h6 = Level.H6
-        heading_starts = {h.start: h.depth if h.depth <= h6 else h6 for h in outline.headings}
-        previous_kind: BlockKind | None = None
         content_end = outline.content_end
-        heading, markup, markup_end = BlockKind.HEADING, BlockKind.MARKUP, BlockKind.MARKUP_END
-        marker = BlockKind.MARKER
-        block_level = Level.BLOCK
-        last = -1
-        blocks = outline.blocks
-        for index, block in enumerate(blocks):
-            start = block.start
-            if start >= content_end:
-                break
-            kind = block.kind
-            if kind is markup_end:
-                # Markup that closes what precedes never starts a chunk (and a chunk
-                # never ends right before it).
-                forbidden.append((skip_space_back(source, start) - 1, block.end - 1))
-                continue
-            # A heading (or opening markup) never ends a chunk: no boundary between it
-            # and what follows. A container's end marker (docfx `---`, `::: zone-end`)
-            # does not begin one either: it stays with the container it ends.
-            if (
-                previous_kind is not heading
-                and previous_kind is not markup
-                and last != start
-                and kind is not marker
-            ):
-                depth = heading_starts.get(
-                    _heading_after_markup(blocks, index) if kind is markup else start
-                )
-                positions.append(start)
-                levels.append(_LEVELS[depth] if depth else block_level)
-                last = start
-            previous_kind = kind
-            if kind is heading or kind is markup:
-                forbidden.append((start, skip_space(source, block.end)))
-
         if positions and positions[0] <= outline.body_start:
             del positions[0], levels[0]
         positions.append(content_end)
@@ -236,6 +196,57 @@ class PlanningDocument:
             return LazySentenceStarts(starts, start)
         # Reading them one by one through a generator cost as much as sentencex.
         return LazySentenceStarts.complete([start + offset for offset in starts])
+
+
+def _block_boundaries(
+    outline: Outline,
+) -> tuple[list[int], list[Level], list[tuple[int, int]]]:
+    """Where a chunk may end between blocks (a heading's start at its depth, else a block
+    boundary), and the zones around headings and markup where none may."""
+    source = outline.source
+    positions: list[int] = []
+    levels: list[Level] = []
+    forbidden: list[tuple[int, int]] = []
+    # Container headings nest past h6; a boundary is at most as weak as an h6.
+    h6 = Level.H6
+    heading_starts = {h.start: h.depth if h.depth <= h6 else h6 for h in outline.headings}
+    previous_kind: BlockKind | None = None
+    content_end = outline.content_end
+    heading, markup, markup_end = BlockKind.HEADING, BlockKind.MARKUP, BlockKind.MARKUP_END
+    marker = BlockKind.MARKER
+    block_level = Level.BLOCK
+    last = -1
+    blocks = outline.blocks
+    for index, block in enumerate(blocks):
+        start = block.start
+        if start >= content_end:
+            break
+        kind = block.kind
+        if kind is markup_end:
+            # Markup that closes what precedes never starts a chunk (and a chunk
+            # never ends right before it).
+            forbidden.append((skip_space_back(source, start) - 1, block.end - 1))
+            continue
+        # A heading (or opening markup) never ends a chunk: no boundary between it
+        # and what follows. A container's end marker (docfx `---`, `::: zone-end`)
+        # does not begin one either: it stays with the container it ends.
+        if (
+            previous_kind is not heading
+            and previous_kind is not markup
+            and last != start
+            and kind is not marker
+        ):
+            depth = heading_starts.get(
+                _heading_after_markup(blocks, index) if kind is markup else start
+            )
+            positions.append(start)
+            levels.append(_LEVELS[depth] if depth else block_level)
+            last = start
+        previous_kind = kind
+        if kind is heading or kind is markup:
+            forbidden.append((start, skip_space(source, block.end)))
+
+    return positions, levels, forbidden
 
 
 NUMPY_LINE_ENDS_CHARACTERS = 4_096
@@ -510,10 +521,7 @@ class StructureWalk:
         the walk finds the furthest such end among the boundaries of a level by
         bisection, instead of measuring the units one by one.
 
-        With `stop_after` (sentences mode) the walk stops at the first sentence
-        end from there on where a chunk may end: that is the cut `_choose` makes
-        of the whole walk, which went on through the whole room (twenty-odd
-        sentences) for every chunk of one sentence.
+        With `stop_after` (sentences mode) the walk stops early (`_stops_at`).
         """
         walk = _Walk()
         doc_end = self.end
@@ -523,8 +531,6 @@ class StructureWalk:
         gallop = self.options.mode is SplitMode.PAGES
         position = start
         level = Level.BLOCK
-        # Hot in the loop: locals, not attribute lookups on the enum.
-        line_level, word_level = Level.LINE, Level.WORD
         # Finer boundaries inside each unit that did not fit, innermost last.  In
         # sentences mode a unit is descended into without being measured, so all
         # its pieces may fit: the level runs out and the walk resumes one level up.
@@ -556,30 +562,56 @@ class StructureWalk:
                 position = unit_end
                 walk.positions.append(unit_end)
                 walk.levels.append(unit_level)
-                if (
-                    stop_after is not None
-                    and unit_end >= stop_after
-                    and unit_level <= Level.SENTENCE
-                    and doc.can_cut(unit_end)
-                ):
+                if stop_after is not None and self._stops_at(unit_end, unit_level, stop_after):
                     walk.stopped = True
                     break
                 continue
-            row = level is line_level and doc.region_at(position) >= 0
-            if row and self._row_fits_alone(position, unit_end, room):
-                break  # a table row or code line that fits a chunk of its own is never cut
-            if level is word_level:
-                self._walk_characters(position, unit_end, unit_level, left, walk)
+            finer = self._descend(position, unit_end, unit_level, level, left, room, limit, walk)
+            if finer is None:
                 break
-            # Descend: the next level's boundaries inside the failing unit, then its end
-            # (`_finer` returns a fresh list: it takes the end itself).
             level = _LEVELS[level + 1]
-            finer = self._finer(position, unit_end, level, measure.horizon(limit))
-            finer_levels = [level] * len(finer)
-            finer.append(unit_end)
-            finer_levels.append(unit_level)
-            frontiers.append(_Frontier(finer, finer_levels, 0))
+            frontiers.append(finer)
         return walk
+
+    def _stops_at(self, unit_end: int, unit_level: Level, stop_after: int) -> bool:
+        """Whether a sentences-mode walk stops at `unit_end`: the first sentence end from
+        `stop_after` on where a chunk may end.  That is the cut `_choose` makes of the
+        whole walk, which went on through the whole room (twenty-odd sentences) for every
+        chunk of one sentence."""
+        return (
+            unit_end >= stop_after and unit_level <= Level.SENTENCE and self.doc.can_cut(unit_end)
+        )
+
+    def _descend(
+        self,
+        position: int,
+        unit_end: int,
+        unit_level: Level,
+        level: Level,
+        left: int,
+        room: int,
+        limit: int,
+        walk: _Walk,
+    ) -> _Frontier | None:
+        """The next level's boundaries inside the unit [position, unit_end) that did not
+        fit, then its end; None where the walk ends in it instead (a row that fits a chunk
+        alone, or the furthest character that fits, added to `walk`)."""
+        if (
+            level is Level.LINE
+            and self.doc.region_at(position) >= 0
+            and self._row_fits_alone(position, unit_end, room)
+        ):
+            return None  # a table row or code line that fits a chunk of its own is never cut
+        if level is Level.WORD:
+            self._walk_characters(position, unit_end, unit_level, left, walk)
+            return None
+        finer_level = _LEVELS[level + 1]
+        # `_finer` returns a fresh list: it takes the end itself.
+        finer = self._finer(position, unit_end, finer_level, self.spans_of_source.horizon(limit))
+        finer_levels = [finer_level] * len(finer)
+        finer.append(unit_end)
+        finer_levels.append(unit_level)
+        return _Frontier(finer, finer_levels, 0)
 
     def _accept_coarse(self, position: int, limit: int, walk: _Walk) -> int:
         """Accept every whole section or block after `position` that fits `limit`."""

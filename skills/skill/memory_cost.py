@@ -145,15 +145,14 @@ def answer_bound(characters: int, shape: Shape, dimensions: int = 0) -> int:
 
 def vector_dimensions(settings: Settings | None) -> int:
     """The dimensions of the vectors the app adds to every chunk (0 when it embeds none)."""
-    if settings is None:
+    if settings is None or settings.embedding.provider == "none":
         return 0
-    return 0 if settings.embedding.provider == "none" else settings.embedding.dimensions
+    return settings.embedding.dimensions
 
 
 def answer_held(settings: Settings) -> int:
     """How many times its bytes the app holds an answer, for the settings' role."""
-    in_app = settings.chunk_workers == 0
-    return ANSWER_HELD_IN_APP if in_app else ANSWER_HELD
+    return ANSWER_HELD_IN_APP if settings.chunk_workers == 0 else ANSWER_HELD
 
 
 def answer_allowance(answer_bytes: int, settings: Settings) -> int:
@@ -164,8 +163,7 @@ def answer_allowance(answer_bytes: int, settings: Settings) -> int:
 def chunking_allowance(characters: int, settings: Settings) -> int:
     """What chunking a record of `characters` holds in the app besides its answer: nothing
     when workers chunk (their memory is theirs)."""
-    in_app = settings.chunk_workers == 0
-    return characters * IN_APP_BYTES_PER_CHARACTER if in_app else 0
+    return characters * IN_APP_BYTES_PER_CHARACTER if settings.chunk_workers == 0 else 0
 
 
 def upper_cost(body_bytes: int, settings: Settings) -> int:

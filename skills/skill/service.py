@@ -282,7 +282,7 @@ async def chunk_and_cap(
     scoring: ScoringService,
     *,
     rendered: Rendered | None = None,
-    cap: AnswerCap | None = None,
+    cap: AnswerCap,
 ) -> list[OutputRecord] | Answer:
     """Every record's answer, chunked a slice of the batch at a time, each slice's answers
     kept within MAX_RESPONSE_BYTES as they come (`cap_answer`, vectors to come counted).
@@ -294,8 +294,6 @@ async def chunk_and_cap(
     In slices, the app holds the answers kept so far and one slice's, never every
     record's chunks at once: 200 records of 100 KB made ~64 MB of answer, held ~6x over.
     """
-    if cap is None:
-        return await chunk_within_deadline(records, settings, until, chunker, scoring)
     answered: list[OutputRecord] = []
     slices = text_slices(records, SLICE_CHARACTERS)
     for index, part in enumerate(slices):
@@ -311,8 +309,8 @@ async def chunk_and_cap(
 
 
 def _within_memory(settings: Settings, admitted: Admitted | None) -> Settings:
-    """`settings` with MAX_RESPONSE_BYTES lowered to what memory leaves (the admission's
-    `answer_limit`), so that the workers refuse a record's answer that would not fit
+    """`settings` with MAX_RESPONSE_BYTES lowered to what memory leaves the request
+    (`Admitted.answer_limit`), so that the workers refuse an answer that would not fit
     before sending it."""
     limit = None if admitted is None else admitted.answer_limit
     if limit is None:

@@ -449,6 +449,15 @@ def _only_child(link: Element, image: Element) -> bool:
     return len(link) == 1 and not (link.text or "").strip() and not (image.tail or "").strip()
 
 
+def _icon_text(link: Element, image: Element) -> int:
+    """The size of an icon link's alt text, 0 if `image` is not all of `link`.
+
+    The renderer writes it ("Print", "Share on Facebook"), which makes a bar of icon
+    links as link-dense to the reader as a bar of words.  Counted apart from the text,
+    as it is no part of how much a page or a teaser says."""
+    return len(image_description(image).strip()) if _only_child(link, image) else 0
+
+
 def _skipped(element: Element) -> bool:
     name = element.tag
     if name in DROP_TAGS or name in BOILERPLATE_TAGS:
@@ -476,20 +485,29 @@ def furniture(top: list[Element]) -> set[Element]:
     density (its links as links), and an icon link's alt text as link text.  A heading
     whose section is all such furniture goes with it, and so does the box around a
     short form that holds nothing but its prompt (`_form_boxes`).  Last, short datelines
-    next to the headline or after the text (`_datelines`).
+    next to the headline or after the text (`_datelines`).  A page whose running text is
+    nearly all inside named furniture (`_KEEP_SHARE`) is a thread, an issue or a forum
+    topic whose posts are named as comments: those holding running text stay.
     """
     walk = _FurnitureWalk(set())
     walk.run(top)
     # A layout word on the element holding most of the page is a layout name, not a
     # sidebar: walk again keeping it.
     wrappers = {element for element, size in walk.layout if 2 * size > walk.total}
+    # A page whose running text is nearly all inside named furniture has no article
+    # beside it: the "comments" or "posts" are what it says (an issue, a forum thread).
+    named_prose = sum(size for _, size in walk.named_prose)
+    if walk.prose_total < _KEEP_SHARE * (walk.prose_total + named_prose):
+        for element, _ in walk.named_prose:
+            wrappers.add(element)
+            wrappers.update(named for named in element.iterancestors() if named in walk.named)
     if wrappers:
         walk = _FurnitureWalk(wrappers)
         walk.run(top)
     dropped = walk.named | walk.by_structure()
     dropped |= _form_boxes(top, dropped | walk.skipped)
     gone = dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
-    return gone | _datelines(top, gone)
+    return gone | _datelines(_kept(walk.visited, gone), gone)
 
 
 _PROMPT_TEXT: Final = 120
@@ -633,84 +651,88 @@ class _FurnitureWalk:
         self.kept = 0
         """Text size left after the named elements are dropped."""
         self.prose_total = 0
+        self.named_prose: list[tuple[Element, int]] = []
+        """Named furniture holding running text, with its size (what its named parts
+        below do not hold)."""
+        self.visited: list[Element] = []
+        """The elements walked, in preorder: all but the skipped ones and what they hold."""
+
+    # Frames: [element, children, text, link text, links, all text (nothing dropped),
+    # holds an h1, running text, preorder number, headlines, holds a heading, text of
+    # named furniture below, links in it, alt text of icon links, links to other pages,
+    # link text of named furniture below].
 
     def run(self, top: list[Element]) -> None:
-        # Frames: [element, children, text, link text, links, all text (nothing
-        # dropped), holds an h1, running text, preorder number, headlines, holds a
-        # heading, text of named furniture below, links in it, alt text of icon links,
-        # links to other pages, link text of named furniture below].
-        stack: list[list[Any]] = []
         order = 0
-        skipped = self.skipped
-        # Locals: this loop runs once per element of the page.
-        never, boilerplate, marked = DROP_TAGS, BOILERPLATE_TAGS, has_boilerplate_attrs
-        nameable, slow_leaves, running = _FURNITURE_TAGS, _NOT_LEAF_FAST, _RUNNING_TAGS
         for root in top:
             if type(root.tag) is not str or _skipped(root):
                 if type(root.tag) is str:
-                    skipped.add(root)
+                    self.skipped.add(root)
                 continue
             size = len((root.text or "").strip())
-            stack.append(
-                [
-                    root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False,
-                    0, 0, 0, 0, 0,
-                ]
-            )  # fmt: skip
-            order += 1
-            while stack:
-                frame = stack[-1]
-                for child in frame[1]:
-                    tail = child.tail
-                    if tail and not tail.isspace():
-                        size = len(tail.strip())
-                        frame[2] += size
-                        frame[5] += size
-                    name = child.tag
-                    if name in never or type(name) is not str:
-                        continue
-                    if name in boilerplate:
-                        skipped.add(child)
-                        continue
-                    attrs = child.attrib
-                    if attrs and marked(attrs):
-                        skipped.add(child)
-                        continue
-                    text = child.text
-                    size = len(text.strip()) if text and not text.isspace() else 0
-                    if name == "img" and frame[0].tag == "a" and _only_child(frame[0], child):
-                        # An icon link: the renderer writes its alt text ("Print", "Share
-                        # on Facebook"), which makes a bar of them as link-dense to the
-                        # reader as a bar of words.  Counted apart from the text, as it
-                        # is no part of how much a page or a teaser says.
-                        frame[13] += len(image_description(child).strip())
-                    order += 1
-                    if (
-                        not len(child)
-                        and (not attrs or name not in nameable)
-                        and name not in slow_leaves
-                    ):
-                        # A leaf that cannot be furniture: its sizes go straight up.
-                        frame[2] += size
-                        frame[5] += size
-                        if name == "a":
-                            frame[3] += size
-                            frame[4] += 1
-                            if _points_away(child):
-                                frame[14] += 1
-                        elif name in running:
-                            frame[7] += size
-                        continue
-                    stack.append(
-                        [
-                            child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1,
-                            0, False, 0, 0, 0, 0, 0,
-                        ]
-                    )  # fmt: skip
-                    break
-                else:
-                    stack.pop()
-                    self.leave(frame, order, stack[-1] if stack else None)
+            self.visited.append(root)
+            frame = [
+                root, iter(root), size, 0, 0, size, root.tag == "h1", 0, order, 0, False,
+                0, 0, 0, 0, 0,
+            ]  # fmt: skip
+            order = self._walk(frame, order + 1)
+
+    def _walk(self, root: list[Any], order: int) -> int:
+        """Walks the subtree of the frame `root`, whose element has preorder number
+        `order - 1`; returns the next preorder number."""
+        stack = [root]
+        skipped, visit = self.skipped, self.visited.append
+        # Locals: this loop runs once per element of the page.
+        never, boilerplate, marked = DROP_TAGS, BOILERPLATE_TAGS, has_boilerplate_attrs
+        nameable, slow_leaves, running = _FURNITURE_TAGS, _NOT_LEAF_FAST, _RUNNING_TAGS
+        while stack:
+            frame = stack[-1]
+            for child in frame[1]:
+                tail = child.tail
+                if tail and not tail.isspace():
+                    size = len(tail.strip())
+                    frame[2] += size
+                    frame[5] += size
+                name = child.tag
+                if name in never or type(name) is not str:
+                    continue
+                attrs = child.attrib
+                if name in boilerplate or (attrs and marked(attrs)):
+                    skipped.add(child)
+                    continue
+                text = child.text
+                size = len(text.strip()) if text and not text.isspace() else 0
+                if name == "img" and frame[0].tag == "a":
+                    frame[13] += _icon_text(frame[0], child)
+                order += 1
+                visit(child)
+                if (
+                    not len(child)
+                    and (not attrs or name not in nameable)
+                    and name not in slow_leaves
+                ):
+                    # A leaf that cannot be furniture: its sizes go straight up.
+                    frame[2] += size
+                    frame[5] += size
+                    if name == "a":
+                        frame[3] += size
+                        frame[4] += 1
+                        if _points_away(child):
+                            frame[14] += 1
+                    elif name in running:
+                        frame[7] += size
+                    continue
+                stack.append(
+                    [
+                        child, iter(child), size, 0, 0, size, name == "h1", 0, order - 1,
+                        0, False, 0, 0, 0, 0, 0,
+                    ]
+                )  # fmt: skip
+                break
+            else:
+                stack.pop()
+                self.leave(frame, order, stack[-1] if stack else None)
+        return order
 
     def leave(self, frame: list[Any], end: int, parent: list[Any] | None) -> None:
         (
@@ -718,17 +740,8 @@ class _FurnitureWalk:
             gone, gone_links, icons, away, gone_link,
         ) = frame  # fmt: skip
         name = element.tag
-        if name in _SUBHEADINGS:
-            titled = True
-            if (
-                not headlines
-                and text
-                and 2 * link > text
-                and any(map(_points_away, element.iter("a")))
-            ):
-                headlines = 1  # <h3><a href="/other-story">...</a></h3>
-        elif name == "a" and titled and not headlines and _points_away(element):
-            headlines = 1  # <a href="/other-story"><h3>...</h3></a>
+        if name in _SUBHEADINGS or (name == "a" and titled):
+            titled, headlines = True, headlines or _is_headline(element, text, link)
         if name == "a":
             link, links = text, links + 1
             away += _points_away(element)
@@ -738,8 +751,7 @@ class _FurnitureWalk:
                 self.paragraphs.append((first, prose))
             link = links = away = 0
         elif name == "li":
-            # A list item's own words are running text too (status posts and release
-            # notes are lists); its links still count towards the list's link density.
+            # Running text too (status posts, release notes), its links still links.
             prose = max(prose, text - link)
         kind = (
             _names_furniture(element)
@@ -751,58 +763,70 @@ class _FurnitureWalk:
         if (kind in (_FURNITURE, _LAYOUT) and element not in self.keep) or (
             name == "form" and text < _FORM_TEXT
         ):
-            self.named.add(element)
-            if kind == _LAYOUT:
-                self.layout.append((element, everything))
+            self._drop(element, kind, everything, prose)
             gone, gone_links, gone_link = everything + icons, links + gone_links, link + gone_link
             text = link = links = prose = headlines = icons = away = 0
-        elif (
-            parent is not None
-            and kind != _NOTES
-            and name in _LINK_LIST_TAGS
-            and links + gone_links >= _MIN_LINKS
-            # Named furniture inside still counts, its links as links: a menu whose
-            # "previous" and "next" links are named for what they are is still a menu.
+        elif parent is not None and kind != _NOTES and links + gone_links >= _MIN_LINKS:
+            self._link_list(
+                frame, end, (text, link, links, gone, gone_links, icons, away, gone_link)
+            )
+        if headlines >= _MIN_TEASERS and parent is not None and not heading and kind != _NOTES:
+            self._teasers(element, first, end, text, headlines)
+        if prose and name not in _PROSE_TAGS:
+            # The core is a container of paragraphs, not the longest paragraph.
+            self.prose.append((prose, first, end))
+        if parent is None:
+            self.total, self.kept = self.total + everything, self.kept + text
+            self.prose_total += prose
+            return
+        parent[2] += text
+        parent[3] += link
+        parent[4] += links
+        parent[5] += everything
+        parent[6] = parent[6] or heading
+        parent[7] += prose
+        parent[9] += headlines
+        parent[10] = parent[10] or titled
+        parent[11] += gone
+        parent[12] += gone_links
+        parent[15] += gone_link
+        parent[13] += icons
+        parent[14] += away
+
+    def _drop(self, element: Element, kind: int, everything: int, prose: int) -> None:
+        """Notes `element` as named furniture (or a short form) with its whole text size
+        and its running text."""
+        self.named.add(element)
+        if kind == _LAYOUT:
+            self.layout.append((element, everything))
+        if prose:
+            self.named_prose.append((element, prose))
+
+    def _teasers(self, element: Element, first: int, end: int, text: int, headlines: int) -> None:
+        """Notes `element` as a teaser list if it is a container with little text
+        besides its headlines (`_TEASER_TEXT` a headline)."""
+        if element.tag in _LINK_LIST_TAGS and text <= _TEASER_TEXT * headlines:
+            self.teasers.append((first, end, text, element))
+
+    def _link_list(self, frame: list[Any], end: int, sizes: tuple[int, ...]) -> None:
+        """Notes the container of `frame` as a link list if its text is mostly links.
+
+        Named furniture inside still counts, its links as links: a menu whose
+        "previous" and "next" links are named for what they are is still a menu."""
+        text, link, links, gone, gone_links, icons, away, gone_link = sizes
+        element = frame[0]
+        if (
+            element.tag in _LINK_LIST_TAGS
             and link + gone_link + icons > _LINK_DENSITY * (text + gone + icons)
             and text - link < _TEXT_PER_LINK * (links + gone_links)
         ):
-            self.linked.append((first, end, text, element))
+            self.linked.append((frame[8], end, text, element))
             if (
                 away >= _MIN_LINKS
                 and 2 * away >= links
                 and _headline_size(link, links) >= _HEADLINE_TEXT
             ):
                 self.headline_lists.add(element)
-        if (
-            headlines >= _MIN_TEASERS
-            and parent is not None
-            and not heading
-            and kind != _NOTES
-            and name in _LINK_LIST_TAGS
-            and text <= _TEASER_TEXT * headlines
-        ):
-            self.teasers.append((first, end, text, element))
-        if prose and name not in _PROSE_TAGS:
-            # The core is a container of paragraphs, not the longest paragraph.
-            self.prose.append((prose, first, end))
-        if parent is not None:
-            parent[2] += text
-            parent[3] += link
-            parent[4] += links
-            parent[5] += everything
-            parent[6] = parent[6] or heading
-            parent[7] += prose
-            parent[9] += headlines
-            parent[10] = parent[10] or titled
-            parent[11] += gone
-            parent[12] += gone_links
-            parent[15] += gone_link
-            parent[13] += icons
-            parent[14] += away
-        else:
-            self.total += everything
-            self.kept += text
-            self.prose_total += prose
 
     def by_structure(self) -> set[Element]:
         """The link-dense containers that neither hold nor are inside the core, and the
@@ -847,6 +871,15 @@ class _FurnitureWalk:
         return before >= _AROUND_TEXT and after >= _AROUND_TEXT
 
 
+def _is_headline(element: Element, text: int, link: int) -> int:
+    """1 if `element` (a subheading, or a link around one, with `text` of which `link`
+    in links) is the headline of another page, else 0."""
+    if element.tag == "a":
+        return int(_points_away(element))  # <a href="/other-story"><h3>...</h3></a>
+    # <h3><a href="/other-story">...</a></h3>
+    return int(bool(text) and 2 * link > text and any(map(_points_away, element.iter("a"))))
+
+
 def _headline_size(link: int, links: int) -> float:
     return link / links if links else 0.0
 
@@ -884,6 +917,9 @@ _DATE: Final = re.compile(
 """A calendar date as datelines write it: `11.09.2011`, `2/26/2015`, `2020-01-13`,
 `January 13, 2020`, `13. Januar 2020`, `13 janvier 2020`, `2019年02月22日` (a year of
 four digits, so that a version number such as `1.2.10` is no date)."""
+_YEAR: Final = re.compile(r"\d{4}")
+"""Four digits in a row, which every `_DATE` holds: a quick test before the slow one
+(`_DATE` costs about 240 ns a character, most of the dateline rule's time)."""
 _DATELINE_WORDS: Final = 20
 """At most this many words in a dateline: a date, a time, a name or two, a category,
 "View Comments"."""
@@ -901,7 +937,7 @@ _LISTS: Final = frozenset({"ul", "ol", "dl"})
 _WORD: Final = re.compile(r"[^\W_]+")
 
 
-def _datelines(top: list[Element], gone: set[Element]) -> set[Element]:
+def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
     """Datelines and bylines of an article: short elements holding a date ("11.09.2011,
     16:20 von jovelstefan", "January 13, 2020 at 08:45 AM | categories: Python",
     "Stand: 05/08/2019, 5:30") set between the headline and the first paragraph of
@@ -914,17 +950,16 @@ def _datelines(top: list[Element], gone: set[Element]) -> set[Element]:
     `_DATELINE_WORDS` words, no heading, does not end as a sentence does, and is not a
     cell, list item or code (`_NOT_DATELINE`); after the text, lists are kept too, as a
     document may end with a list of dated releases."""
-    elements = _preorder(top, gone)
-    index = {element: number for number, element in enumerate(elements)}
     headline = next((e for e in elements if e.tag == "h1"), None)
     if headline is None:
         headline = next((e for e in elements if e.tag == "h2"), None)
     if headline is None:
         return set()
+    start = elements.index(headline)
     first_text = next(
         (
             number
-            for number in range(index[headline] + 1, len(elements))
+            for number in range(start + 1, len(elements))
             if _is_running_text(elements[number])
         ),
         None,
@@ -937,37 +972,39 @@ def _datelines(top: list[Element], gone: set[Element]) -> set[Element]:
         if _is_running_text(elements[number])
     )
     found: set[Element] = set()
-    start = index[headline]
+    # A parent comes before its children: a parent after the headline is among the
+    # elements up to the first paragraph, one after the last paragraph among those after.
+    between = set(elements[start + 1 : first_text])
     around = set(elements[first_text].iterancestors())
+    # The headline's subtree, grown in preorder: a parent comes before its children.
+    in_headline = {headline}
     for number in range(start + 1, first_text):
         element = elements[number]
         parent = next(element.iterancestors(), None)
-        if element in around or headline in set(element.iterancestors()):
+        if parent in in_headline:
+            in_headline.add(element)
             continue
-        if parent in index and index[parent] > start and parent not in around:
+        if element in around:
+            continue
+        if parent in between and parent not in around:
             continue  # inside an element the walk visits whole
         _visit_dateline(element, gone, found, lists=True)
-    last = elements[last_text]
-    for number in range(last_text + 1, len(elements)):
-        element = elements[number]
+    after = set(elements[last_text:])
+    for element in elements[last_text + 1 :]:
         parent = next(element.iterancestors(), None)
-        if (parent in index and index[parent] > last_text) or last in set(element.iterancestors()):
-            continue  # inside an element visited whole, or inside the last paragraph
+        if parent in after:
+            continue  # inside the last paragraph, or inside an element visited whole
         _visit_dateline(element, gone, found, lists=False)
     return found
 
 
-def _preorder(top: list[Element], gone: set[Element]) -> list[Element]:
-    """The elements of `top` in document order, without those dropped already."""
-    elements: list[Element] = []
-    stack = list(reversed(top))
-    while stack:
-        element = stack.pop()
-        if type(element.tag) is not str or element in gone or element.tag in DROP_TAGS:
-            continue
-        elements.append(element)
-        stack.extend(reversed(list(element)))
-    return elements
+def _kept(visited: list[Element], gone: set[Element]) -> list[Element]:
+    """The elements of `visited` (the furniture walk's, in preorder) without those
+    dropped and what they hold."""
+    out: set[Element] = set()
+    for element in gone:
+        out.update(element.iter())
+    return [element for element in visited if element not in out]
 
 
 def _is_running_text(element: Element) -> bool:
@@ -980,7 +1017,7 @@ def _visit_dateline(
     """Adds `element` to `found` if it is a dateline, else looks for one inside it (only
     where its text holds a date)."""
     text = _text_of(element).strip()
-    if not _DATE.search(text):
+    if not _YEAR.search(text) or not _DATE.search(text):
         return
     if (
         element.tag not in _NOT_DATELINE

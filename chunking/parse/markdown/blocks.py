@@ -98,9 +98,11 @@ def line_starts(text: str) -> LineTable:
     import numpy as np  # noqa: PLC0415  # a long text's table only
 
     if text.isascii():
-        return _line_starts(np.frombuffer(text.encode("ascii"), dtype=np.uint8))
+        return _line_starts(np.frombuffer(text.encode("ascii"), dtype=np.uint8), "\r" in text)
     # One array element per code point (lone surrogates included).
-    return _line_starts(np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
+    return _line_starts(
+        np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32), "\r" in text
+    )
 
 
 def utf8_line_starts(text: str) -> LineTable:
@@ -112,7 +114,7 @@ def utf8_line_starts(text: str) -> LineTable:
         return _split_line_starts(data.split(b"\n"))
     import numpy as np  # noqa: PLC0415  # a long text's table only
 
-    return _line_starts(np.frombuffer(data, dtype=np.uint8))
+    return _line_starts(np.frombuffer(data, dtype=np.uint8), b"\r" in data)
 
 
 def _split_line_starts(lines: list[str] | list[bytes]) -> list[int]:
@@ -123,17 +125,19 @@ def _split_line_starts(lines: list[str] | list[bytes]) -> list[int]:
 _ONE = 1
 
 
-def _line_starts(units: npt.NDArray[np.unsignedinteger[Any]]) -> memoryview:
+def _line_starts(units: npt.NDArray[np.unsignedinteger[Any]], has_cr: bool) -> memoryview:
+    """Where each line starts in `units` (`has_cr`: whether a CR is among them, found by a
+    search at C speed where a comparison of every unit and its `any` cost numpy two passes)."""
     import numpy as np  # noqa: PLC0415  # loaded by the caller already
 
     # Vectorized: a scan per line in Python cost a tenth of the markdown parse.
     line_feeds = units == _LF
-    carriage_returns = units == _CR
-    if carriage_returns.any():
+    if has_cr:
+        carriage_returns = units == _CR
         # A CR ends a line unless an LF follows (then the LF ends it).
         carriage_returns[:-1] &= ~line_feeds[1:]
         line_feeds |= carriage_returns
-    ends = np.flatnonzero(line_feeds)
+    ends = line_feeds.nonzero()[0]  # flatnonzero, without its Python wrappers
     starts = np.empty(len(ends) + 1, dtype=np.int64)
     starts[0] = 0
     np.add(ends, 1, out=starts[1:])

@@ -195,7 +195,8 @@ def with_markup_blocks(spans: Sequence[Block], markup: Sequence[Block]) -> list[
 
 
 def _is_mdx_name(file_name: str | None) -> bool:
-    if not file_name:
+    # Nearly every name holds no `.mdx` at all: answered without building a path.
+    if not file_name or ".mdx" not in file_name.lower():
         return False
     return PurePath(file_name.split("?", 1)[0]).suffix.lower() == ".mdx"
 
@@ -266,15 +267,18 @@ def _markup_lines(
         found.append(markup)
         index = markup.stop
         previous_blank = False
-    names = {markup.name for markup in found if markup.name and not markup.closes}
-    if not (
-        is_mdx
-        or heading_ids
-        or any(markup.kind == "esm" for markup in found)
-        or any(markup.name and markup.name[1:] in names for markup in found if markup.closes)
-    ):
+    if not (is_mdx or heading_ids or _reads_as_mdx(found)):
         return [], []
     return [_before_heading(markup, lines) for markup in found], heading_ids
+
+
+def _reads_as_mdx(found: list[_Markup]) -> bool:
+    """Whether the markup lines of a page not named `.mdx` make it MDX: an import or
+    export, or a component tag closed by its own name."""
+    names = {markup.name for markup in found if markup.name and not markup.closes}
+    return any(markup.kind == "esm" for markup in found) or any(
+        markup.name and markup.name[1:] in names for markup in found if markup.closes
+    )
 
 
 def _before_heading(markup: _Markup, lines: list[str]) -> _Markup:

@@ -99,50 +99,11 @@ def _outline(
         lambda body: _parse_blocks(body, parser, fallback),
     )
 
-    title: str | None = None
-    body_start = lines.start(0)
-    if parsed.front_matter is not None:
-        stop, content = parsed.front_matter
-        body_start = lines.start(stop)
-        title, warning = front_matter_title(content)
-        if warning is not None:
-            warnings.append(warning)
-    elif (metadata := metadata_block(text, len(_BOM) if has_bom else 0)) is not None:
-        # MultiMarkdown `Title:` metadata or a Pandoc `%` title block: metadata like YAML
-        # front matter, not body text, and its title is the document's.
-        body_start, title = metadata
-
+    body_start, title = _body_start_and_title(text, parsed, lines, has_bom, warnings)
     # A block ends before the markup lines that trail it (the parser saw them blank).
     seen = text if markup is None else _BOM * has_bom + markup.masked
-    spans: list[Block] = []
-    heading_texts: dict[int, tuple[int, str, str | None]] = {}
-    # `_Lines.start` and `_Lines.end` inlined: this loop meets every block.
-    starts, line_count, text_end = lines.starts, len(lines.starts), len(text)
-    heading, html = BlockKind.HEADING, BlockKind.HTML
-    for block in parsed.blocks:
-        kind = block.kind
-        if kind is heading:
-            start = starts[block.first] if block.first < line_count else text_end
-            while start < text_end and text[start] in " \t":  # the first non-blank
-                start += 1
-            heading_texts[start] = (block.depth, block.text, block.anchor)
-        else:
-            start = starts[block.first] if block.first < line_count else text_end
-        end = starts[block.stop] if block.stop < line_count else text_end
-        if start < body_start:
-            continue  # the metadata block, read above
-        end = skip_space_back(seen, end, start)
-        if kind is html and _HTML_HEADING_HINT.search(text, start, end):
-            spans.extend(_html_headings(text, start, end, heading_texts))
-        else:
-            spans.append(Block(kind, start, end))
-    regions: list[Region] = []
-    for line_region in parsed.regions:
-        region = _region(line_region, lines)
-        # An indented code block of only Unicode spaces (which the parsers do
-        # not count as blank) is empty once trimmed, and so is its block.
-        if region.end > region.start:
-            regions.append(region)
+    spans, heading_texts = _block_spans(text, seen, parsed, lines, body_start)
+    regions = _regions(parsed, lines)
 
     if markup is not None:
         spans = mdx.with_markup_blocks(spans, markup.blocks_after(body_start, len(_BOM) * has_bom))
@@ -170,6 +131,69 @@ def _outline(
             marker_lines(text, pages),
         ),
     )
+
+
+def _body_start_and_title(
+    text: str, parsed: ParsedMarkdown, lines: _Lines, has_bom: bool, warnings: list[str]
+) -> tuple[int, str | None]:
+    """Where the body begins after front matter or a metadata block, and the title that
+    gives (a front matter's warning added to `warnings`)."""
+    title: str | None = None
+    body_start = lines.start(0)
+    if parsed.front_matter is not None:
+        stop, content = parsed.front_matter
+        body_start = lines.start(stop)
+        title, warning = front_matter_title(content)
+        if warning is not None:
+            warnings.append(warning)
+    elif (metadata := metadata_block(text, len(_BOM) if has_bom else 0)) is not None:
+        # MultiMarkdown `Title:` metadata or a Pandoc `%` title block: metadata like YAML
+        # front matter, not body text, and its title is the document's.
+        body_start, title = metadata
+    return body_start, title
+
+
+def _block_spans(
+    text: str, seen: str, parsed: ParsedMarkdown, lines: _Lines, body_start: int
+) -> tuple[list[Block], dict[int, tuple[int, str, str | None]]]:
+    """The parsed blocks of the body as spans of `text`, each ending before the blank
+    lines `seen` (the text as the parser saw it) has after it; and the depth, text and
+    anchor of each heading by its start."""
+    spans: list[Block] = []
+    heading_texts: dict[int, tuple[int, str, str | None]] = {}
+    # `_Lines.start` and `_Lines.end` inlined: this loop meets every block.
+    starts, line_count, text_end = lines.starts, len(lines.starts), len(text)
+    heading, html = BlockKind.HEADING, BlockKind.HTML
+    for block in parsed.blocks:
+        kind = block.kind
+        if kind is heading:
+            start = starts[block.first] if block.first < line_count else text_end
+            while start < text_end and text[start] in " \t":  # the first non-blank
+                start += 1
+            heading_texts[start] = (block.depth, block.text, block.anchor)
+        else:
+            start = starts[block.first] if block.first < line_count else text_end
+        end = starts[block.stop] if block.stop < line_count else text_end
+        if start < body_start:
+            continue  # the metadata block, read above
+        end = skip_space_back(seen, end, start)
+        if kind is html and _HTML_HEADING_HINT.search(text, start, end):
+            spans.extend(_html_headings(text, start, end, heading_texts))
+        else:
+            spans.append(Block(kind, start, end))
+    return spans, heading_texts
+
+
+def _regions(parsed: ParsedMarkdown, lines: _Lines) -> list[Region]:
+    """The parsed code blocks and tables as spans of the text, the empty ones left out."""
+    regions: list[Region] = []
+    for line_region in parsed.regions:
+        region = _region(line_region, lines)
+        # An indented code block of only Unicode spaces (which the parsers do
+        # not count as blank) is empty once trimmed, and so is its block.
+        if region.end > region.start:
+            regions.append(region)
+    return regions
 
 
 def _hidden(

@@ -164,6 +164,19 @@ class MarkupScan:
         longest later run, whichever is fewer, and the code ends in the first later run
         that long.
         """
+        if self._runs is None:
+            # Before any code failed to close: the code ends at the first later run at
+            # least as long as the backticks from `low` (then `j` is all of them), which a
+            # search finds reading no further than that run.
+            opening = _BACKTICKS.match(self.source, low, self.end)
+            run_end = opening.end() if opening is not None else low + 1
+            closer = "`" * (run_end - low)
+            found = self.source.find(closer, run_end, self.end)
+            if found >= 0:
+                high = found + len(closer)
+                self.scanned += high - low
+                return Found(low, high, "code", low + 1, high)
+            # No such run: from here on every opener reads the runs once read.
         starts, lengths, longest = self._backtick_runs()
         run = bisect.bisect_right(starts, low) - 1
         after = starts[run] + lengths[run] - low - 1

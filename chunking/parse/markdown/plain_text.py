@@ -23,14 +23,10 @@ from chunking.parse.markdown.blocks import NUMPY_LINES_CHARACTERS
 from chunking.parse.markdown.plain_markup import Markup, MarkupScan
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from chunking.model import Outline, Region
 
-_DIRECTIVE = re.compile(r"(?<![^\r\n])[ \t>]*:::[^\r\n]*(?![^\r\n])")
-"""docfx `:::` lines other than images (zone, row, column, moniker) are fences, not text.
-Lines end at CR too: `^` and `$` see only LF, so in a file of CR line endings a directive
-stayed, or took the rest of the text with it."""
 _DROPPED = frozenset({"comment", "include", "tag", "bold", "underscores"})
 _LINKED = frozenset({"image", "link", "reference"})
 """Markup whose text (alt text, link text) is prose of its own, with markup of its own."""
@@ -103,7 +99,7 @@ class PlainText:
     @property
     def unchanged(self) -> bool:
         """Whether the text is the source: nothing left out or replaced."""
-        return all(kind == _KEEP for kind in self.kinds)
+        return _DROP not in self.kinds and _REPLACE not in self.kinds
 
     def plain_start(self, offset: int) -> int:
         """Where a span beginning at source `offset` begins in the plain text."""
@@ -378,14 +374,13 @@ def _with_fences(source: str, start: int, end: int, found: list[Markup]) -> list
     """
     starts = [match.start() for match in found]
     fences: list[list[int]] = []
-    for directive in _DIRECTIVE.finditer(source, start, end):
-        colons = source.index(":::", directive.start())
+    for low, colons, high in _directive_lines(source, start, end):
         # The markup at or around the colons: an image there (the only markup that
         # begins with `:`) or a comment or inline code holding them.
         index = bisect.bisect_right(starts, colons) - 1
         if index >= 0 and found[index].end() > colons:
             continue
-        fences.append([directive.start(), directive.end()])
+        fences.append([low, high])
     if not fences:
         return list(found)
     merged: list[Markup | _Fence] = []
@@ -402,3 +397,31 @@ def _with_fences(source: str, start: int, end: int, found: list[Markup]) -> list
         merged.append(match)
     merged += [_Fence(low, high) for low, high in fences[fence:]]
     return merged
+
+
+_DIRECTIVE_INDENT = frozenset(" \t>")
+_LINE_BREAK = re.compile("[\r\n]")
+"""Where a line ends: the first of CR and LF (`str.find` of each read on to the other's)."""
+
+
+def _directive_lines(source: str, start: int, end: int) -> Iterator[tuple[int, int, int]]:
+    """Each docfx `:::` line in `[start, end)`: where it begins, its `:::` and where it
+    ends (before its line break), as `(?<![^\\r\\n])[ \\t>]*:::[^\\r\\n]*` finds them.
+
+    Lines other than images (zone, row, column, moniker) are fences, not text.  Lines
+    end at CR too: `^` and `$` see only LF, so in a file of CR line endings a directive
+    stayed, or took the rest of the text with it.  Found from each `:::` (a search at C
+    speed) back over the indent before it: the regex, its lookbehind first, was tried
+    at every position and cost nine times as much.
+    """
+    at = source.find(":::", start, end)
+    while at >= 0:
+        low = at
+        while low > start and source[low - 1] in _DIRECTIVE_INDENT:
+            low -= 1
+        line_break = _LINE_BREAK.search(source, at, end)
+        high = line_break.start() if line_break is not None else end
+        if low == 0 or source[low - 1] in "\r\n":
+            yield low, at, high
+        # Not a directive: any later `:::` of the line has the same text before it.
+        at = source.find(":::", high, end)

@@ -61,6 +61,9 @@ _REGION_TAGS = frozenset({"CodeBlock", "Table"})
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
+_ByteBlock = tuple[BlockKind, int, int]
+"""A top-level block's kind and byte range."""
+
 
 def parse_blocks(text: str) -> ParsedMarkdown:
     """Blocks, regions and front matter of `text` as pulldown-cmark sees them."""
@@ -69,30 +72,29 @@ def parse_blocks(text: str) -> ParsedMarkdown:
     skipped = front_matter[0] if front_matter is not None else 0
     text = _encodable(text[body_start:])
     line_starts = utf8_line_starts(text)
+    blocks, headings, regions = _read_events(text, line_starts, skipped)
+    return ParsedMarkdown(
+        _line_blocks(blocks, headings, line_starts, skipped), regions, front_matter
+    )
 
-    def lines_of(where: Any) -> tuple[int, int]:
-        first = bisect.bisect_right(line_starts, where["start"]) - 1
-        # The block's last line; an empty range stays on its first.
-        last = bisect.bisect_right(line_starts, where["end"] - 1, first) - 1
-        return skipped + first, skipped + (last if last > first else first) + 1
 
-    # Blocks as kinds and byte ranges, given lines after the parse in one vectorized
-    # search: two bisections of the line table per block cost 3% of chunking.
-    kinds: list[BlockKind] = []
-    starts: list[int] = []
-    ends: list[int] = []
+def _read_events(
+    text: str, line_starts: LineTable, skipped: int
+) -> tuple[list[_ByteBlock], dict[int, tuple[int, str, str | None]], list[LineRegion]]:
+    """The top-level blocks of the body `text` as kinds and byte ranges, the depth, text
+    and anchor of the heading blocks by index, and the regions on their lines.
+
+    Blocks get their lines after the parse, in one vectorized search (`_line_blocks`):
+    two bisections of the line table per block cost 3% of chunking.
+    """
+    blocks: list[_ByteBlock] = []
     headings: dict[int, tuple[int, str, str | None]] = {}
-    """Depth, text and anchor of the heading blocks, by index."""
     regions: list[LineRegion] = []
     depth = 0
-    top_list = False
-    """Whether the open depth-0 container is a list (its items are blocks)."""
-    heading: tuple[int, int] | None = None
-    """Index and depth of the heading being read."""
-    heading_parts: list[tuple[str, int, int]] = []
-    """Text of the heading being read, with each part's byte range."""
-    encoded: list[bytes] = []
-    """The body as UTF-8, once a heading needs its source (the ranges are bytes)."""
+    top_list = False  # whether the open depth-0 container is a list (its items are blocks)
+    heading: tuple[int, int] | None = None  # index and depth of the heading being read
+    heading_parts: list[tuple[str, int, int]] = []  # its text, each part's byte range
+    encoded: list[bytes] = []  # the body as UTF-8, once a heading needs its source
     events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(
         text, options=PARSER_OPTIONS, broken_link_callback=_undefined_reference
     )
@@ -100,19 +102,14 @@ def parse_blocks(text: str) -> ParsedMarkdown:
         try:
             value = event.get("Start")
         except AttributeError:  # the few bare-string events: Rule, SoftBreak, HardBreak
-            if heading is not None and event in _LINE_BREAKS:
-                heading_parts.append((" ", where["start"], where["end"]))
-            elif event == "Rule" and depth == 0:
-                kinds.append(BlockKind.RULE)
-                starts.append(where["start"])
-                ends.append(where["end"])
+            _bare_event(event, where, depth, heading is not None, heading_parts, blocks)
             continue
         # Most events are inline text: two dict lookups settle them.
         if value is not None:
             if depth > 1:
                 # Inside a block: only code blocks and tables (regions) matter.
                 if value.__class__ is dict and not _REGION_TAGS.isdisjoint(value):
-                    _add_region(value, lines_of(where), regions)
+                    _add_region(value, _lines_of(line_starts, skipped, where), regions)
                 depth += 1
                 continue
             name = value if value.__class__ is str else next(iter(value))
@@ -122,50 +119,82 @@ def parse_blocks(text: str) -> ParsedMarkdown:
                 if name != "List":
                     if name == "Heading":
                         level = int(value["Heading"]["level"][1:])
-                        heading, heading_parts = (len(kinds), level), []
-                    kinds.append(_BLOCK_KINDS.get(name, BlockKind.OTHER))
-                    starts.append(where["start"])
-                    ends.append(where["end"])
+                        heading, heading_parts = (len(blocks), level), []
+                    blocks.append(
+                        (_BLOCK_KINDS.get(name, BlockKind.OTHER), where["start"], where["end"])
+                    )
             if name in _REGION_TAGS:
-                _add_region(value, lines_of(where), regions)
+                _add_region(value, _lines_of(line_starts, skipped, where), regions)
             depth += 1
         elif "End" in event:
             depth -= 1
             if heading is not None and depth == 0:
-                index, level = heading
-                anchor = None
-                if heading_parts and heading_parts[-1][0].endswith("}"):
-                    if not encoded:
-                        encoded.append(text.encode("utf-8"))
-                    heading_parts, anchor = _without_attributes(
-                        heading_parts, encoded[0], where["end"]
-                    )
-                joined = "".join(part for part, _, _ in heading_parts)
-                headings[index] = (level, " ".join(joined.split()), anchor)
+                headings[heading[0]] = _heading(heading[1], heading_parts, text, encoded, where)
                 heading = None
         elif heading is not None:
-            text_part = event.get("Text")
-            if text_part is not None:  # nearly every event inside a heading
-                heading_parts.append((text_part, where["start"], where["end"]))
-            else:
-                for key in _HEADING_TEXT.intersection(event):
-                    heading_parts.append((event[key], where["start"], where["end"]))
-    return ParsedMarkdown(
-        _line_blocks(kinds, starts, ends, headings, line_starts, skipped), regions, front_matter
-    )
+            _add_heading_text(event, where, heading_parts)
+    return blocks, headings, regions
+
+
+def _lines_of(line_starts: LineTable, skipped: int, where: Any) -> tuple[int, int]:
+    """The first line and the stop line of the byte range `where`."""
+    first = bisect.bisect_right(line_starts, where["start"]) - 1
+    # The block's last line; an empty range stays on its first.
+    last = bisect.bisect_right(line_starts, where["end"] - 1, first) - 1
+    return skipped + first, skipped + (last if last > first else first) + 1
+
+
+def _bare_event(
+    event: str,
+    where: Any,
+    depth: int,
+    in_heading: bool,
+    heading_parts: list[tuple[str, int, int]],
+    blocks: list[_ByteBlock],
+) -> None:
+    """A line break inside a heading is a space of its text; a rule at the top is a block."""
+    if in_heading and event in _LINE_BREAKS:
+        heading_parts.append((" ", where["start"], where["end"]))
+    elif event == "Rule" and depth == 0:
+        blocks.append((BlockKind.RULE, where["start"], where["end"]))
+
+
+def _add_heading_text(event: Any, where: Any, heading_parts: list[tuple[str, int, int]]) -> None:
+    """The text of an inline event inside a heading, if it has any."""
+    text_part = event.get("Text")
+    if text_part is not None:  # nearly every event inside a heading
+        heading_parts.append((text_part, where["start"], where["end"]))
+    else:
+        for key in _HEADING_TEXT.intersection(event):
+            heading_parts.append((event[key], where["start"], where["end"]))
+
+
+def _heading(
+    level: int, parts: list[tuple[str, int, int]], text: str, encoded: list[bytes], where: Any
+) -> tuple[int, str, str | None]:
+    """A heading's depth, text and anchor from its text parts, once its end is read
+    (`encoded`: the body as UTF-8, encoded by the first heading that needs it)."""
+    anchor = None
+    if parts and parts[-1][0].endswith("}"):
+        if not encoded:
+            encoded.append(text.encode("utf-8"))
+        parts, anchor = _without_attributes(parts, encoded[0], where["end"])
+    joined = "".join(part for part, _, _ in parts)
+    return level, " ".join(joined.split()), anchor
 
 
 def _line_blocks(
-    kinds: list[BlockKind],
-    starts: list[int],
-    ends: list[int],
+    blocks: list[_ByteBlock],
     headings: dict[int, tuple[int, str, str | None]],
     line_starts: LineTable,
     skipped: int,
 ) -> list[LineBlock]:
-    """The blocks with their lines: `lines_of` in parse_blocks, for all at once."""
-    if not kinds:
+    """The blocks with their lines: `_lines_of` for all at once."""
+    if not blocks:
         return []
+    kinds = [kind for kind, _, _ in blocks]
+    starts = [start for _, start, _ in blocks]
+    ends = [end for _, _, end in blocks]
     if isinstance(line_starts, list):
         # A short text's table (`utf8_line_starts`): few blocks, bisected one by one.
         firsts = [bisect.bisect_right(line_starts, start) - 1 for start in starts]
@@ -177,12 +206,12 @@ def _line_blocks(
         firsts = [first + skipped for first in firsts]
     else:
         firsts, stops = _searched_lines(line_starts, starts, ends, skipped)
-    blocks = [LineBlock(*block) for block in zip(kinds, firsts, stops, strict=True)]
+    line_blocks = [LineBlock(*block) for block in zip(kinds, firsts, stops, strict=True)]
     for index, (level, text, anchor) in headings.items():
-        blocks[index] = LineBlock(
+        line_blocks[index] = LineBlock(
             BlockKind.HEADING, firsts[index], stops[index], level, text, anchor
         )
-    return blocks
+    return line_blocks
 
 
 def _searched_lines(

@@ -206,3 +206,29 @@ def test_a_form_in_a_box_that_says_more_keeps_the_box() -> None:
     assert "## Try it" in page
     assert "Type a name:" in page
     assert page.count(prose.strip()) == 4
+
+
+def test_a_thread_page_keeps_its_posts() -> None:
+    """An issue tracker's thread names its posts as comments (`timeline-comment`): with no
+    article beside them, they are what the page says, not a comment thread under one.
+    Before the rule the chunks held 16 of the page's words (recall 0.034)."""
+    assert_keeps(
+        rendered("github-issue"),
+        [
+            "# Defuddle on Cloudflare Workers",
+            "I was looking forward to ditching my tenuous",
+            "Defuddle Error processing document: TypeError",
+            "feel free to close the issue",
+        ],
+        ["Skip to content", "Navigation Menu"],
+    )
+
+
+def test_comments_under_an_article_stay_out() -> None:
+    """The thread rule does not take an article's comment thread for the page's text: the
+    pingbacks under a blog post (`ol.commentlist`) stay out, the post stays in."""
+    assert_keeps(
+        rendered("jovelblog-post"),
+        ["Unlängst spazierte ich ahnungslos durch Eimsbüttel"],
+        ["Pingback von", "Too much information - Papierkorb"],
+    )

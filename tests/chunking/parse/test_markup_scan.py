@@ -111,6 +111,10 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "`[` then one `](` and a long destination": lambda n: "[" * (n // 2) + "](" + "a" * (n // 2),
     "a run of backticks": lambda n: "`" * n,
     "backtick runs of two and one": lambda n: "``a`" * (n // 4),
+    "a long run of backticks, then code": lambda n: "`" * (n // 2) + "`a` " * (n // 8),
+    "code, then a run of backticks that never closes": lambda n: (
+        "`a` " * (n // 8) + "``" * (n // 4)
+    ),
 }
 
 
