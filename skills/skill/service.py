@@ -107,9 +107,8 @@ async def answer_chunk_request(
     `scoring` serves the scored strategies' sentence embeddings and pair scores; without
     it, they use `embedder` for embeddings and have no pair scorer. With a memory
     `reservation`, records that do not fit in it are refused one by one and it shrinks
-    to what the others cost. With broken app settings (a SettingsError), the body is
-    read within the default limits and every record is answered with the error: the one
-    place a SettingsError reaches, nothing below it sees one.
+    to what the others cost. A SettingsError stops here: the body is read within the
+    default limits and every record answered with it (nothing below sees one).
     """
     started = time.monotonic() if started is None else started
     read = await _read_records(body, settings_or_defaults(settings), reservation)
@@ -118,12 +117,10 @@ async def answer_chunk_request(
     parsed, admitted = read
     timings = {"read": time.monotonic() - started}
     if isinstance(settings, SettingsError):
-        failed = [failed_record(r.record_id, misconfigured_message(settings)) for r in parsed]
-        outputs = failed if admitted is None else admitted.merge(failed)
-        return await _respond(outputs, {}, timings, started)
+        return await _misconfigured(settings, parsed, admitted, timings, started)
+    settings = _within_memory(settings, admitted)
     until = _work_until(started, settings.deadline_seconds)
     mark = time.monotonic()
-    settings = _within_memory(settings, admitted)
     # Without vectors to come, the bytes the cap measures are the answer's: kept to reuse.
     rendered: Rendered | None = None if embedder is not None else {}
     cap = answer_cap(settings, embeds=embedder is not None)
@@ -141,6 +138,29 @@ async def answer_chunk_request(
         outputs = embedded
     timings["embed"] = time.monotonic() - mark
     return await _respond(outputs, rendered, timings, started)
+
+
+async def _misconfigured(
+    error: SettingsError,
+    records: Sequence[InputRecord],
+    admitted: Admitted | None,
+    timings: dict[str, float],
+    started: float,
+) -> Answer:
+    """The answer while the app settings are broken: every record admitted fails with
+    `error` (those memory refused keep their own refusal)."""
+    failed = [failed_record(r.record_id, misconfigured_message(error)) for r in records]
+    outputs = failed if admitted is None else admitted.merge(failed)
+    return await _respond(outputs, {}, timings, started)
+
+
+def _settle(
+    reservation: Reservation | None, admitted: Admitted | None, cap: AnswerCap, settings: Settings
+) -> None:
+    """The answer is measured now, vectors to come included: what the reservation's bound
+    held beyond it goes back before the embedding, the longest part of a request."""
+    if admitted is not None and reservation is not None:
+        reservation.settle(answered_cost(admitted.parsed, cap.used, cap.chunks, settings))
 
 
 def _work_until(started: float, deadline: float) -> float:

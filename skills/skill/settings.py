@@ -339,9 +339,10 @@ def settings_from_environment() -> Settings | SettingsError:
 
 def settings_or_defaults(settings: Settings | SettingsError) -> Settings:
     """`settings`, or while the app settings are broken the defaults: the limits a request
-    is still read and answered within (its body size, deadline and memory). No record is
-    chunked then; `answer_chunk_request` answers each with the error."""
-    return Settings(chunk_workers=0) if isinstance(settings, SettingsError) else settings
+    is still read and answered within (its body size, deadline and memory, counted as
+    for worker processes). No record is chunked then; `answer_chunk_request` answers
+    each with the error."""
+    return Settings() if isinstance(settings, SettingsError) else settings
 
 
 def _shown(settings: Settings, row: Parameter) -> object:
