@@ -301,16 +301,6 @@ async def chunk_and_cap(
     return answered
 
 
-def _settle(
-    reservation: Reservation | None, admitted: Admitted | None, cap: AnswerCap, settings: Settings
-) -> None:
-    """The answer is measured now, vectors to come included: the reservation holds what
-    it measured (`answered_cost`), so what the bound held beyond it goes back before the
-    embedding, the longest part of a request."""
-    if admitted is not None and reservation is not None:
-        reservation.settle(answered_cost(admitted.parsed, cap.used, cap.chunks, settings))
-
-
 def _within_memory(settings: Settings, admitted: Admitted | None) -> Settings:
     """`settings` with MAX_RESPONSE_BYTES lowered to what memory leaves the request
     (`Admitted.answer_limit`), so that the workers refuse an answer that would not fit
