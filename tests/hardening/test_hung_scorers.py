@@ -95,9 +95,11 @@ def test_small_records_whose_scorer_hangs_are_told_the_scorer_did_not_answer(
         assert "split the document" not in error["message"]
         messages.append(error["message"])
     # With threads (CHUNK_WORKERS=0) records run one after another: the second one is
-    # told that the first took the time, which is what happened.
+    # told that the first took the time, which is what happened; or, when the first
+    # gave up on its scorer early enough (a loaded machine), that its own call did not
+    # answer either. Either way a message about its scorer names the deadline.
     waited = [message for message in messages if "embedding" in message]
-    assert len(waited) == (2 if workers else 1)
+    assert len(waited) == 2 if workers else len(waited) in {1, 2}
     assert all("deadline" in message for message in waited)
 
 
