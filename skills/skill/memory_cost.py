@@ -26,6 +26,7 @@ from chunking import Unit
 from skills.skill.answer_caps import CHUNK_FIELDS_BYTES, vector_bytes
 from skills.skill.file_data import INPUT_FILE_DATA
 from skills.skill.settings import DEFAULT_LENGTHS
+from skills.values import parse_integer
 
 if TYPE_CHECKING:
     from skills.skill.contract import InputRecord
@@ -127,9 +128,10 @@ def record_shape(data: object, settings: Settings | None) -> Shape:
 
 
 def _count(value: object, default: int) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return default
+    """A count as record inputs read it (`parse_integer`: 512, 512.0 or "512"), else
+    `default` (a wrong one fails the record later)."""
+    count = parse_integer(value)
+    return count if count is not None and count >= 0 else default
 
 
 def answer_bound(characters: int, shape: Shape, dimensions: int = 0) -> int:

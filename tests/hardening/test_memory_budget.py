@@ -281,6 +281,11 @@ def test_a_record_costs_its_body_share_its_decoded_text_and_its_answer_held_seve
         return record_cost(InputRecord("r", {**data, "pageOverlapLength": overlap}), settings)
 
     assert sized(300, 149) > sized(300, 0) > sized(2_000, 0)
+    # Counted as record inputs read them: a skillset's "300" is 300.
+    as_text = {"text": text, "unit": "characters", "maximumPageLength": "300"}
+    assert record_cost(InputRecord("r", {**as_text, "pageOverlapLength": "149"}), settings) == (
+        sized(300, 149)
+    )
     # With an embedding provider, the vectors its chunks are expected to get count too.
     embedding = replace(settings.embedding, provider="openai", dimensions=1_536)
     embeds = replace(settings, embedding=embedding)
