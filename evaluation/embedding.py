@@ -10,6 +10,7 @@ runs the model it replaced.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -58,6 +59,9 @@ SHORTEST_SECONDS = 1e-6
 EVALUATION_HOURS = 24
 """An evaluation has no skill deadline; this bounds a run that would never end."""
 SECONDS_PER_HOUR = 3600
+CLOSE_ROUNDS = 8
+"""Rounds of cancelling what is still pending at `Embeddings.close`: one per Ctrl-C a
+task kept (each round ends when one of them raises it again)."""
 PROBE_TEXT = "Is this model ready to embed?"
 """What `Embeddings.check` embeds (never cached, so a model is checked whenever it has work)."""
 
@@ -121,11 +125,16 @@ class Embeddings:
         loop, self._loop = self._loop, None
         # After Ctrl-C, requests may still be in flight: cancel them and let them finish
         # cancelling, so no task is destroyed pending and no traceback follows the exit.
-        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-        for task in pending:
-            task.cancel()
-        if pending:
-            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        # A task Ctrl-C landed in keeps the KeyboardInterrupt, and the task awaiting it
+        # raises it again once woken here: caught, and the rest are let finish.
+        for _ in range(CLOSE_ROUNDS):
+            pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+            if not pending:
+                break
+            for task in pending:
+                task.cancel()
+            with contextlib.suppress(KeyboardInterrupt):
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         for embedder in {id(e): e for e in (self.passages, self.queries)}.values():
             loop.run_until_complete(embedder.aclose())
         loop.close()

@@ -3,6 +3,8 @@ leave earlier outputs alone, Ctrl-C that keeps the embeddings done, `--quick`, `
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import os
 import signal
@@ -422,3 +424,36 @@ def test_a_slow_local_batch_is_waited_for_not_timed_out_and_sent_again(tmp_path:
             assert retry.request_timeout >= EVALUATION_HOURS * 3600
     finally:
         cache.close()
+
+
+def test_close_after_ctrl_c_in_a_request_does_not_raise_it_again(tmp_path: Path) -> None:
+    """CI once exited -2 after printing the one-line message: Ctrl-C landed inside the task
+    `asyncio.wait_for` runs a request in; that task kept the KeyboardInterrupt, and `close`,
+    letting the cancelled requests finish, woke the task awaiting it, which raised it again."""
+    with OpenAIStub(dimensions=DIMENSIONS, api_key=KEY) as stub:
+        environment = {
+            k: v for k, v in _stub_environment(stub).items() if k.startswith(("AZURE", "EMB"))
+        }
+        cache = EmbeddingCache(tmp_path / "cache")
+        model = build_embeddings("azure_openai", environment, cache)
+        model.check()  # opens the run's loop and a connection, as a run does
+        loop = model._loop  # the loop a run's requests are in flight on
+        assert loop is not None
+
+        async def interrupted_request() -> None:
+            raise KeyboardInterrupt
+
+        async def waiting_request() -> None:
+            await asyncio.wait_for(interrupted_request(), timeout=EVALUATION_HOURS)
+
+        complaints: list[str] = []
+        loop.set_exception_handler(lambda _loop, context: complaints.append(context["message"]))
+        waiting = loop.create_task(waiting_request())
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(waiting)
+        model.close()
+        cache.close()
+        del waiting
+        gc.collect()
+        assert loop.is_closed()
+        assert complaints == []  # no "Task exception was never retrieved" after the exit
