@@ -132,9 +132,13 @@ def test_a_small_record_never_waits_behind_large_ones() -> None:
 def test_a_batch_is_spread_over_the_workers_in_order() -> None:
     pool = ProcessChunker(2)
     try:
+        # Both workers up first: on a loaded machine the first one can answer all seven
+        # before the second has started (a CI run once saw one pid here).
+        give_up = time.monotonic() + 60
+        while len(pool.pids()) < 2 and time.monotonic() < give_up:
+            time.sleep(0.05)
         records = [small_record(f"r{n}") for n in range(7)]
-        # A bound, not a latency: two cold workers start on a loaded CI machine.
-        outcomes = chunk(pool, records, 60.0)
+        outcomes = chunk(pool, records, 60.0)  # a bound, not a latency
         assert [output(o).record_id for o in outcomes] == [f"r{n}" for n in range(7)]
         pids = pool.pids()
         assert len(pids) == 2
