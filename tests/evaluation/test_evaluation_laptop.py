@@ -48,6 +48,11 @@ WITHOUT_LANGCHAIN = (
     "sys.argv[0] = 'evaluation'; runpy.run_module('evaluation', run_name='__main__')"
 )
 """The command as run where LangChain is not installed (`find_spec` finds no module)."""
+WITH_CTRL_C = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'evaluation'; runpy.run_module('evaluation', run_name='__main__')"
+)
+"""`python -m evaluation` with SIGINT raising KeyboardInterrupt even where it was ignored."""
 
 
 def _command(tmp_path: Path, *extra: str) -> list[str]:
@@ -156,8 +161,12 @@ def _stopped_run(
         tmp_path, "--unit", "characters", "--max", "300,400,500", "--overlap", "0",
         "--baselines", "split-skill", "--embedding", "azure_openai", "--quiet", *extra,
     )  # fmt: skip
+    # The same command with Ctrl-C's default handler: a suite started in the background of
+    # a shell without job control inherits SIGINT ignored, and Python then never turns it
+    # into KeyboardInterrupt (both Ctrl-C tests once ran their 120 s out that way).
+    with_ctrl_c = [sys.executable, "-c", WITH_CTRL_C, *command[3:]]
     process = subprocess.Popen(
-        command, cwd=ROOT, env=_stub_environment(stub), stdout=subprocess.PIPE,
+        with_ctrl_c, cwd=ROOT, env=_stub_environment(stub), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + RUN_TIMEOUT
