@@ -21,6 +21,7 @@ from chunking.options import (
     OptionError,
     ParameterNames,
     Unit,
+    clipped_repr,
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
@@ -71,7 +72,7 @@ FLAG_NAMES = {row.name: row.flag.name for row in FLAG_PARAMETERS if row.flag is 
 """Each parameter's flag, by record input name."""
 OPTION_NAMES = ParameterNames("option", lambda name: FLAG_NAMES.get(name, name))
 """Parameters in the command line's refusals: option --word-overlap."""
-FLAGS = Source(OPTION_NAMES, repr, {})
+FLAGS = Source(OPTION_NAMES, clipped_repr, {})
 """Flags in messages: option --unit must be one of ... (got 'chars')."""
 VALUE_ROWS = tuple(
     row for row in FLAG_PARAMETERS if row.flag and not row.flag.switch and row.strategy is None

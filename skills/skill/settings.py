@@ -9,7 +9,13 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from chunking import ChunkOptions, Limits, OptionError, SectionPacking, SplitMode, Unit
-from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, ParameterNames, default_lengths
+from chunking.options import (
+    DEFAULT_ENCODER,
+    DEFAULT_LANGUAGE,
+    ParameterNames,
+    clipped_repr,
+    default_lengths,
+)
 from chunking.plan.strategies import PARAMETER_TYPES
 from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
@@ -65,7 +71,7 @@ ENV_TRANSFER_DEADLINE_SECONDS = setting_name("transferDeadlineSeconds")
 ENV_CHUNK_WORKERS = setting_name("chunkWorkers")
 ENV_MARKDOWN_HEADER_DEPTH = setting_name("markdownHeaderDepth")
 
-APP_SETTINGS = Source(ParameterNames("", setting_name), repr, {})
+APP_SETTINGS = Source(ParameterNames("", setting_name), clipped_repr, {})
 """App settings in messages: `CHUNK_UNIT must be one of ... (got 'chars')`."""
 
 ALL_ENV_NAMES = (
