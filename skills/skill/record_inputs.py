@@ -90,6 +90,10 @@ READ_ROWS: tuple[Parameter, ...] = tuple(
 know is chunked as text, with a warning (`FORMAT_ALIASES`)."""
 STRING_INPUTS: tuple[str, ...] = tuple(row.name for row in READ_ROWS if row.kind == "string")
 """The string inputs, whose lone surrogates are replaced (with a warning)."""
+OPTION_PATHS: tuple[tuple[str, str, str], ...] = tuple(
+    (row.name, str(row.option), str(row.attribute)) for row in OPTION_ROWS
+)
+"""Each of `OPTION_ROWS` as (record input, `ChunkOptions` path, `Settings` attribute)."""
 LENGTH_INPUTS = (INPUT_MAXIMUM_PAGE_LENGTH, INPUT_PAGE_OVERLAP_LENGTH)
 """The inputs whose default follows the unit (`Settings.length_defaults`), in its order."""
 LANGUAGE_OPTION = "language"
@@ -177,25 +181,16 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     warnings += format_warnings
     file_name, content_type = values.get(INPUT_FILE_NAME), values.get(INPUT_CONTENT_TYPE)
     if file_data is not None and text is None and not errors:
-        decoded = read_file_data(file_data, file_name=file_name, content_type=content_type)
-        if isinstance(decoded, FileDataError):
-            errors.append(decoded.message)
-        else:
-            text = decoded.text
-            warnings += tuple(f"input {INPUT_FILE_DATA!r}: {w}" for w in decoded.warnings)
-
+        text, file_warnings, file_errors = _file_text(file_data, file_name, content_type)
+        warnings += file_warnings
+        errors += file_errors
     strategy = values.get(INPUT_STRATEGY, settings.strategy)
     own_parameters, refused = read_strategy(
         strategy, settings.parameters_of(strategy), data, RECORD_INPUT
     )
     errors += (problem.message for problem in refused)
 
-    unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
-    if unknown:
-        warnings += (
-            f"ignored unknown input(s) {', '.join(map(_with_nearest, unknown))}; "
-            f"known inputs are {', '.join(KNOWN_INPUTS)}",
-        )
+    warnings += _unknown_inputs(data)
     options = None if errors else _chunk_options(values, settings, strategy, own_parameters)
     if isinstance(options, Problem):
         errors.append(options.message)
@@ -214,6 +209,28 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
         markdown_header_depth=values.get(
             INPUT_MARKDOWN_HEADER_DEPTH, settings.markdown_header_depth
         ),
+    )
+
+
+def _file_text(
+    file_data: object, file_name: str | None, content_type: str | None
+) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
+    """The text of `file_data` (None when it has none), its decoding warnings and errors."""
+    decoded = read_file_data(file_data, file_name=file_name, content_type=content_type)
+    if isinstance(decoded, FileDataError):
+        return None, (), (decoded.message,)
+    warnings = tuple(f"input {INPUT_FILE_DATA!r}: {warning}" for warning in decoded.warnings)
+    return decoded.text, warnings, ()
+
+
+def _unknown_inputs(data: Mapping[str, object]) -> tuple[str, ...]:
+    """A warning naming the inputs the skill does not know (and the nearest it knows)."""
+    unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
+    if not unknown:
+        return ()
+    return (
+        f"ignored unknown input(s) {', '.join(map(_with_nearest, unknown))}; "
+        f"known inputs are {', '.join(KNOWN_INPUTS)}",
     )
 
 
@@ -246,24 +263,23 @@ def _chunk_options(
     the options' own validation refuses them."""
     unit = values.get(INPUT_UNIT, settings.unit)
     lengths = dict(zip(LENGTH_INPUTS, settings.length_defaults(unit), strict=True))
-    chosen = {
-        str(row.option): values[row.name]
-        if row.name in values
-        else lengths.get(row.name, getattr(settings, str(row.attribute)))
-        for row in OPTION_ROWS
-    }
+    limits: dict[str, Any] = {}
+    others: dict[str, Any] = {}
+    for name, path, attribute in OPTION_PATHS:
+        value = values.get(name)
+        if value is None:
+            value = lengths[name] if name in lengths else getattr(settings, attribute)
+        if path.startswith("limits."):
+            limits[path.removeprefix("limits.")] = value
+        else:
+            others[path] = value
     spoken = values.get(INPUT_LANGUAGE) or values.get(INPUT_LANGUAGE_CODE)
     if spoken:
-        chosen[LANGUAGE_OPTION] = spoken
-    limits = {
-        path.removeprefix("limits."): value
-        for path, value in chosen.items()
-        if path.startswith("limits.")
-    }
+        others[LANGUAGE_OPTION] = spoken
     try:
         return ChunkOptions(
             limits=Limits(**limits),
-            **{path: value for path, value in chosen.items() if "." not in path},
+            **others,
             title_prefix=settings.title_prefix,
             section_fill=settings.section_packing.fill,
             strip_markup=settings.strip_markup,
@@ -306,15 +322,19 @@ def _format(name: str | None, settings: Settings) -> tuple[FormatName, tuple[str
 
 
 def _without_lone_surrogates(
-    values: Mapping[str, object],
+    values: dict[str, Any],
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """`values` with the string inputs' lone surrogates replaced, a warning for each such
-    input."""
-    cleaned: dict[str, Any] = dict(values)
+    input (`values` itself when none has any)."""
+    cleaned = values
     warnings: tuple[str, ...] = ()
     for name in STRING_INPUTS:
-        if name in values:
-            cleaned[name], warned = _cleaned(name, str(values[name]))
+        value = values.get(name)
+        if value is None:
+            continue
+        replaced, warned = _cleaned(name, value)
+        if warned:
+            cleaned = {**cleaned, name: replaced}
             warnings += warned
     return cleaned, warnings
 
