@@ -1,9 +1,12 @@
 """The skill's parameters, declared once: one row per parameter, every surface derived.
 
 A row names a parameter on each surface that has it (the record input, the app setting,
-the `python -m chunking` flag), how those surfaces read it (`kind`, `choices`, the app
-setting's bounds), the option it sets and the strategy it belongs to: a strategy's rows
-are declared beside its planner (`chunking.plan.strategies` registers them). From
+the `python -m chunking` flag), how every surface reads it (`kind`, `choices`, and bounds
+for a parameter that sets no option: an option bounds itself), the option it sets and the
+strategy it belongs to: a strategy's rows are declared beside its planner
+(`chunking.plan.strategies` registers them). Each surface reads its values with
+`read_rows` (`skills.values.read_value` for each row) and a strategy's with
+`read_strategy`: one rule per kind, problems as values. From
 `PARAMETERS` come the record inputs the skill knows (`skills.skill.record_inputs`), the app
 settings it reads and `/api/health` lists (`skills.skill.settings`), the chunk command line's
 flags (`skills.commands.cli`), the deploy script's literal inputs and their app settings
