@@ -13,6 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chunking.options import Unit
+from infra.deploy import arguments_parser
+from infra.deploy import main as deploy
 from skills.commands.cli import FLAGS, Parser, add_chunk_arguments, read_chunk_arguments
 from skills.parameters import BY_NAME, PARAMETERS, Parameter
 from skills.search.definitions import chunk_settings_from_environment
@@ -222,3 +224,20 @@ def test_no_option_a_record_sets_is_bounded_twice() -> None:
         if row.record_input and (row.minimum is not None or row.maximum is not None)
     ]
     assert bounded == []
+
+
+def test_the_deploys_chunk_flags_are_read_as_the_skill_reads_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Regression: argparse's choices and int() read them: --unit Characters was refused,
+    # --maximum-page-length 1_000 taken.
+    with pytest.raises(SystemExit) as stopped:
+        deploy(["show", "--unit", "chars", "--maximum-page-length", "1_000"], environ={})
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        ": option --unit must be one of characters, azureOpenAITokens (got 'chars'); "
+        "option --maximum-page-length must be an integer (got '1_000')\n"
+    )
+    parsed = arguments_parser().parse_args(["show", "--unit", "Characters"])
+    assert parsed.unit == "Characters"  # a string until read, then taken as characters
+    assert chunk_settings_from_environment({"CHUNK_UNIT": parsed.unit}).unit is Unit.CHARACTERS
