@@ -79,6 +79,8 @@ VALUE_ROWS = tuple(
 )
 """The flags that take a value, read by their kind (`read_value`), a strategy's own
 flags apart (`read_strategy`)."""
+FLAG_DEFAULTS = {row.name: row.flag.default for row in VALUE_ROWS if row.flag is not None}
+"""Each value flag's default, by record input name."""
 
 
 class Parser(OneLineParser):
@@ -162,7 +164,10 @@ def read_chunk_arguments(args: argparse.Namespace) -> ChunkArguments | tuple[Pro
     """The options `add_chunk_arguments` parsed, each flag read as the skill reads the
     same record input (`read_value`, `read_strategy`); else every problem found."""
     given = flag_values(args)
-    values, problems = read_rows(VALUE_ROWS, given, FLAGS)
+    # A flag given as "" gives nothing, as a record's "" does: its default then.
+    defaults, _ = read_rows(VALUE_ROWS, FLAG_DEFAULTS, FLAGS)
+    read, problems = read_rows(VALUE_ROWS, given, FLAGS)
+    values = {**defaults, **read}
     strategy = str(values.get("strategy", STRATEGY_NAMES[0]))
     kind = STRATEGY_DECLARATIONS[strategy].parameters
     parameters, refused = read_strategy(strategy, None if kind is None else kind(), given, FLAGS)

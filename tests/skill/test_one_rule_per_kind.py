@@ -241,3 +241,20 @@ def test_the_deploys_chunk_flags_are_read_as_the_skill_reads_them(
     parsed = arguments_parser().parse_args(["show", "--unit", "Characters"])
     assert parsed.unit == "Characters"  # a string until read, then taken as characters
     assert chunk_settings_from_environment({"CHUNK_UNIT": parsed.unit}).unit is Unit.CHARACTERS
+
+
+@pytest.mark.parametrize("row", [row for row in SHARED if row.kind in {"string", "choice"}])
+def test_an_empty_value_gives_nothing_on_every_surface(
+    parser: argparse.ArgumentParser, row: Parameter
+) -> None:
+    # Regression: `python -m chunking --encoder=` raised KeyError once flags were read as
+    # records are; "" is no value on every surface, so the default holds.
+    assert as_record_input(row, "") is None
+    assert as_app_setting(row, "") is None
+    assert as_flag(parser, row, "") is None
+    assert row.flag is not None
+    read = read_chunk_arguments(parser.parse_args([f"{row.flag.name}="]))
+    unread = read_chunk_arguments(parser.parse_args([]))
+    assert not isinstance(read, tuple)
+    assert not isinstance(unread, tuple)
+    assert read.options == unread.options
