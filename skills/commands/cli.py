@@ -214,7 +214,7 @@ def _options(
         message = str(error)
         if PAGE_OVERLAP_LENGTH not in values and PAGE_OVERLAP_LENGTH in message:
             message = f"{message}: the default overlap; give --overlap"
-        return Problem(FLAGS.name(PAGE_OVERLAP_LENGTH), message)
+        return Problem(", ".join(FLAGS.name(row.name) for row in VALUE_ROWS if row.option), message)
 
 
 def chunk_options(args: argparse.Namespace) -> ChunkOptions:
