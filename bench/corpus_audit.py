@@ -30,16 +30,17 @@ from typing import TYPE_CHECKING
 from bench.documents import NOT_DOCUMENTS
 from bench.offline_scoring import offline_scoring
 from chunking.measure.sizing import make_sizer
-from chunking.options import ChunkOptions, Limits, OptionError, Unit
+from chunking.options import ChunkOptions, Limits, Unit
 from chunking.pipeline import chunk_document, parse
 from chunking.plan.binary_params import BinarySplit
 from chunking.plan.semantic_params import SemanticBreaks
+from chunking.plan.strategies import BY_NAME as STRATEGY_DECLARATIONS
 from chunking.plan.strategies import STRATEGY_NAMES, parameters_of
 from chunking.plan.words_params import WordWindows
 from chunking.report.audit import Audit, audit_document, flag_path_debris
-from skills.commands.cli import check_strategy, needs_scoring, strategy_parameters
+from skills.commands.cli import FLAGS, flag_values, needs_scoring
 from skills.embedding.scoring.threaded import threaded_scoring
-from skills.parameters import FLAG_PARAMETERS
+from skills.parameters import FLAG_PARAMETERS, read_strategy
 from skills.skill.settings import load_settings
 
 if TYPE_CHECKING:
@@ -106,13 +107,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--strategy", choices=STRATEGY_NAMES, default="structure")
     for row in FLAG_PARAMETERS:
-        if row.flag is None or row.strategy is None:
-            continue
-        if row.kind == "choice":
-            parser.add_argument(row.flag.name, choices=list(row.choices), default=None)
-        else:
-            kind = {"integer": int, "number": float}.get(row.kind, str)
-            parser.add_argument(row.flag.name, type=kind, default=None)
+        if row.flag is not None and row.strategy is not None:
+            # Read as `python -m chunking` reads it (`read_strategy`), not by argparse.
+            parser.add_argument(row.flag.name, default=None)
     parser.add_argument(
         "--scores",
         choices=("offline", "app"),
@@ -124,11 +121,12 @@ def _arguments() -> argparse.ArgumentParser:
 
 def _base_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ChunkOptions:
     """The options besides the limits: the strategy and its own parameters."""
-    try:
-        check_strategy(args)
-        return ChunkOptions(strategy=args.strategy, parameters=strategy_parameters(args))
-    except OptionError as error:
-        parser.error(str(error))
+    strategy = STRATEGY_DECLARATIONS[args.strategy]
+    defaults = None if strategy.parameters is None else strategy.parameters()
+    parameters, problems = read_strategy(strategy.name, defaults, flag_values(args), FLAGS)
+    if problems:
+        parser.error("; ".join(problem.message for problem in problems))
+    return ChunkOptions(strategy=strategy.name, parameters=parameters)
 
 
 def _strategy_label(options: ChunkOptions) -> str:

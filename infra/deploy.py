@@ -28,8 +28,9 @@ from azure.search.documents.indexes import SearchIndexClient, SearchIndexerClien
 
 from chunking import Unit
 from chunking.cli.pipes import OneLineParser, command_name
+from chunking.options import ParameterNames, clipped_repr
 from skills.commands.cli import HelpFormatter
-from skills.parameters import DEPLOYED_PARAMETERS
+from skills.parameters import BY_NAME, DEPLOYED_PARAMETERS, read_rows
 from skills.search.checks import check_definitions, check_partitions, web_api_skills
 from skills.search.definitions import (
     ENV_CHUNK_SETTINGS,
@@ -48,6 +49,7 @@ from skills.search.definitions import (
     partition_setups,
 )
 from skills.search.service_errors import describe_service_error
+from skills.values import Problem, Source
 
 if TYPE_CHECKING:
     import argparse
@@ -542,9 +544,19 @@ def embedding_cache(environ: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
-    given = {name: getattr(args, name, None) for name in ENV_CHUNK_SETTINGS}
-    overrides = {ENV_CHUNK_SETTINGS[k]: str(v) for k, v in given.items() if v is not None}
+def _chunk_overrides(args: argparse.Namespace) -> dict[str, str] | tuple[Problem, ...]:
+    """The app settings the command line's chunk flags and partition flags override, each
+    chunk flag read as the skill reads the same record input (`read_rows`); else every
+    problem found."""
+    given = {row.name: getattr(args, row.field_name, None) for row in DEPLOYED_PARAMETERS}
+    _, problems = read_rows(DEPLOYED_PARAMETERS, given, DEPLOY_FLAGS)
+    if problems:
+        return problems
+    overrides = {
+        str(row.setting): str(given[row.name])
+        for row in DEPLOYED_PARAMETERS
+        if given[row.name] is not None
+    }
     if getattr(args, "partitions", None) is not None:
         overrides[ENV_PARTITIONS] = str(args.partitions)
     if getattr(args, "partition_folders", None) is not None:
@@ -552,24 +564,34 @@ def _chunk_overrides(args: argparse.Namespace) -> dict[str, str]:
     return overrides
 
 
+def _deploy_flag(name: str) -> str:
+    """The deploy's flag of deployed parameter `name`: `--maximum-page-length`."""
+    return "--" + BY_NAME[name].field_name.replace("_", "-")
+
+
+DEPLOY_FLAGS = Source(ParameterNames("option", _deploy_flag), clipped_repr, {})
+"""The deploy's chunk flags in messages: option --unit must be one of ... (got 'chars')."""
+
+
 def add_chunk_flags(parser: argparse.ArgumentParser) -> None:
     """A flag for each literal input the skillset sends (`skills.parameters`' deployed
-    rows: --text-split-mode, --unit, --maximum-page-length, --page-overlap-length)."""
+    rows: --text-split-mode, --unit, --maximum-page-length, --page-overlap-length). Values
+    stay strings here: `_chunk_overrides` reads them."""
     tokens, characters = chunk_settings(), chunk_settings(unit=Unit.CHARACTERS.value)
     for row in DEPLOYED_PARAMETERS:
-        flag = "--" + row.field_name.replace("_", "-")
+        flag = _deploy_flag(row.name)
         default = getattr(tokens, row.field_name)
         if row.kind == "choice":
             shown = default.value if isinstance(default, Enum) else default
             parser.add_argument(
                 flag,
-                choices=list(row.choices),
+                # A choice's names in the usage line, as argparse shows its own choices.
+                metavar="{" + ",".join(row.choices) + "}",
                 help=f"the skill's {row.name} (default: ${row.setting}, else {shown})",
             )
         else:
             parser.add_argument(
                 flag,
-                type=int,
                 help=f"the skill's {row.name} (default: ${row.setting}, else {default} tokens "
                 f"/ {getattr(characters, row.field_name)} characters)",
             )
@@ -651,7 +673,10 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         env: dict[str, str] = {**azd_environment(Path.cwd()), **os.environ}
     else:
         env = dict(environ)
-    env.update(_chunk_overrides(args) if args.command in {"apply", "show"} else {})
+    overrides = _chunk_overrides(args) if args.command in {"apply", "show"} else {}
+    if isinstance(overrides, tuple):
+        parser.error("; ".join(problem.message for problem in overrides))
+    env.update(overrides)
     if args.command in {"run", "status"} and args.partitions is not None:
         env[ENV_PARTITIONS] = str(args.partitions)
     dry_run = bool(getattr(args, "dry_run", False))

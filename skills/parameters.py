@@ -1,9 +1,12 @@
 """The skill's parameters, declared once: one row per parameter, every surface derived.
 
 A row names a parameter on each surface that has it (the record input, the app setting,
-the `python -m chunking` flag), how those surfaces read it (`kind`, `choices`, the app
-setting's bounds), the option it sets and the strategy it belongs to: a strategy's rows
-are declared beside its planner (`chunking.plan.strategies` registers them). From
+the `python -m chunking` flag), how every surface reads it (`kind`, `choices`, and bounds
+for a parameter that sets no option: an option bounds itself), the option it sets and the
+strategy it belongs to: a strategy's rows are declared beside its planner
+(`chunking.plan.strategies` registers them). Each surface reads its values with
+`read_rows` (`skills.values.read_value` for each row) and a strategy's with
+`read_strategy`: one rule per kind, problems as values. From
 `PARAMETERS` come the record inputs the skill knows (`skills.skill.record_inputs`), the app
 settings it reads and `/api/health` lists (`skills.skill.settings`), the chunk command line's
 flags (`skills.commands.cli`), the deploy script's literal inputs and their app settings
@@ -17,7 +20,7 @@ adding a strategy's parameter is one row of its declaration.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
@@ -29,6 +32,7 @@ from chunking.options import (
     DEFAULT_MAXIMUM_PAGE_LENGTH,
     DEFAULT_PAGE_OVERLAP_LENGTH,
     PAGE_OVERLAP_LENGTH,
+    OptionError,
     SectionPacking,
     SplitMode,
     Unit,
@@ -45,12 +49,13 @@ from chunking.plan.strategies import (
 from chunking.plan.strategies import (
     DECLARATIONS,
     STRATEGY_NAMES,
+    strategy_conflicts,
     strategy_parameter_rows,
 )
-from skills.values import parse_choice, parse_flag, parse_integer, parse_number
+from skills.values import Problem, Source, parse_integer, read_value
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
 
     from _typeshed import DataclassInstance
 
@@ -154,7 +159,6 @@ PARAMETERS: tuple[Parameter, ...] = (
         + " (the Split skill's default)",
         setting="CHUNK_MAXIMUM_PAGE_LENGTH",
         attribute="maximum_page_length",
-        minimum=1,
         option="limits.maximum_page_length",
         flag=Flag(
             "--max",
@@ -173,7 +177,6 @@ PARAMETERS: tuple[Parameter, ...] = (
         ),
         setting="CHUNK_PAGE_OVERLAP_LENGTH",
         attribute="page_overlap_length",
-        minimum=0,
         option="limits.page_overlap_length",
         flag=Flag(
             "--overlap",
@@ -190,7 +193,6 @@ PARAMETERS: tuple[Parameter, ...] = (
         "`0`",
         setting="CHUNK_MAXIMUM_PAGES_TO_TAKE",
         attribute="maximum_pages_to_take",
-        minimum=0,
         option="limits.maximum_pages_to_take",
         flag=Flag("--pages", "maximumPagesToTake (0 = all)", 0),
     ),
@@ -427,72 +429,80 @@ def setting_name(name: str) -> str:
     return setting
 
 
+STRATEGY_ROWS: Mapping[str, tuple[Parameter, ...]] = {
+    name: tuple(row for row in PARAMETERS if row.strategy == name) for name in STRATEGY_NAMES
+}
+"""Each strategy's own parameters, in table order (read once per record)."""
+
+
 def strategy_rows(strategy: str) -> tuple[Parameter, ...]:
     """The strategy's own parameters, in table order."""
-    return tuple(row for row in PARAMETERS if row.strategy == strategy)
+    return STRATEGY_ROWS[strategy]
 
 
 StrategyParameters = TypeVar("StrategyParameters", bound="DataclassInstance")
 """A strategy's own parameters: a dataclass its declaration names."""
 
 
-def read_strategy_parameters(
-    strategy: str, defaults: StrategyParameters, read: Callable[[Parameter, Any], Any]
-) -> StrategyParameters:
-    """`defaults` with each of `strategy`'s parameters that `read(row, default)` finds, in
-    table order; raises `chunking.OptionError` from the parameters' own validation. A
-    default the declaration derives from another parameter (`wordOverlap` from
-    `wordsPerChunk`) is derived from the values read before it."""
+def read_rows(
+    rows: Iterable[Parameter], given: Mapping[str, object], source: Source
+) -> tuple[dict[str, object], tuple[Problem, ...]]:
+    """Each of `rows` read (`read_value`) from `given`, what `source` holds by record
+    input name: the values given, by the same names, and a Problem for each that cannot
+    be used."""
+    values: dict[str, object] = {}
+    problems: list[Problem] = []
+    for row in rows:
+        raw = given.get(row.name)
+        if raw is None:  # nothing given: most rows of most records
+            continue
+        value = read_value(row, raw, source)
+        if isinstance(value, Problem):
+            problems.append(value)
+        elif value is not None:
+            values[row.name] = value
+    return values, tuple(problems)
+
+
+def strategy_parameters(
+    strategy: str, defaults: StrategyParameters, values: Mapping[str, object], source: Source
+) -> StrategyParameters | Problem:
+    """`defaults` with each of `strategy`'s parameters that `values` gives (read, by record
+    input name); a default the declaration derives from another parameter (`wordOverlap`
+    from `wordsPerChunk`) is derived from the values before it. A Problem when the
+    parameters' own validation refuses them: its name lists the numbers they bound, as
+    `source` names them."""
     derived = STRATEGY_DECLARATIONS[strategy].derived_defaults
-    values: dict[str, Any] = {}
+    fields: dict[str, Any] = {}
     for row in strategy_rows(strategy):
         default = getattr(defaults, row.field_name)
         if row.name in derived:
-            default = derived[row.name](values, default)
-        values[row.field_name] = read(row, default)
-    return replace(defaults, **values)
+            default = derived[row.name](fields, default)
+        fields[row.field_name] = values.get(row.name, default)
+    try:
+        return replace(defaults, **fields)
+    except OptionError as error:
+        bounded = [source.name(row.name) for row in strategy_rows(strategy) if row.kind != "choice"]
+        return Problem(", ".join(bounded), str(error))
 
 
-@dataclass(frozen=True, slots=True)
-class SettingProblem:
-    """Why an app setting's value cannot be used, naming the setting and what it takes."""
-
-    message: str
-
-
-def read_app_setting(row: Parameter, text: str) -> object:
-    """`text`, the value of `row`'s app setting, read as its kind says; a SettingProblem
-    when it is not one (the message names the setting and what it takes)."""
-    name = row.setting
-    value: object = None
-    if row.kind == "choice":
-        value = parse_choice(text, row.choices)
-        wanted = f"one of {', '.join(row.choices)}"
-    elif row.kind == "switch":
-        value = parse_flag(text)
-        wanted = "true or false"
-    elif row.kind == "integer":
-        wanted = f"an integer of at least {row.minimum}"
-        number = parse_integer(text)
-        if number is not None and row.minimum is not None and number < row.minimum:
-            number = None
-        if number is not None and row.maximum is not None and number > row.maximum:
-            return SettingProblem(f"{name} must be at most {row.maximum:g} (got {number})")
-        value = number
-    elif row.kind == "number":
-        value = parse_number(text)
-        wanted = "a number"
-    elif row.kind == "seconds":
-        value = parse_number(text)
-        if value is not None and not 0 < value <= (row.maximum or 0):
-            value = None
-        wanted = f"a number of seconds above 0 and at most {row.maximum or 0:g}"
-    else:
-        value = text
-        wanted = "a string"
-    if value is None:
-        return SettingProblem(f"{name} must be {wanted} (got {text!r})")
-    return value
+def read_strategy(
+    strategy: str, defaults: Any, given: Mapping[str, object], source: Source
+) -> tuple[Any, tuple[Problem, ...]]:
+    """`strategy`'s own parameters read from `given` (what `source` holds, by record
+    input name) over `defaults` (None: it has none), and the problems: a parameter of
+    another strategy given, or one this strategy refuses (`strategy_conflicts`, named as
+    `source` names them), each own parameter that cannot be read, and their own
+    validation's refusal. One rule for a record's inputs and the command line's flags."""
+    conflicts = strategy_conflicts(strategy, given_parameters(given), source.names)
+    problems = tuple(Problem(source.name("strategy"), message) for message in conflicts)
+    if defaults is None:
+        return None, problems
+    values, refused = read_rows(strategy_rows(strategy), given, source)
+    read = strategy_parameters(strategy, defaults, values, source)
+    if isinstance(read, Problem):
+        return defaults, (*problems, *refused, read)
+    return read, (*problems, *refused)
 
 
 def given_parameters(values: Mapping[str, object]) -> list[str]:

@@ -1,4 +1,12 @@
-"""Read loosely typed values (JSON inputs, app-setting strings) into ints, choices and flags."""
+"""Read loosely typed values (JSON inputs, app-setting strings, flags) into ints, choices and flags.
+
+`read_value` is the one reader of a parameter's value on every surface: a record input,
+an app setting and a command-line flag are read by the same rule for each kind (what an
+integer is, a choice matched ignoring case, the bounds), and the surfaces' messages
+differ only in what their `Source` says: how it names the parameter and shows the value
+given. A value that cannot be used is a `Problem`, returned, never raised; each surface
+collects them at its edge.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +20,10 @@ from urllib.parse import urlsplit
 from chunking.options import clipped_repr
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+    from chunking.options import ParameterNames
+    from chunking.plan.declaration import Kind, Parameter
 
 T = TypeVar("T")
 
@@ -163,3 +174,111 @@ def parse_flag(value: str) -> bool | None:
     if wanted in _FALSE:
         return False
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why a value given for a parameter cannot be used."""
+
+    name: str
+    """The parameter, as the surface that gave it names it (`input 'unit'`, `CHUNK_UNIT`,
+    `option --unit`)."""
+    message: str
+    """The whole line a person reads, naming the parameter and what it takes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where values come from: all that tells the surfaces' messages apart."""
+
+    names: ParameterNames
+    """How the surface names a parameter (`input 'unit'`; a noun of "" names it alone)."""
+    show: Callable[[object], str]
+    """How a value given is shown after "got" (a record's: its JSON type and repr)."""
+    forms: Mapping[Kind, str]
+    """By kind, what a value may look like there, said after what it must be (a record's
+    integer: `, as a JSON number or a numeric string such as "512"`)."""
+
+    def name(self, parameter: str) -> str:
+        """`parameter` (a record input name) as this surface names it."""
+        spelled = self.names.spell(parameter)
+        return f"{self.names.noun} {spelled}" if self.names.noun else spelled
+
+
+def read_value(row: Parameter, given: object, source: Source) -> object:
+    """`given`, the value `source` holds for `row`, read as the row's kind says: the
+    value; None when nothing is given (null, and "" for a string or a choice); or a
+    `Problem` naming the parameter as `source` names it and saying what it takes."""
+    if given is None or (given == "" and row.kind in _BLANK_IS_ABSENT):
+        return None
+    read = _READERS[row.kind](row, given)
+    if not isinstance(read, _Refused):
+        return read
+    name = source.name(row.name)
+    if read.number is not None:
+        return Problem(name, f"{name} must be {read.wanted} (got {read.number})")
+    wanted = read.wanted + source.forms.get(row.kind, "")
+    return Problem(name, f"{name} must be {wanted} (got {source.show(given)})")
+
+
+_BLANK_IS_ABSENT = frozenset({"string", "choice"})
+"""Kinds for which "" gives nothing: an indexer sends it for an empty enrichment."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """What a kind's reader says of a value it refuses."""
+
+    wanted: str
+    """What the parameter takes (`an integer of at least 1`)."""
+    number: int | None = None
+    """The number read, when it is one but out of bounds (shown as read)."""
+
+
+def _string(row: Parameter, given: object) -> object:
+    return given if isinstance(given, str) else _Refused("a string")
+
+
+def _integer(row: Parameter, given: object) -> object:
+    number = parse_integer(given)
+    low, high = row.minimum, row.maximum
+    if number is None or (low is not None and number < low):
+        return _Refused("an integer" if low is None else f"an integer of at least {low}")
+    if high is not None and number > high:
+        return _Refused(f"at most {high:g}", number)
+    return number
+
+
+def _number(row: Parameter, given: object) -> object:
+    number = parse_number(given)
+    return _Refused("a number") if number is None else number
+
+
+def _seconds(row: Parameter, given: object) -> object:
+    high = row.maximum or 0
+    number = parse_number(given)
+    if number is None or not 0 < number <= high:
+        return _Refused(f"a number of seconds above 0 and at most {high:g}")
+    return number
+
+
+def _choice(row: Parameter, given: object) -> object:
+    chosen = parse_choice(given, row.choices) if isinstance(given, str) else None
+    return _Refused(f"one of {', '.join(row.choices)}") if chosen is None else chosen
+
+
+def _switch(row: Parameter, given: object) -> object:
+    value = parse_flag(given) if isinstance(given, str) else given
+    return value if isinstance(value, bool) else _Refused("true or false")
+
+
+_READERS: Mapping[Kind, Callable[[Parameter, object], object]] = {
+    "string": _string,
+    "integer": _integer,
+    "number": _number,
+    "seconds": _seconds,
+    "choice": _choice,
+    "switch": _switch,
+}
+"""The reader of each kind (a `file` is read by `skills.skill.file_data`): the value,
+or what the kind takes."""

@@ -7,7 +7,7 @@ import argparse
 import difflib
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,7 +47,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that refuses in one line (exit status 2), naming the nearest flag of a
     misspelt one: `--quikc: did you mean --quick?`."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message}{self.nearest_flags(message)}\n")
 
     def nearest_flags(self, message: str) -> str:

@@ -356,7 +356,6 @@ BINARY = StrategyDeclaration(
             f"`{DEFAULT_BINARY_CANDIDATES}`",
             setting="CHUNK_BINARY_CANDIDATES",
             attribute="binary.candidates",
-            minimum=1,
             option="binary.candidates",
             flag=Flag(
                 "--binary-candidates",

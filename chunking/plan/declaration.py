@@ -70,9 +70,10 @@ class Parameter:
     choices: Mapping[str, object] = field(default_factory=lambda: _NO_CHOICES)
     """Kind `choice`: accepted names (matched ignoring case) and the value each stands for."""
     minimum: int | None = None
-    """Kind `integer`: the smallest value the app setting takes."""
+    """Kind `integer`: the smallest value it takes, for a parameter that sets no option
+    (an option's bounds are its own: `Limits`, a strategy's parameters)."""
     maximum: float | None = None
-    """Kinds `integer` and `seconds`: the largest value the app setting takes."""
+    """Kinds `integer` and `seconds`: the largest value it takes (as `minimum`)."""
     option: str | None = None
     """The `chunking.ChunkOptions` field it sets (`limits.maximum_page_length`; a
     strategy's row: its strategy and the field of `ChunkOptions.parameters`, `words.size`);

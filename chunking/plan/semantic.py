@@ -335,7 +335,6 @@ SEMANTIC = StrategyDeclaration(
             f"`{DEFAULT_SEMANTIC_WINDOW}`",
             setting="CHUNK_SEMANTIC_WINDOW",
             attribute="semantic.window",
-            minimum=1,
             option="semantic.window",
             flag=Flag(
                 "--semantic-window",

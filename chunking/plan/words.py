@@ -339,7 +339,6 @@ WORDS = StrategyDeclaration(
             f"`{DEFAULT_WORDS_PER_CHUNK}`",
             setting="CHUNK_WORDS_PER_CHUNK",
             attribute="words.size",
-            minimum=1,
             option="words.size",
             flag=Flag(
                 "--words-per-chunk",
@@ -353,7 +352,6 @@ WORDS = StrategyDeclaration(
             f"`{DEFAULT_WORD_OVERLAP}` (a fifth of `wordsPerChunk` when that is too many)",
             setting="CHUNK_WORD_OVERLAP",
             attribute="words.overlap",
-            minimum=0,
             option="words.overlap",
             flag=Flag(
                 "--word-overlap",

@@ -14,10 +14,10 @@ from chunking.plan.scoring import ScoringError
 from skills.commands.cli import (
     Parser,
     add_chunk_arguments,
-    chunk_options,
     command_line_scoring,
     defaults_epilog,
     expand_folders,
+    read_chunk_arguments,
     read_or_exit,
 )
 
@@ -50,10 +50,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser = _arguments()
     args = parser.parse_args(argv)
     out = out or sys.stdout
-    try:
-        options = chunk_options(args)
-    except OptionError as error:
-        parser.error(str(error))
+    read = read_chunk_arguments(args)
+    if isinstance(read, tuple):
+        parser.error("; ".join(problem.message for problem in read))
+    options = read.options
     with command_line_scoring(parser, options) as scoring:
         for name in expand_folders(parser, args.files or ["-"]):
             text = read_or_exit(parser, name)
@@ -65,8 +65,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 document = chunk_document(
                     text,
                     options=options,
-                    format=args.format,
-                    title=args.title,
+                    format=read.format,
+                    title=read.title,
                     file_name=None if name == "-" else name,
                     scoring=scoring(),
                 )

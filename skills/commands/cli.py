@@ -8,6 +8,7 @@ import errno
 import os
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,8 @@ from chunking.options import (
     Limits,
     OptionError,
     ParameterNames,
-    SectionPacking,
-    SplitMode,
     Unit,
+    clipped_repr,
 )
 from chunking.parse.decode import BinaryFile, DecodedFile, decode_file
 from chunking.parse.detect import TEXT_SUFFIXES
@@ -31,15 +31,16 @@ from chunking.plan.strategies import (
 )
 from chunking.plan.strategies import (
     SCORED_STRATEGIES,
-    strategy_conflicts,
+    STRATEGY_NAMES,
 )
-from skills.parameters import FLAG_PARAMETERS, given_parameters, read_strategy_parameters
+from skills.parameters import FLAG_PARAMETERS, read_rows, read_strategy
 from skills.skill.settings import Settings, SettingsError, load_settings
+from skills.values import Problem, Source
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from skills.parameters import Parameter
+    from chunking.pipeline import FormatName
 
 HELP_WIDTH = 78
 """Columns of the help's own paragraphs (argparse wraps the options to the terminal)."""
@@ -67,8 +68,19 @@ OPTION_FLAGS = {
     if row.flag is not None and (row.strategy is not None or row.name == PAGE_OVERLAP_LENGTH)
 }
 """The flag of each parameter a strategy validation names (record input name: flag)."""
-OPTION_NAMES = ParameterNames("option", lambda name: OPTION_FLAGS.get(name, name))
+FLAG_NAMES = {row.name: row.flag.name for row in FLAG_PARAMETERS if row.flag is not None}
+"""Each parameter's flag, by record input name."""
+OPTION_NAMES = ParameterNames("option", lambda name: FLAG_NAMES.get(name, name))
 """Parameters in the command line's refusals: option --word-overlap."""
+FLAGS = Source(OPTION_NAMES, clipped_repr, {})
+"""Flags in messages: option --unit must be one of ... (got 'chars')."""
+VALUE_ROWS = tuple(
+    row for row in FLAG_PARAMETERS if row.flag and not row.flag.switch and row.strategy is None
+)
+"""The flags that take a value, read by their kind (`read_value`), a strategy's own
+flags apart (`read_strategy`)."""
+FLAG_DEFAULTS = {row.name: row.flag.default for row in VALUE_ROWS if row.flag is not None}
+"""Each value flag's default, by record input name."""
 
 
 class Parser(OneLineParser):
@@ -81,20 +93,39 @@ class Parser(OneLineParser):
 
 def add_chunk_arguments(parser: argparse.ArgumentParser) -> None:
     """The chunk options (--format, --unit, --max, --overlap, ...) on `parser`: one for
-    each parameter of `skills.parameters` that has a flag, in the table's order."""
+    each parameter of `skills.parameters` that has a flag, in the table's order. Values
+    stay strings here: `read_chunk_arguments` reads them as records' inputs are read."""
     for row in FLAG_PARAMETERS:
         flag = row.flag
         if flag is None:
             continue
         if flag.switch:
             parser.add_argument(flag.name, action="store_true", help=flag.help)
-        elif row.kind == "choice":
-            parser.add_argument(
-                flag.name, choices=list(row.choices), default=flag.default, help=flag.help
-            )
         else:
-            kind = {"integer": int, "number": float}.get(row.kind, str)
-            parser.add_argument(flag.name, type=kind, default=flag.default, help=flag.help)
+            # A choice's names in the usage line, as argparse shows its own choices.
+            shown = "{" + ",".join(row.choices) + "}" if row.kind == "choice" else None
+            parser.add_argument(flag.name, default=flag.default, metavar=shown, help=flag.help)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkArguments:
+    """What the chunk options on a command line ask for."""
+
+    options: ChunkOptions
+    format: FormatName
+    """--format."""
+    title: str | None
+    """--title."""
+
+
+def flag_values(args: argparse.Namespace) -> dict[str, object]:
+    """What `args` holds for each parameter with a flag, by record input name: the flag's
+    value, else (a parser without the flag) its default."""
+    return {
+        row.name: getattr(args, row.flag.attribute, row.flag.default)
+        for row in FLAG_PARAMETERS
+        if row.flag is not None
+    }
 
 
 def skill_settings() -> Settings:
@@ -106,11 +137,12 @@ def skill_settings() -> Settings:
         raise OptionError(f"app settings: {error}") from None
 
 
-def defaults_reason(args: argparse.Namespace) -> str | None:
+def defaults_reason(args: argparse.Namespace, options: ChunkOptions) -> str | None:
     """Why the lengths are what they are when neither --max nor --overlap was given."""
     if args.max is not None or args.overlap is not None:
         return None
-    return f"the local skill's defaults: {skill_settings().length_defaults_reason(Unit(args.unit))}"
+    reason = skill_settings().length_defaults_reason(options.limits.unit)
+    return f"the local skill's defaults: {reason}"
 
 
 def defaults_epilog() -> str:
@@ -128,34 +160,69 @@ def defaults_epilog() -> str:
     )
 
 
-def chunk_options(args: argparse.Namespace) -> ChunkOptions:
-    """The options `add_chunk_arguments` parsed; `OptionError` names a bad one."""
-    check_strategy(args)
-    unit = Unit(args.unit)
-    # What the local skill would cut with these app settings, so a preview is what it gives.
-    default_max, default_overlap = skill_settings().length_defaults(unit)
+def read_chunk_arguments(args: argparse.Namespace) -> ChunkArguments | tuple[Problem, ...]:
+    """The options `add_chunk_arguments` parsed, each flag read as the skill reads the
+    same record input (`read_value`, `read_strategy`); else every problem found."""
+    given = flag_values(args)
+    # A flag given as "" gives nothing, as a record's "" does: its default then.
+    defaults, _ = read_rows(VALUE_ROWS, FLAG_DEFAULTS, FLAGS)
+    read, problems = read_rows(VALUE_ROWS, given, FLAGS)
+    values = {**defaults, **read}
+    strategy = str(values.get("strategy", STRATEGY_NAMES[0]))
+    kind = STRATEGY_DECLARATIONS[strategy].parameters
+    parameters, refused = read_strategy(strategy, None if kind is None else kind(), given, FLAGS)
+    problems += refused
+    if problems:
+        return problems
+    options = _options(args, values, strategy, parameters)
+    if isinstance(options, Problem):
+        return (options,)
+    return ChunkArguments(options, values.get("format", "auto"), values.get("title"))  # type: ignore[arg-type]
+
+
+def _options(
+    args: argparse.Namespace, values: dict[str, Any], strategy: str, parameters: Any
+) -> ChunkOptions | Problem:
+    """The options of the flags read; a Problem when the options' own validation refuses
+    them. Lengths not given are what the local skill would cut with these app settings,
+    so a preview is what it gives."""
+    unit = values["unit"]
+    try:
+        settings = skill_settings()
+    except OptionError as error:
+        return Problem("app settings", str(error))
+    default_max, default_overlap = settings.length_defaults(unit)
     try:
         limits = Limits(
             unit=unit,
-            maximum_page_length=default_max if args.max is None else args.max,
-            page_overlap_length=default_overlap if args.overlap is None else args.overlap,
-            maximum_pages_to_take=args.pages,
+            maximum_page_length=values.get("maximumPageLength", default_max),
+            page_overlap_length=values.get(PAGE_OVERLAP_LENGTH, default_overlap),
+            maximum_pages_to_take=values["maximumPagesToTake"],
+        )
+        return ChunkOptions(
+            limits=limits,
+            mode=values["textSplitMode"],
+            encoder_model_name=values["encoderModelName"],
+            language=values["defaultLanguageCode"],
+            title_prefix=not args.no_title_prefix,
+            section_fill=values["sections"].fill,
+            strip_markup=not args.keep_markup,
+            strategy=strategy,
+            parameters=parameters,
         )
     except OptionError as error:
-        if args.overlap is None and "pageOverlapLength" in str(error):
-            raise OptionError(f"{error}: the default overlap; give --overlap") from None
-        raise
-    return ChunkOptions(
-        limits=limits,
-        mode=SplitMode(args.mode),
-        encoder_model_name=args.encoder,
-        language=args.language,
-        title_prefix=not args.no_title_prefix,
-        section_fill=SectionPacking(args.sections).fill,
-        strip_markup=not args.keep_markup,
-        strategy=args.strategy,
-        parameters=strategy_parameters(args),
-    )
+        message = str(error)
+        if PAGE_OVERLAP_LENGTH not in values and PAGE_OVERLAP_LENGTH in message:
+            message = f"{message}: the default overlap; give --overlap"
+        return Problem(", ".join(FLAGS.name(row.name) for row in VALUE_ROWS if row.option), message)
+
+
+def chunk_options(args: argparse.Namespace) -> ChunkOptions:
+    """The options `add_chunk_arguments` parsed; `OptionError` names every bad one."""
+    read = read_chunk_arguments(args)
+    if isinstance(read, tuple):
+        raise OptionError("; ".join(problem.message for problem in read))
+    return read.options
 
 
 def needs_scoring(options: ChunkOptions) -> bool:
@@ -183,37 +250,6 @@ def command_line_scoring(
         parser.exit(2, f"{parser.prog}: {error}\n")
     with threaded_scoring(settings) as scoring:
         yield scoring
-
-
-def strategy_parameters(args: argparse.Namespace) -> Any:
-    """The chosen strategy's own parameters (`ChunkOptions.parameters`) from its flags,
-    the rest its defaults; None: it has none. Checked by `check_strategy`, validated by
-    their own dataclass (`OptionError`)."""
-
-    def read(row: Parameter, default: Any) -> Any:
-        value = getattr(args, row.flag.attribute if row.flag else row.name, None)
-        if value is None:
-            return default
-        return row.choices[value] if row.kind == "choice" else value
-
-    parameters = STRATEGY_DECLARATIONS[args.strategy].parameters
-    return (
-        None if parameters is None else read_strategy_parameters(args.strategy, parameters(), read)
-    )
-
-
-def check_strategy(args: argparse.Namespace) -> None:
-    """The options given that do not go with --strategy: an `OptionError` in the skill's
-    words (`strategy_conflicts`), the options spelled as flags; the same parameters count
-    as given as in a record (`given_parameters`: --overlap 0 asks for nothing)."""
-    values = {name: getattr(args, _attribute(flag), None) for name, flag in OPTION_FLAGS.items()}
-    problems = strategy_conflicts(args.strategy, given_parameters(values), OPTION_NAMES)
-    if problems:
-        raise OptionError("; ".join(problems))
-
-
-def _attribute(flag: str) -> str:
-    return flag.removeprefix("--").replace("-", "_")
 
 
 class UnreadableFile(OSError):

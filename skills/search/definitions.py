@@ -50,7 +50,8 @@ from azure.search.documents.indexes.models import (
 from chunking import Limits, OptionError, SplitMode, Unit
 from skills import chunk_schema
 from skills.chunk_schema import INDEX_FIELDS, VECTOR, IndexField
-from skills.parameters import DEPLOYED_PARAMETERS, deploy_lengths
+from skills.parameters import DEPLOYED_PARAMETERS, deploy_lengths, read_rows
+from skills.skill.settings import APP_SETTINGS
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -552,27 +553,20 @@ rows), by the Function's app-setting names (they mean the same thing)."""
 
 
 def chunk_settings_from_environment(environ: Mapping[str, str]) -> ChunkSettings:
-    """The skillset's chunk settings from CHUNK_* (the same names as the Function's).
+    """The skillset's chunk settings from CHUNK_* (the same names as the Function's),
+    each read as the Function reads its app settings (`read_rows`, `APP_SETTINGS`).
 
-    Raises ValueError naming the bad setting."""
-
-    def integer(name: str) -> int | None:
-        value = environ.get(name, "").strip()
-        if not value:
-            return None
-        try:
-            return int(value)
-        except ValueError:
-            raise ValueError(f"{name} must be an integer (got {value!r})") from None
-
-    maximum = integer(ENV_CHUNK_SETTINGS["maximum_page_length"])
-    overlap = integer(ENV_CHUNK_SETTINGS["page_overlap_length"])
-    try:
-        return chunk_settings(
-            text_split_mode=environ.get(ENV_CHUNK_SETTINGS["text_split_mode"]) or None,
-            unit=environ.get(ENV_CHUNK_SETTINGS["unit"]) or None,
-            maximum_page_length=maximum,
-            page_overlap_length=overlap,
+    Raises ValueError naming every bad setting."""
+    given = {row.name: environ.get(str(row.setting), "").strip() for row in DEPLOYED_PARAMETERS}
+    values, problems = read_rows(
+        DEPLOYED_PARAMETERS, {name: value for name, value in given.items() if value}, APP_SETTINGS
+    )
+    if problems:
+        raise ValueError(
+            f"invalid chunk settings: {'; '.join(problem.message for problem in problems)}"
         )
+    fields = {row.field_name: values.get(row.name) for row in DEPLOYED_PARAMETERS}
+    try:
+        return chunk_settings(**fields)  # type: ignore[arg-type]
     except ValueError as error:
         raise ValueError(f"invalid chunk settings: {error}") from None

@@ -8,30 +8,21 @@ from __future__ import annotations
 import difflib
 import re
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from chunking import ChunkOptions, Limits, OptionError
 from chunking.options import ParameterNames, clipped_repr
-from chunking.plan.strategies import PARAMETER_TYPES, strategy_conflicts
 from skills.parameters import (
     FORMATS,
-    MARKDOWN_HEADER_DEPTHS,
     PARAMETERS,
     RECORD_INPUTS,
-    STRATEGIES,
-    given_parameters,
-    read_strategy_parameters,
+    read_rows,
+    read_strategy,
 )
 from skills.skill.file_data import INPUT_FILE_DATA, FileDataError, read_file_data
-from skills.values import (
-    describe,
-    huge_numbers,
-    parse_choice,
-    parse_integer,
-    parse_number,
-)
+from skills.values import Problem, Source, describe, huge_numbers, parse_choice
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -39,8 +30,6 @@ if TYPE_CHECKING:
     from chunking import FormatName
     from skills.parameters import Parameter
     from skills.skill.settings import Settings
-
-T = TypeVar("T")
 
 INPUT_TEXT = "text"
 INPUT_TITLE = "title"
@@ -71,6 +60,15 @@ INPUT_BINARY_SCORER = "binaryScorer"
 INPUT_BINARY_CANDIDATES = "binaryCandidates"
 RECORD_INPUT_NAMES = ParameterNames("input", repr)
 """Parameters in a record's errors: input 'wordOverlap'."""
+RECORD_INPUT = Source(
+    RECORD_INPUT_NAMES,
+    describe,
+    {
+        "integer": ', as a JSON number or a numeric string such as "512"',
+        "number": ', as a JSON number or a numeric string such as "95"',
+    },
+)
+"""Record inputs in messages: input 'unit' must be one of ... (got string 'tokens')."""
 
 KNOWN_INPUTS = RECORD_INPUTS
 """Every record input the skill reads (skills.parameters has a row for each)."""
@@ -82,8 +80,24 @@ OPTION_ROWS: tuple[Parameter, ...] = tuple(
 """The record inputs that set a `ChunkOptions` field as they are read, in table order
 (`textSplitMode`, `unit`, the lengths, `maximumPagesToTake`, `encoderModelName`,
 `defaultLanguageCode`); `strategy` and its own inputs are read with it."""
-LENGTH_INPUTS: Mapping[str, int] = {INPUT_MAXIMUM_PAGE_LENGTH: 0, INPUT_PAGE_OVERLAP_LENGTH: 1}
-"""The inputs whose default is the unit's (`Settings.length_defaults`), by position."""
+READ_ROWS: tuple[Parameter, ...] = tuple(
+    replace(row, kind="string") if row.name == INPUT_FORMAT else row
+    for row in PARAMETERS
+    if row.record_input and row.strategy is None and row.name not in (INPUT_TEXT, INPUT_FILE_DATA)
+)
+"""The record inputs read by their kind, in table order: all but the document (`text`,
+`file_data`) and the strategy's own. `format` is read as a string: a name it does not
+know is chunked as text, with a warning (`FORMAT_ALIASES`)."""
+STRING_INPUTS: tuple[str, ...] = tuple(row.name for row in READ_ROWS if row.kind == "string")
+"""The string inputs, whose lone surrogates are replaced (with a warning)."""
+OPTION_PATHS: tuple[tuple[str, str, str], ...] = tuple(
+    (row.name, str(row.option), str(row.attribute)) for row in OPTION_ROWS
+)
+"""Each of `OPTION_ROWS` as (record input, `ChunkOptions` path, `Settings` attribute)."""
+LENGTH_INPUTS = (INPUT_MAXIMUM_PAGE_LENGTH, INPUT_PAGE_OVERLAP_LENGTH)
+"""The inputs whose default follows the unit (`Settings.length_defaults`), in its order."""
+LANGUAGE_OPTION = "language"
+"""The `ChunkOptions` field a record's `language` or `languageCode` sets."""
 
 FORMAT_ALIASES: Mapping[str, FormatName] = {
     **{name: name for name in FORMATS},
@@ -144,7 +158,9 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     """Validate a record's `data` against the inputs the skill knows, with app-setting defaults.
 
     `null` and a missing input mean the same thing (the indexer sends null for missing
-    enrichments), and so does "" for the optional string inputs.
+    enrichments), and so does "" for the optional string inputs. Each input is read by
+    the table's rule for its kind (`skills.values.read_value`), as app settings and flags
+    are; what cannot be used comes back as values, collected here into the record's errors.
     """
     if not isinstance(data, dict):
         return InputErrors(
@@ -153,48 +169,68 @@ def read_record_inputs(data: object, settings: Settings) -> RecordInputs | Input
     huge = _huge_number_errors(data)
     if huge:
         return InputErrors(huge)
-    reader = _Reader(data)
     text, file_data = data.get(INPUT_TEXT), data.get(INPUT_FILE_DATA)
-    reader.errors.extend(_text_problems(data, text, file_data))
-    title = reader.string(INPUT_TITLE)
-    content_type = reader.string(INPUT_CONTENT_TYPE)
-    file_name = reader.string(INPUT_FILE_NAME)
-    url = _read_url(reader)
-    file_format = _read_format(reader, settings)
-    if file_data is not None and text is None and not reader.errors:
-        text = _read_file_text(reader, file_data, file_name, content_type)
-
-    values = _read_option_rows(reader, settings)
-    strategy, own_parameters = _read_strategy(reader, settings)
-    header_depth = reader.choice(
-        INPUT_MARKDOWN_HEADER_DEPTH, MARKDOWN_HEADER_DEPTHS, settings.markdown_header_depth
+    read, refused = read_rows(READ_ROWS, data, RECORD_INPUT)
+    values, warnings = _without_lone_surrogates(read)
+    errors = [*_text_problems(data, text, file_data), *(problem.message for problem in refused)]
+    url = values.get(INPUT_URL)
+    unlinkable = None if url is None else url_problem(url)
+    if unlinkable is not None:
+        errors.append(f"input {INPUT_URL!r} must be {unlinkable}")
+    file_format, format_warnings = _format(values.get(INPUT_FORMAT), settings)
+    warnings += format_warnings
+    file_name, content_type = values.get(INPUT_FILE_NAME), values.get(INPUT_CONTENT_TYPE)
+    if file_data is not None and text is None and not errors:
+        text, file_warnings, file_errors = _file_text(file_data, file_name, content_type)
+        warnings += file_warnings
+        errors += file_errors
+    strategy = values.get(INPUT_STRATEGY, settings.strategy)
+    own_parameters, refused = read_strategy(
+        strategy, settings.parameters_of(strategy), data, RECORD_INPUT
     )
+    errors += (problem.message for problem in refused)
 
-    unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
-    if unknown:
-        reader.warnings.append(
-            f"ignored unknown input(s) {', '.join(map(_with_nearest, unknown))}; "
-            f"known inputs are {', '.join(KNOWN_INPUTS)}"
-        )
-
-    options: ChunkOptions | None = None
-    if not reader.errors:
-        try:
-            options = _chunk_options(values, settings, strategy, own_parameters)
-        except OptionError as error:
-            reader.errors.append(str(error))
-    if reader.errors or options is None or not isinstance(text, str):
-        return InputErrors(tuple(reader.errors))
+    warnings += _unknown_inputs(data)
+    options = None if errors else _chunk_options(values, settings, strategy, own_parameters)
+    if isinstance(options, Problem):
+        errors.append(options.message)
+    if errors or not isinstance(options, ChunkOptions) or not isinstance(text, str):
+        return InputErrors(tuple(errors))
+    text, text_warnings = _cleaned(INPUT_TEXT, text)
     return RecordInputs(
-        text=reader.clean(INPUT_TEXT, text),
+        text=text,
         options=options,
         format=file_format,
-        title=title,
+        title=values.get(INPUT_TITLE),
         file_name=file_name,
         content_type=content_type,
         url=url,
-        warnings=tuple(reader.warnings),
-        markdown_header_depth=header_depth,
+        warnings=(*warnings, *text_warnings),
+        markdown_header_depth=values.get(
+            INPUT_MARKDOWN_HEADER_DEPTH, settings.markdown_header_depth
+        ),
+    )
+
+
+def _file_text(
+    file_data: object, file_name: str | None, content_type: str | None
+) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
+    """The text of `file_data` (None when it has none), its decoding warnings and errors."""
+    decoded = read_file_data(file_data, file_name=file_name, content_type=content_type)
+    if isinstance(decoded, FileDataError):
+        return None, (), (decoded.message,)
+    warnings = tuple(f"input {INPUT_FILE_DATA!r}: {warning}" for warning in decoded.warnings)
+    return decoded.text, warnings, ()
+
+
+def _unknown_inputs(data: Mapping[str, object]) -> tuple[str, ...]:
+    """A warning naming the inputs the skill does not know (and the nearest it knows)."""
+    unknown = sorted(name for name in data if name not in KNOWN_INPUTS)
+    if not unknown:
+        return ()
+    return (
+        f"ignored unknown input(s) {', '.join(map(_with_nearest, unknown))}; "
+        f"known inputs are {', '.join(KNOWN_INPUTS)}",
     )
 
 
@@ -219,24 +255,40 @@ def _text_problems(data: Mapping[str, object], text: object, file_data: object) 
 
 def _chunk_options(
     values: Mapping[str, Any], settings: Settings, strategy: str, own_parameters: Any
-) -> ChunkOptions:
-    """The options of a record: its option rows' values by path (`limits.unit`), its
-    strategy, and what only the app settings set; raises OptionError."""
-    limits = {
-        path.removeprefix("limits."): value
-        for path, value in values.items()
-        if path.startswith("limits.")
-    }
-    return ChunkOptions(
-        limits=Limits(**limits),
-        **{path: value for path, value in values.items() if "." not in path},
-        title_prefix=settings.title_prefix,
-        section_fill=settings.section_packing.fill,
-        strip_markup=settings.strip_markup,
-        strategy=strategy,
-        parameters=own_parameters,
-        max_chunks=settings.max_chunks_per_record,
-    )
+) -> ChunkOptions | Problem:
+    """The options of a record: each of `OPTION_ROWS` from its input, else its app
+    setting, by its `ChunkOptions` path (`limits.unit`); its strategy; and what only the
+    app settings set. The lengths' defaults follow the unit; a record's `language` (or
+    the Split skill's `languageCode`) comes before `defaultLanguageCode`. A Problem when
+    the options' own validation refuses them."""
+    unit = values.get(INPUT_UNIT, settings.unit)
+    lengths = dict(zip(LENGTH_INPUTS, settings.length_defaults(unit), strict=True))
+    limits: dict[str, Any] = {}
+    others: dict[str, Any] = {}
+    for name, path, attribute in OPTION_PATHS:
+        value = values.get(name)
+        if value is None:
+            value = lengths[name] if name in lengths else getattr(settings, attribute)
+        if path.startswith("limits."):
+            limits[path.removeprefix("limits.")] = value
+        else:
+            others[path] = value
+    spoken = values.get(INPUT_LANGUAGE) or values.get(INPUT_LANGUAGE_CODE)
+    if spoken:
+        others[LANGUAGE_OPTION] = spoken
+    try:
+        return ChunkOptions(
+            limits=Limits(**limits),
+            **others,
+            title_prefix=settings.title_prefix,
+            section_fill=settings.section_packing.fill,
+            strip_markup=settings.strip_markup,
+            strategy=strategy,
+            parameters=own_parameters,
+            max_chunks=settings.max_chunks_per_record,
+        )
+    except OptionError as error:
+        return Problem(", ".join(RECORD_INPUT.name(row.name) for row in OPTION_ROWS), str(error))
 
 
 def _huge_number_errors(data: Mapping[str, object]) -> tuple[str, ...]:
@@ -255,77 +307,47 @@ def _huge_number_errors(data: Mapping[str, object]) -> tuple[str, ...]:
     return tuple(errors)
 
 
-def _read_option_rows(reader: _Reader, settings: Settings) -> dict[str, Any]:
-    """The value of each of `OPTION_ROWS` by its `ChunkOptions` path (`limits.unit`): the
-    record's input, else the app setting. The lengths' defaults follow the unit read; a
-    record's `language` (or the Split skill's `languageCode`) comes before
-    `defaultLanguageCode`."""
-    values: dict[str, Any] = {}
-    for row in OPTION_ROWS:
-        default = getattr(settings, str(row.attribute))
-        if row.name in LENGTH_INPUTS:
-            default = settings.length_defaults(values["limits.unit"])[LENGTH_INPUTS[row.name]]
-        if row.name == INPUT_DEFAULT_LANGUAGE_CODE:
-            spoken = reader.string(INPUT_LANGUAGE) or reader.string(INPUT_LANGUAGE_CODE)
-            values[str(row.option)] = spoken or reader.read(row, default)
-            continue
-        values[str(row.option)] = reader.read(row, default)
-    return values
-
-
-def _read_strategy(reader: _Reader, settings: Settings) -> tuple[str, Any]:
-    """`strategy` and its own parameters (None: it has none), read from its inputs over
-    the app settings'. An input of another strategy is an error naming it and the
-    strategy it belongs to."""
-    strategy = reader.choice(INPUT_STRATEGY, STRATEGIES, settings.strategy)
-    given = given_parameters(reader.data)
-    reader.errors.extend(strategy_conflicts(strategy, given, RECORD_INPUT_NAMES))
-    own = settings.parameters_of(strategy)
-    if strategy in PARAMETER_TYPES:
-        try:
-            own = read_strategy_parameters(strategy, own, reader.read)
-        except OptionError as error:
-            reader.errors.append(str(error))
-    return strategy, own
-
-
-def _read_file_text(
-    reader: _Reader, file_data: object, file_name: str | None, content_type: str | None
-) -> str | None:
-    """The text of `file_data`, its decoding warnings noted; None after an error."""
-    decoded = read_file_data(file_data, file_name=file_name, content_type=content_type)
-    if isinstance(decoded, FileDataError):
-        reader.errors.append(decoded.message)
-        return None
-    reader.warnings.extend(f"input {INPUT_FILE_DATA!r}: {warning}" for warning in decoded.warnings)
-    return decoded.text
-
-
-def _read_format(reader: _Reader, settings: Settings) -> FormatName:
-    """`format`, or the app setting; an unknown name falls back to text with a warning."""
-    name = reader.string(INPUT_FORMAT)
+def _format(name: str | None, settings: Settings) -> tuple[FormatName, tuple[str, ...]]:
+    """`format` (any of `FORMAT_ALIASES`), or the app setting; an unknown name falls back
+    to text with a warning."""
     if name is None:
-        return settings.format
+        return settings.format, ()
     known = parse_choice(name, FORMAT_ALIASES)
     if known is None:
-        reader.warnings.append(
+        return "text", (
             f"input 'format' {clipped_repr(name)} is not one of {', '.join(FORMATS)}; "
-            "chunked as text"
+            "chunked as text",
         )
-        return "text"
-    return known
+    return known, ()
 
 
-def _read_url(reader: _Reader) -> str | None:
-    """`url`, if it is one a chunk may link to; anything else is an error naming why."""
-    url = reader.string(INPUT_URL)
-    if url is None:
-        return None
-    problem = url_problem(url)
-    if problem is not None:
-        reader.errors.append(f"input {INPUT_URL!r} must be {problem}")
-        return None
-    return url
+def _without_lone_surrogates(
+    values: dict[str, Any],
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """`values` with the string inputs' lone surrogates replaced, a warning for each such
+    input (`values` itself when none has any)."""
+    cleaned = values
+    warnings: tuple[str, ...] = ()
+    for name in STRING_INPUTS:
+        value = values.get(name)
+        if value is None:
+            continue
+        replaced, warned = _cleaned(name, value)
+        if warned:
+            cleaned = {**cleaned, name: replaced}
+            warnings += warned
+    return cleaned, warnings
+
+
+def _cleaned(name: str, value: str) -> tuple[str, tuple[str, ...]]:
+    """`value` without lone surrogates, and a warning saying how many were replaced."""
+    cleaned, count = replace_lone_surrogates(value)
+    if not count:
+        return cleaned, ()
+    return cleaned, (
+        f"input {name!r} contained {count} lone surrogate(s) (invalid UTF-16); "
+        "each was replaced with U+FFFD",
+    )
 
 
 def url_problem(url: str) -> str | None:
@@ -356,88 +378,6 @@ def replace_lone_surrogates(text: str) -> tuple[str, int]:
     if _LONE_SURROGATE.search(text) is None:
         return text, 0
     return _LONE_SURROGATE.subn(REPLACEMENT_CHARACTER, text)
-
-
-class _Reader:
-    """Reads typed inputs out of one record's data, collecting errors and warnings."""
-
-    __slots__ = ("data", "errors", "warnings")
-
-    def __init__(self, data: Mapping[str, object]) -> None:
-        self.data = data
-        self.errors: list[str] = []
-        self.warnings: list[str] = []
-
-    def clean(self, name: str, value: str) -> str:
-        """`value` without lone surrogates; a warning says how many were replaced."""
-        cleaned, count = replace_lone_surrogates(value)
-        if count:
-            self.warnings.append(
-                f"input {name!r} contained {count} lone surrogate(s) (invalid UTF-16); "
-                "each was replaced with U+FFFD"
-            )
-        return cleaned
-
-    def string(self, name: str) -> str | None:
-        """An optional string input; null and "" mean absent."""
-        value = self.data.get(name)
-        if value is None or value == "":
-            return None
-        if not isinstance(value, str):
-            self.errors.append(f"input {name!r} must be a string (got {describe(value)})")
-            return None
-        return self.clean(name, value)
-
-    def integer(self, name: str, default: int) -> int:
-        """An optional integer input: a JSON number or a numeric string such as "512"."""
-        value = self.data.get(name)
-        if value is None:
-            return default
-        number = parse_integer(value)
-        if number is None:
-            self.errors.append(
-                f"input {name!r} must be an integer, as a JSON number or a numeric string "
-                f'such as "512" (got {describe(value)})'
-            )
-            return default
-        return number
-
-    def number(self, name: str, default: float) -> float:
-        """An optional number input: a JSON number or a numeric string such as "95"."""
-        value = self.data.get(name)
-        if value is None:
-            return default
-        number = parse_number(value)
-        if number is None:
-            self.errors.append(
-                f"input {name!r} must be a number, as a JSON number or a numeric string "
-                f'such as "95" (got {describe(value)})'
-            )
-            return default
-        return number
-
-    def read(self, row: Parameter, default: Any) -> Any:
-        """An optional input of `row`'s kind (string, integer, number or choice)."""
-        if row.kind == "string":
-            return self.string(row.name) or default
-        if row.kind == "integer":
-            return self.integer(row.name, default)
-        if row.kind == "number":
-            return self.number(row.name, default)
-        return self.choice(row.name, row.choices, default)
-
-    def choice(self, name: str, choices: Mapping[str, T], default: T) -> T:
-        """An optional input from a closed set, matched ignoring case."""
-        value = self.data.get(name)
-        if value is None or value == "":
-            return default
-        chosen = parse_choice(value, choices) if isinstance(value, str) else None
-        if chosen is None:
-            self.errors.append(
-                f"input {name!r} must be one of {', '.join(choices)} (got {describe(value)})"
-            )
-            return default
-        return chosen
 
 
 __all__ = [

@@ -9,7 +9,13 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from chunking import ChunkOptions, Limits, OptionError, SectionPacking, SplitMode, Unit
-from chunking.options import DEFAULT_ENCODER, DEFAULT_LANGUAGE, default_lengths
+from chunking.options import (
+    DEFAULT_ENCODER,
+    DEFAULT_LANGUAGE,
+    ParameterNames,
+    clipped_repr,
+    default_lengths,
+)
 from chunking.plan.strategies import PARAMETER_TYPES
 from skills.embedding.settings import (
     EMBEDDING_ENV_NAMES,
@@ -29,12 +35,11 @@ from skills.parameters import (
     MAX_DEADLINE_SECONDS,
     SETTING_PARAMETERS,
     Parameter,
-    SettingProblem,
-    read_app_setting,
-    read_strategy_parameters,
+    read_rows,
     setting_name,
-    strategy_rows,
+    strategy_parameters,
 )
+from skills.values import Problem, Source
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -65,6 +70,9 @@ ENV_DEADLINE_SECONDS = setting_name("deadlineSeconds")
 ENV_TRANSFER_DEADLINE_SECONDS = setting_name("transferDeadlineSeconds")
 ENV_CHUNK_WORKERS = setting_name("chunkWorkers")
 ENV_MARKDOWN_HEADER_DEPTH = setting_name("markdownHeaderDepth")
+
+APP_SETTINGS = Source(ParameterNames("", setting_name), clipped_repr, {})
+"""App settings in messages: `CHUNK_UNIT must be one of ... (got 'chars')`."""
 
 ALL_ENV_NAMES = (
     *(row.setting for row in SETTING_PARAMETERS if row.setting),
@@ -257,34 +265,25 @@ def load_settings(
     """
     given = {name: environ[name].strip() for name in ALL_ENV_NAMES if environ.get(name, "").strip()}
     problems: list[str] = []
-
-    def read(row: Parameter, default: Any = None) -> Any:
-        """The app setting of `row`; `default` when unset or bad (named in `problems`)."""
-        if row.setting is None or row.setting not in given:
-            return default
-        value = read_app_setting(row, given[row.setting])
-        if isinstance(value, SettingProblem):
-            problems.append(value.message)
-            return default
-        return value
-
     defaults = Settings()
     embedding = load_embedding_settings(given, problems, local_installed)
     pairs = load_pair_settings(given, problems)
-    flat = {
-        row.attribute: read(row, getattr(defaults, row.attribute))
+    by_name = {row.name: given.get(str(row.setting)) for row in SETTING_PARAMETERS}
+    values, refused = read_rows(SETTING_PARAMETERS, by_name, APP_SETTINGS)
+    problems += (problem.message for problem in refused)
+    flat: dict[str, Any] = {
+        str(row.attribute): values.get(row.name, getattr(defaults, str(row.attribute)))
         for row in SETTING_PARAMETERS
         if row.attribute is not None and "." not in row.attribute
     }
     strategies: dict[str, Any] = {}
     for strategy in PARAMETER_TYPES:
         own = defaults.parameters_of(strategy)
-        try:
-            strategies[strategy] = read_strategy_parameters(strategy, own, read)
-        except OptionError as error:
-            numbers = [row.setting for row in strategy_rows(strategy) if row.kind != "choice"]
-            problems.append(f"{error} (from app settings {', '.join(map(str, numbers))})")
-            strategies[strategy] = own
+        read = strategy_parameters(strategy, own, values, APP_SETTINGS)
+        if isinstance(read, Problem):
+            problems.append(f"{read.message} (from app settings {read.name})")
+            read = own
+        strategies[strategy] = read
     settings = replace(
         defaults,
         **flat,

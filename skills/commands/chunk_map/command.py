@@ -14,10 +14,10 @@ from skills.commands.chunk_map.page import render_chunk_map, settings_line
 from skills.commands.cli import (
     Parser,
     add_chunk_arguments,
-    chunk_options,
     command_line_scoring,
     defaults_epilog,
     defaults_reason,
+    read_chunk_arguments,
     read_or_exit,
 )
 
@@ -47,10 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _arguments()
     args = parser.parse_args(argv)
-    try:
-        options = chunk_options(args)
-    except OptionError as error:
-        parser.error(str(error))
+    read = read_chunk_arguments(args)
+    if isinstance(read, tuple):
+        parser.error("; ".join(problem.message for problem in read))
+    options = read.options
     name = args.file
     text = read_or_exit(parser, name)
     with command_line_scoring(parser, options) as scoring:
@@ -59,8 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 text,
                 options=options,
                 name="stdin" if name == "-" else Path(name).name,
-                format=args.format,
-                title=args.title,
+                format=read.format,
+                title=read.title,
                 file_name=None if name == "-" else name,
                 scoring=scoring(),
             )
@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         parser.exit(2, f"{parser.prog}: cannot write {args.output}: {error.strerror}\n")
     document = chunk_map.document
-    reason = defaults_reason(args)
+    reason = defaults_reason(args, options)
     why = f" ({reason})" if reason else ""
     print(
         f"{args.output}: {len(document.chunks)} chunks of {name}, "
