@@ -42,7 +42,7 @@ modules=(
 clean() {
   find chunking -name '*.so' -delete
   rm -f ./*__mypyc.*.so "$stamp"
-  rm -rf build/temp.* build/lib.* build/__native* build/ops.txt build/setup.py
+  rm -rf build/temp.* build/lib.* build/__native* build/chunking build/ops.txt build/setup.py
 }
 
 if [[ ${1:-} == --clean ]]; then
