@@ -58,8 +58,10 @@ if ! "$python" -c "import mypyc" 2>/dev/null; then
   echo "no mypyc in $python (it comes with mypy: pip install -r requirements-dev.txt); nothing built" >&2
   exit 1
 fi
-if ! command -v "${CC:-cc}" >/dev/null; then
-  echo "no C compiler (${CC:-cc}) on PATH; nothing built, the pure-Python modules run as before" >&2
+# The compiler setuptools will call: $CC, or the one this Python was built with.
+compiler=${CC:-$("$python" -c "import sysconfig; print((sysconfig.get_config_var('CC') or 'cc').split()[0])")}
+if ! command -v "$compiler" >/dev/null; then
+  echo "no C compiler ($compiler); nothing built, the pure-Python modules run as before" >&2
   exit 1
 fi
 # A half-written build must not shadow the sources: start from none, and remove what a

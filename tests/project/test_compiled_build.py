@@ -9,6 +9,7 @@ build's checks skip; `bench.pure_python`, which the comparison needs, is checked
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -69,6 +70,22 @@ def test_build_script_refuses_an_unknown_argument() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip() == "usage: scripts/build_compiled.sh [--clean]"
+
+
+def test_build_script_without_a_c_compiler_builds_nothing_and_says_why() -> None:
+    before = _compiled()
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "build_compiled.sh")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "CC": "/nonexistent/cc"},
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "no C compiler (/nonexistent/cc); nothing built, the pure-Python modules run as before"
+    )
+    assert _compiled() == before
 
 
 @needs_build
