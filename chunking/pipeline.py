@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Literal
 from chunking.contextualize.continuations import Continuations
 from chunking.contextualize.prefix import Contextualizer
 from chunking.measure.sizing import make_sizer
-from chunking.model import Chunk, ChunkedDocument
+from chunking.model import Chunk, ChunkedDocument, Outline
 from chunking.options import ChunkOptions, OptionError, TooManyChunks
 from chunking.options.chunk_ids import chunk_id, document_digest
-from chunking.outline.plain_outline import plain_outline
+from chunking.outline.plain_outline import PlainOutline, plain_outline
 from chunking.outline.sections import SectionTree
 from chunking.parse.detect import detect_format
 from chunking.parse.titles import resolve_title
@@ -23,9 +23,8 @@ from chunking.plan.strategies import STRATEGIES, parameters_of
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from chunking.model import Format, Outline, Span
+    from chunking.model import Format, Span
     from chunking.options import Unit
-    from chunking.outline.plain_outline import PlainOutline
     from chunking.plan.core import Strategy
 
 FormatName = Literal["auto", "markdown", "html", "text"]

@@ -4,15 +4,10 @@ block: the header rows and fence lines, as spans of the source."""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from chunking.model import RegionKind, Repeated
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from chunking.model import Region
+from chunking.model import Region, RegionKind, Repeated
 
 FENCE_CHARACTERS = "`~"
 QUOTE_MARKS = " \t>"

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chunking.measure.sizing import TextSizer
+
 if TYPE_CHECKING:
-    from chunking.measure.sizing import TextSizer
     from chunking.options import ChunkOptions
 
 PREFIX_SHARE = 0.25

@@ -126,7 +126,8 @@ NUMPY_INDEX_CHARACTERS = 4_096
 Python, so a short document never loads numpy (`parse.markdown.blocks` draws the
 line tables' line at the same length)."""
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# An escape, not the characters: mypyc refuses lone surrogates in string literals.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 _CONTINUATION_MASK, _CONTINUATION = 0xC0, 0x80
 """UTF-8 continuation bytes are 10xxxxxx."""
@@ -448,7 +449,9 @@ class TokenSpans:
         if utf8 is not None:
             # Byte ends to code point ends, as in `_build`.
             starts_before = list(
-                itertools.accumulate((byte & _CONTINUATION_MASK) != _CONTINUATION for byte in utf8)
+                itertools.accumulate(
+                    int((byte & _CONTINUATION_MASK) != _CONTINUATION) for byte in utf8
+                )
             )
             ends = [starts_before[end - 1] for end in ends]
         self._token_ends = ends

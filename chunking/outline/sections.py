@@ -6,11 +6,11 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunking.model import BlockKind
+from chunking.model import BlockKind, Heading
 from chunking.offsets import skip_space
 
 if TYPE_CHECKING:
-    from chunking.model import Heading, Outline
+    from chunking.model import Outline
 
 
 @dataclass(frozen=True, slots=True)

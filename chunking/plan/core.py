@@ -9,15 +9,14 @@ size sections and cuts what is over the limit alone as `words` does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from chunking.contextualize.prefix import Contextualizer
-    from chunking.measure.sizing import Sizer
-    from chunking.model import Outline, Span
-    from chunking.options import ChunkOptions
-    from chunking.outline.sections import SectionTree
-    from chunking.plan.scoring import Scoring
+from chunking.contextualize.prefix import Contextualizer
+from chunking.measure.sizing import Sizer
+from chunking.model import Outline, Span
+from chunking.options import ChunkOptions
+from chunking.outline.sections import SectionTree
+from chunking.plan.scoring import Scoring
 
 
 @dataclass(frozen=True, slots=True)

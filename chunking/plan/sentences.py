@@ -91,7 +91,8 @@ def sentencex_language(code: str) -> str:
     return primary or "en"
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# An escape, not the characters: mypyc refuses lone surrogates in string literals.
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def sentencex_ends(language: str, text: str) -> list[int]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -32,7 +33,7 @@ from chunking.plan.sentences import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator
 
     from chunking.measure.sizing import SpanSizer
     from chunking.plan.core import CutPolicy, PlanInputs

@@ -429,7 +429,7 @@ def test_the_checks_fail_on_a_cycle_in_skills_and_a_dynamic_import(tmp_path: Pat
 
 def test_cycle_check_sees_package_inits_and_skips_type_checking() -> None:
     """A cycle through a package's `__init__` counts; an import for type checking only
-    does not (`chunking.plan.core` names `ChunkOptions` in annotations)."""
+    does not (`chunking.contextualize.prefix` names `ChunkOptions` in annotations)."""
     assert _with_packages("chunking.plan.words_params", "chunking") == [
         "chunking.plan",
         "chunking.plan.words_params",
@@ -441,6 +441,6 @@ def test_cycle_check_sees_package_inits_and_skips_type_checking() -> None:
         "chunking.plan.words_params": set(),
     }
     assert cycles(graph) == [["chunking.options", "chunking.plan", "chunking.plan.words"]]
-    core = ROOT / "chunking" / "plan" / "core.py"
-    assert "chunking.options" in {one.module for one in _imports(core)}
-    assert "chunking.options" not in _runtime_imports(core)
+    prefix = ROOT / "chunking" / "contextualize" / "prefix.py"
+    assert "chunking.options" in {one.module for one in _imports(prefix)}
+    assert "chunking.options" not in _runtime_imports(prefix)

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from chunking.model import BlockKind, RegionKind
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-
-    from chunking.model import BlockKind, RegionKind
 
 
 class LineBlock(NamedTuple):

@@ -12,6 +12,7 @@ import html as html_lib
 import logging
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,8 +26,6 @@ from chunking.parse.markdown.docfx import docfx_containers
 from chunking.parse.markdown.pages import marker_lines, page_layout
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from chunking.parse.markdown.blocks import BlockParser, LineRegion, ParsedMarkdown
 
 logger = logging.getLogger(__name__)

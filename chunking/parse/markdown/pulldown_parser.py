@@ -59,7 +59,8 @@ _HEADING_LINE_END = b" \t\r\n#=-"
 """What may follow a heading's text: spaces, closing `#`s, a setext underline."""
 _REGION_TAGS = frozenset({"CodeBlock", "Table"})
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# An escape, not the characters: mypyc refuses lone surrogates in string literals.
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 _ByteBlock = tuple[BlockKind, int, int]
 """A top-level block's kind and byte range."""
