@@ -213,3 +213,13 @@ def test_the_title_counted_variant_adds_readabilitys_title_to_the_reference(
     lines, _ = report([titled])
     assert f"{titled.leak_title_counted:.3f}" in lines[2]
     assert "title counted as content" in lines[-1]
+
+
+def test_issue_37_fourth_round_pages_nobody_tuned_on() -> None:
+    """Issue 37, item 3, fourth round (branch `html4`; bench/pages/SOURCES.md): before
+    the round's rules unseen3-tune (a GitHub issue, a Hacker News thread, a blog post
+    with comments, an essay) measured 0.971 / 0.054 and unseen3-check (a news feature,
+    three blog posts; measured, not read) 1.000 / 0.048. The round's rules (a thread's
+    one-line posts, reply links, author boxes) were written on unseen3-tune."""
+    assert_group_figures("unseen3-tune", most_leak=0.04, least_recall=0.99, pages=4)
+    assert_group_figures("unseen3-check", most_leak=0.05, least_recall=0.99, pages=4)
