@@ -195,8 +195,12 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
         # comment threads and their forms
         "comment", "comments", "commentlist", "commentform", "respond", "disqus", "replies",
         "reply",
+        # Disqus's own class prefix (`dsq-brlink`: "blog comments powered by Disqus")
+        "dsq",
         # related, popular and recommended lists
         "related", "relatedposts", "popular", "mostread", "mostpopular", "trending",
+        # the pages that link to this one (a digital garden's "Linked mentions")
+        "backlinks",
         "recommend", "recommended", "recommendation", "recommendations", "outbrain", "taboola",
         # share bars and social widgets
         "share", "shares", "sharing", "sharedaddy", "sharebar", "social", "socials",

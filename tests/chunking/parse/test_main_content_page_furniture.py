@@ -289,3 +289,23 @@ def test_only_author_and_box_words_name_an_author_box(token: str, furniture: boo
         f'<div class="{token}"><p>Jane Doe writes about parsers.</p></div></article>'
     ).source
     assert ("Jane Doe writes" not in page) is furniture
+
+
+def test_a_list_of_backlinks_is_left_out() -> None:
+    """A digital garden's "Linked mentions" (`div.backlinks`: cards of the pages that
+    link to this one) is a related list by another name (stephango-essay 0.028 -> 0.003)."""
+    assert_keeps(
+        rendered("stephango-essay"),
+        ["# Buy wisely", "the learning and experience per dollar."],
+        ["Quality software is like quality food", "Choose optimism"],
+    )
+
+
+def test_disqus_credit_line_is_left_out() -> None:
+    """Disqus's "blog comments powered by Disqus" link (`a.dsq-brlink`) is named with the
+    vendor's class prefix, as `disqus` names its thread (gregoryszorc-blog 0.021 -> 0.014)."""
+    assert_keeps(
+        rendered("gregoryszorc-blog"),
+        ["I hope the Python community takes the opportunity to reflect"],
+        ["powered by"],
+    )
