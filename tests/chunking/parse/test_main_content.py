@@ -216,10 +216,14 @@ def test_the_title_counted_variant_adds_readabilitys_title_to_the_reference(
 
 
 def test_issue_37_fourth_round_pages_nobody_tuned_on() -> None:
-    """Issue 37, item 3, fourth round (branch `html4`; bench/pages/SOURCES.md): before
-    the round's rules unseen3-tune (a GitHub issue, a Hacker News thread, a blog post
-    with comments, an essay) measured 0.971 / 0.054 and unseen3-check (a news feature,
-    three blog posts; measured, not read) 1.000 / 0.048. The round's rules (a thread's
-    one-line posts, reply links, author boxes) were written on unseen3-tune."""
-    assert_group_figures("unseen3-tune", most_leak=0.04, least_recall=0.99, pages=4)
-    assert_group_figures("unseen3-check", most_leak=0.05, least_recall=0.99, pages=4)
+    """Issue 37, item 3, fourth round (branch `html4`; bench/pages/SOURCES.md;
+    docs/results/2026-12-07-page-furniture-3.md): before the round's rules unseen3-tune
+    (a GitHub issue, a Hacker News thread, a blog post with comments, an essay, a
+    tutorial) measured 0.977 / 0.046 and unseen3-check (a news feature, four blog posts;
+    measured, not read) 1.000 / 0.093. The round's rules (a thread's one-line posts,
+    reply links, author boxes, backlinks, Disqus's credit) were written on unseen3-tune.
+    The goal is not met on unseen3-check: kulumedia-blog, whose theme appends two more
+    articles under the article, leaks 0.27 before and after; this pins that no rule makes
+    the held-out group worse."""
+    assert_group_figures("unseen3-tune", most_leak=0.03, least_recall=0.99, pages=5)
+    assert_group_figures("unseen3-check", most_leak=0.095, least_recall=0.99, pages=5)
