@@ -512,11 +512,16 @@ def furniture(top: list[Element]) -> set[Element]:
     named_prose = sum(size for _, size in walk.named_prose)
     if walk.prose_total < _KEEP_SHARE * (walk.prose_total + named_prose):
         # A thread's posts share their markup: a one-line post, with no paragraph of
-        # its own, is kept as its neighbours with paragraphs are.
-        posts = {(element.tag, element.get("class")) for element, _ in walk.named_prose}
-        for element in [*(element for element, _ in walk.named_prose), *walk.named]:
-            if element in walk.named and (element.tag, element.get("class")) not in posts:
-                continue
+        # its own, is kept as its neighbours with paragraphs are (same tag and class;
+        # an element named by its id alone is no template).
+        posts = {
+            (element.tag, element.get("class"))
+            for element, _ in walk.named_prose
+            if element.get("class")
+        }
+        kept = [element for element, _ in walk.named_prose]
+        kept += [named for named in walk.named if (named.tag, named.get("class")) in posts]
+        for element in kept:
             wrappers.add(element)
             wrappers.update(named for named in element.iterancestors() if named in walk.named)
     if wrappers:

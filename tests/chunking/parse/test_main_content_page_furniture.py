@@ -309,3 +309,18 @@ def test_disqus_credit_line_is_left_out() -> None:
         ["I hope the Python community takes the opportunity to reflect"],
         ["powered by"],
     )
+
+
+def test_furniture_named_by_its_id_alone_is_no_posts_template() -> None:
+    """The posts a thread keeps by their markup are matched by tag and class; an element
+    named by its id alone (`<div id="share">`) is no template, so a thread whose posts
+    are named by id (`id="comment-1"`) does not keep every id-named box with them."""
+    post = "<p>" + "A reply that says something about the question at length. " * 4 + "</p>"
+    page = parse_html(
+        "<body><h1>Question</h1>"
+        + "".join(f'<div id="comment-{n}">{post}</div>' for n in range(3))
+        + '<div id="share"><a href="https://x.example/s">Share this thread</a></div>'
+        + "</body>"
+    ).source
+    assert page.count("A reply that says something") == 12
+    assert "Share this thread" not in page
