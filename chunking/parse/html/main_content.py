@@ -320,10 +320,16 @@ _ID_WORDS: Final = frozenset(
 (`recommended-storage-settings` in the git FAQ), not a widget's name."""
 
 _AUTHOR_WORDS: Final = frozenset({"author", "authors"})
-_BOX_WORDS: Final = _ID_WORDS | {"bio", "card", "details", "info", "profile"}
+_BOX_WORDS: Final = frozenset(
+    {
+        "area", "bio", "block", "box", "card", "container", "details", "holder", "info",
+        "inner", "module", "outer", "panel", "profile", "section", "wrap", "wrapper", "zone",
+    }
+)  # fmt: skip
 """An author box: "author" then only box words (`author-info`, `author-box`, `authorBio`),
 the "Published by" card with a bio and "View all posts" after an article. Not `author`
-alone (a byline's name, an AsciiDoc header's author line) nor `author-name`."""
+alone (a byline's name, an AsciiDoc header's author line), `author-name`, nor a list
+(`authors-list`, `author-links`: a paper's front matter may list its authors)."""
 
 _NONE: Final = 0
 _LAYOUT: Final = 1

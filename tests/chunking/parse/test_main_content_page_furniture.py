@@ -280,6 +280,7 @@ def test_an_author_box_after_the_article_is_left_out() -> None:
         ("author-name", False),
         ("authors", False),
         ("post-author", False),
+        ("authors-list", False),
     ],
 )
 def test_only_author_and_box_words_name_an_author_box(token: str, furniture: bool) -> None:
