@@ -194,8 +194,13 @@ _FURNITURE_WORDS: frozenset[str] = frozenset(
     {
         # comment threads and their forms
         "comment", "comments", "commentlist", "commentform", "respond", "disqus", "replies",
+        "reply",
+        # Disqus's own class prefix (`dsq-brlink`: "blog comments powered by Disqus")
+        "dsq",
         # related, popular and recommended lists
         "related", "relatedposts", "popular", "mostread", "mostpopular", "trending",
+        # the pages that link to this one (a digital garden's "Linked mentions")
+        "backlinks",
         "recommend", "recommended", "recommendation", "recommendations", "outbrain", "taboola",
         # share bars and social widgets
         "share", "shares", "sharing", "sharedaddy", "sharebar", "social", "socials",
@@ -314,6 +319,18 @@ _ID_WORDS: Final = frozenset(
 `disqus_thread`, `sidebar-right`). An id with any other word is a document's anchor
 (`recommended-storage-settings` in the git FAQ), not a widget's name."""
 
+_AUTHOR_WORDS: Final = frozenset({"author", "authors"})
+_BOX_WORDS: Final = frozenset(
+    {
+        "area", "bio", "block", "box", "card", "container", "details", "holder", "info",
+        "inner", "module", "outer", "panel", "profile", "section", "wrap", "wrapper", "zone",
+    }
+)  # fmt: skip
+"""An author box: "author" then only box words (`author-info`, `author-box`, `authorBio`),
+the "Published by" card with a bio and "View all posts" after an article. Not `author`
+alone (a byline's name, an AsciiDoc header's author line), `author-name`, nor a list
+(`authors-list`, `author-links`: a paper's front matter may list its authors)."""
+
 _NONE: Final = 0
 _LAYOUT: Final = 1
 _FURNITURE: Final = 2
@@ -349,6 +366,8 @@ def _token_class(token: str) -> int:
             return _CONTENT
         if part in _FURNITURE_WORDS and part not in _LAYOUT_WORDS:
             return _FURNITURE
+    if len(parts) > 1 and parts[0] in _AUTHOR_WORDS and set(parts[1:]) <= _BOX_WORDS:
+        return _FURNITURE
     return _LAYOUT if any(part in _LAYOUT_WORDS for part in parts) else _NONE
 
 
@@ -498,7 +517,17 @@ def furniture(top: list[Element]) -> set[Element]:
     # beside it: the "comments" or "posts" are what it says (an issue, a forum thread).
     named_prose = sum(size for _, size in walk.named_prose)
     if walk.prose_total < _KEEP_SHARE * (walk.prose_total + named_prose):
-        for element, _ in walk.named_prose:
+        # A thread's posts share their markup: a one-line post, with no paragraph of
+        # its own, is kept as its neighbours with paragraphs are (same tag and class;
+        # an element named by its id alone is no template).
+        posts = {
+            (element.tag, element.get("class"))
+            for element, _ in walk.named_prose
+            if element.get("class")
+        }
+        kept = [element for element, _ in walk.named_prose]
+        kept += [named for named in walk.named if (named.tag, named.get("class")) in posts]
+        for element in kept:
             wrappers.add(element)
             wrappers.update(named for named in element.iterancestors() if named in walk.named)
     if wrappers:
