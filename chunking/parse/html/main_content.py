@@ -352,6 +352,24 @@ def _id_class(element_id: str) -> int:
     return kind
 
 
+_TAXONOMY_WORDS: Final = frozenset({"tags", "tagged", "tagcloud", "categories", "category"})
+_TAXONOMY_HEADS: Final = frozenset({"tag", "tags", "cat", "cats", "category", "categories"})
+_TAXONOMY_TAILS: Final = frozenset({"links", "list", "cloud"})
+"""A post's tag and category list: a name whose head (last part) is a taxonomy word
+(`post-tags`, `post-info-category`, `entry-categories`, `tagcloud`), or a taxonomy word
+then `links`, `list` or `cloud` (`tags-links`, `cat-links`, `widget_tag_cloud`). Not a
+taxonomy word then anything else: WordPress names the post itself after each of its
+categories and tags (`<article class="post hentry category-news tag-berlin">`), and a
+documentation page may hold a section `the-categories-field`."""
+
+
+def _names_taxonomy(parts: list[str]) -> bool:
+    return bool(parts) and (
+        parts[-1] in _TAXONOMY_WORDS
+        or (len(parts) > 1 and parts[-2] in _TAXONOMY_HEADS and parts[-1] in _TAXONOMY_TAILS)
+    )
+
+
 @lru_cache(maxsize=8192)
 def _token_class(token: str) -> int:
     """What a class or id token names: `_CONTENT`, `_FURNITURE`, `_LAYOUT` or `_NONE`."""
@@ -359,6 +377,8 @@ def _token_class(token: str) -> int:
     parts = [part.lower() for part in _PART_SPLIT.split(name) if part]
     if any(part in _NOTES_WORDS for part in parts):
         return _NOTES
+    if _names_taxonomy(parts):
+        return _FURNITURE
     # The last content or furniture word is the head of the name: `comment-content` is a
     # comment's content, `article-comments` the comments after an article.
     for part in reversed(parts):

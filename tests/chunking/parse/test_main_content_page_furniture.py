@@ -285,11 +285,16 @@ def test_an_author_box_after_the_article_is_left_out() -> None:
 )
 def test_only_author_and_box_words_name_an_author_box(token: str, furniture: bool) -> None:
     # A byline's `author` or `author-name` is not a box: bylines have their own rule.
+    assert box_is_left_out(token) is furniture
+
+
+def box_is_left_out(classes: str) -> bool:
+    """Whether a box of these classes after a post's running text is left out."""
     page = parse_html(
         f"<article><h1>Title</h1><p>{'Running text of the post. ' * 8}</p>"
-        f'<div class="{token}"><p>Jane Doe writes about parsers.</p></div></article>'
+        f'<div class="{classes}"><p>Jane Doe writes about parsers.</p></div></article>'
     ).source
-    assert ("Jane Doe writes" not in page) is furniture
+    return "Jane Doe writes" not in page
 
 
 def test_a_list_of_backlinks_is_left_out() -> None:
@@ -325,3 +330,33 @@ def test_furniture_named_by_its_id_alone_is_no_posts_template() -> None:
     ).source
     assert page.count("A reply that says something") == 12
     assert "Share this thread" not in page
+
+
+def test_a_posts_tag_and_category_lists_are_left_out() -> None:
+    """A post's category and tag lines (`p.post-category`, `p.post-tags`; WordPress's
+    `cat-links`, `tags-links`) are link lists in a paragraph, where links count as text;
+    their names say what they are (gruen-digital 0.027 -> 0.000)."""
+    assert_keeps(
+        rendered("gruen-digital"),
+        ["# Digitalpolitische Jahrestagung 2015", "Aus der Einladung:"],
+        ["Aus den Ländern, Blog, sonstiges, Termine", "Anmeldung, BaWü, Beteiligung"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("classes", "furniture"),
+    [
+        ("post-tags", True),
+        ("entry-categories", True),
+        ("tags-links", True),
+        ("cat-links", True),
+        ("widget_tag_cloud", True),
+        ("tagcloud", True),
+        # WordPress names the post after its categories and tags: the post stays
+        ("post hentry category-news tag-berlin", False),
+        ("the-categories-field", False),
+        ("tagline", False),
+    ],
+)
+def test_only_a_taxonomy_head_names_a_tag_list(classes: str, furniture: bool) -> None:
+    assert box_is_left_out(classes) is furniture
