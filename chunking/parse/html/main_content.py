@@ -556,7 +556,41 @@ def furniture(top: list[Element]) -> set[Element]:
     dropped = walk.named | walk.by_structure()
     dropped |= _form_boxes(top, dropped | walk.skipped)
     gone = dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
+    gone |= _article_footers(walk.visited, gone)
     return gone | _datelines(_kept(walk.visited, gone), gone)
+
+
+_FOOTER_WORDS: Final = 60
+"""At most this many words in an article's footer: who posted it, when, in which
+category, a permalink ("Dieser Eintrag wurde veröffentlicht in ... von ... Permanentlink")."""
+
+
+def _article_footers(visited: list[Element], gone: set[Element]) -> set[Element]:
+    """The `<footer>`s of articles: a footer whose nearest sectioning element is an
+    `<article>` says who wrote the article, when and where it is filed (HTML's footer of
+    sectioning content), so it is page metadata rather than text, as the site's footer is
+    furniture. Short ones only (`_FOOTER_WORDS`), with no heading or paragraph of running
+    text and not named for notes: an article may end with its footnotes in a footer."""
+    found: set[Element] = set()
+    for element in visited:
+        if element.tag != "footer" or element in gone:
+            continue
+        section = next(
+            (ancestor for ancestor in element.iterancestors() if ancestor.tag in SECTIONING_TAGS),
+            None,
+        )
+        if section is None or section.tag != "article":
+            continue
+        if any(ancestor in gone for ancestor in element.iterancestors()):
+            continue
+        if element.attrib and _names_furniture(element) == _NOTES:
+            continue
+        inner = [node for node in element.iter() if node is not element]
+        if any(node.tag in _HEADINGS or _is_running_text(node) for node in inner):
+            continue
+        if len(_WORD.findall(_text_of(element))) <= _FOOTER_WORDS:
+            found.add(element)
+    return found
 
 
 _PROMPT_TEXT: Final = 120

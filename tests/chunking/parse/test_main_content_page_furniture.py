@@ -360,3 +360,30 @@ def test_a_posts_tag_and_category_lists_are_left_out() -> None:
 )
 def test_only_a_taxonomy_head_names_a_tag_list(classes: str, furniture: bool) -> None:
     assert box_is_left_out(classes) is furniture
+
+
+def test_an_articles_footer_is_left_out() -> None:
+    """WordPress's `<footer class="entry-meta">` inside the `<article>` ("Dieser Eintrag
+    wurde veröffentlicht in ... von ... Permanentlink."): HTML's footer of an article says
+    who wrote it, when and where it is filed (denkanstoos-blog 0.238 -> 0.154)."""
+    assert_keeps(
+        rendered("denkanstoos-blog"),
+        ["# DenkanStoos April 2012", "## Agenda", "Presentations (15 mins)"],
+        ["Dieser Eintrag wurde", "Permanentlink"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("footer", "kept"),
+    [
+        ('<footer class="entry-footer">Posted in News by Jane.</footer>', False),
+        ('<footer class="footnotes"><p>1. Jane Doe, Parsers, 2020.</p></footer>', True),
+        ("<footer><h2>Sources</h2><p>Jane Doe, Parsers, 2020.</p></footer>", True),
+        (f"<footer><p>{'Jane Doe wrote a long closing note here. ' * 4}</p></footer>", True),
+    ],
+)
+def test_only_a_short_article_footer_without_notes_is_left_out(footer: str, kept: bool) -> None:
+    page = parse_html(
+        f"<article><h1>Title</h1><p>{'Running text of the post. ' * 8}</p>{footer}</article>"
+    ).source
+    assert ("Jane" in page) is kept
