@@ -1048,7 +1048,7 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
         None,
     )
     if first_text is None:
-        return set()
+        return _header_datelines(elements, start, gone)
     last_text = next(
         number
         for number in range(len(elements) - 1, first_text - 1, -1)
@@ -1078,6 +1078,27 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
         if parent in after:
             continue  # inside the last paragraph, or inside an element visited whole
         _visit_dateline(element, gone, found, lists=False)
+    return found
+
+
+def _header_datelines(elements: list[Element], start: int, gone: set[Element]) -> set[Element]:
+    """The datelines of a post with no paragraph of running text (an agenda, a list, a
+    table), where `_datelines` has no text to look between: those inside the `<header>`
+    that holds the headline (`elements[start]`), which HTML gives an article's headline,
+    byline and date ("Veröffentlicht am 11/04/2012 von bjoernlinder01")."""
+    headline = elements[start]
+    box = next((above for above in headline.iterancestors() if above.tag == "header"), None)
+    found: set[Element] = set()
+    if box is None:
+        return found
+    inside = set(box.iter())
+    seen = {headline}
+    for element in elements[start + 1 :]:
+        if element not in inside:
+            continue
+        if next(element.iterancestors(), None) not in seen:
+            _visit_dateline(element, gone, found, lists=True)
+        seen.add(element)
     return found
 
 

@@ -387,3 +387,23 @@ def test_only_a_short_article_footer_without_notes_is_left_out(footer: str, kept
         f"<article><h1>Title</h1><p>{'Running text of the post. ' * 8}</p>{footer}</article>"
     ).source
     assert ("Jane" in page) is kept
+
+
+def test_a_dateline_in_the_headlines_header_goes_when_no_paragraph_follows() -> None:
+    """A post that is an agenda (a list, no paragraph of running text) gives the dateline
+    rule no text to look between; the `<header>` holding its headline still marks its
+    byline and date (denkanstoos-blog 0.154 -> 0.083)."""
+    assert_keeps(
+        rendered("denkanstoos-blog"),
+        ["# DenkanStoos April 2012", "Moderator: Hass Chapman"],
+        ["11/04/2012", "Veröffentlicht am"],
+    )
+
+
+def test_a_date_in_a_headerless_list_post_stays() -> None:
+    # No `<header>` around the headline: nothing marks the date as the post's.
+    page = parse_html(
+        "<article><h1>Agenda</h1><div>Meeting on 11/04/2012 at the office</div>"
+        "<ol><li>Talks</li><li>Discussion</li></ol></article>"
+    ).source
+    assert "11/04/2012" in page
