@@ -236,9 +236,11 @@ def test_issue_37_fifth_round_pages_nobody_tuned_on() -> None:
     0.998 / 0.132 and unseen4-check (a MediaWiki article, a party group's press release,
     an association's post, a magazine's news article; measured, not read)
     0.994 / 0.243. The round's rules (tag and category lists, an article's own footer,
-    datelines in the headline's header) were written on unseen4-tune: 0.995 / 0.042.
+    datelines in the headline's header) were written on unseen4-tune: 0.995 / 0.042; a
+    blog post with six "next story" cards, added after them, measures 1.000 / 0.036
+    (Readability's reference keeps the cards).
     The goal is not met on unseen4-check (0.237: a teaser slider above a press release,
     related-article cards around a news article); this pins that no rule makes it worse."""
-    figures = assert_group_figures("unseen4-tune", most_leak=0.05, least_recall=0.99, pages=2)
+    figures = assert_group_figures("unseen4-tune", most_leak=0.05, least_recall=0.99, pages=3)
     assert [f.name for f in figures if f.leak > LEAK_PAGE_LIMIT] == []
     assert_group_figures("unseen4-check", most_leak=0.24, least_recall=0.99, pages=4)
