@@ -1039,6 +1039,7 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
     if headline is None:
         return set()
     start = elements.index(headline)
+    leading = _leading_datelines(headline, set(elements), gone)
     first_text = next(
         (
             number
@@ -1048,7 +1049,7 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
         None,
     )
     if first_text is None:
-        return _header_datelines(elements, start, gone)
+        return leading | _header_datelines(elements, start, gone)
     last_text = next(
         number
         for number in range(len(elements) - 1, first_text - 1, -1)
@@ -1078,7 +1079,39 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
         if parent in after:
             continue  # inside the last paragraph, or inside an element visited whole
         _visit_dateline(element, gone, found, lists=False)
+    return found | leading
+
+
+def _leading_datelines(headline: Element, kept: set[Element], gone: set[Element]) -> set[Element]:
+    """A byline bar set just before the headline ("Cory Doctorow / 10:08 am Fri Jul 19,
+    2013" above the `<h1>`): the element next before the headline, or before the box that
+    holds nothing but the headline, if it is a dateline (`_visit_dateline`, lists kept)."""
+    found: set[Element] = set()
+    parent = next(headline.iterancestors(), None)
+    holders = [headline]
+    if parent is not None and [child for child in parent if type(child.tag) is str] == [headline]:
+        holders.append(parent)
+    for holder in holders:
+        before = holder.getprevious()
+        while before is not None and (
+            type(before.tag) is not str or before not in kept or not _shows_text(before, gone)
+        ):
+            before = before.getprevious()
+        if before is not None:
+            _visit_dateline(before, gone, found, lists=False)
     return found
+
+
+def _shows_text(element: Element, gone: set[Element]) -> bool:
+    """Whether `element` shows any text besides what is `gone` (an emptied ad slot does not)."""
+    if element in gone or element.tag in DROP_TAGS:
+        return False
+    if (element.text or "").strip():
+        return True
+    return any(
+        type(child.tag) is str and (_shows_text(child, gone) or bool((child.tail or "").strip()))
+        for child in element
+    )
 
 
 def _header_datelines(elements: list[Element], start: int, gone: set[Element]) -> set[Element]:

@@ -407,3 +407,23 @@ def test_a_date_in_a_headerless_list_post_stays() -> None:
         "<ol><li>Talks</li><li>Discussion</li></ol></article>"
     ).source
     assert "11/04/2012" in page
+
+
+def test_a_byline_bar_just_before_the_headline_is_left_out() -> None:
+    """Boing Boing's `div.navbyline` ("Cory Doctorow / 10:08 am Fri Jul 19, 2013") sits
+    above the headline's box, after an emptied ad slot: a dateline before the headline
+    (boingboing-blog 0.036 -> 0.020)."""
+    assert_keeps(
+        rendered("boingboing-blog"),
+        ["# Hating Millennials", "Cartoonist Matt Bors got a spot on CNN"],
+        ["Jul 19, 2013", "10:08 am Fri"],
+    )
+
+
+def test_a_dated_paragraph_before_the_headline_is_not_its_dateline() -> None:
+    # Only an element that is no sentence: a dated paragraph of text stays.
+    page = parse_html(
+        "<article><p>On Jul 19, 2013 the council met and voted on the budget.</p>"
+        f"<div><h1>Budget</h1></div><p>{'Running text of the post. ' * 8}</p></article>"
+    ).source
+    assert "Jul 19, 2013" in page
