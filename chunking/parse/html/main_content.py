@@ -352,6 +352,24 @@ def _id_class(element_id: str) -> int:
     return kind
 
 
+_TAXONOMY_WORDS: Final = frozenset({"tags", "tagged", "tagcloud", "categories", "category"})
+_TAXONOMY_HEADS: Final = frozenset({"tag", "tags", "cat", "cats", "category", "categories"})
+_TAXONOMY_TAILS: Final = frozenset({"links", "list", "cloud"})
+"""A post's tag and category list: a name whose head (last part) is a taxonomy word
+(`post-tags`, `post-info-category`, `entry-categories`, `tagcloud`), or a taxonomy word
+then `links`, `list` or `cloud` (`tags-links`, `cat-links`, `widget_tag_cloud`). Not a
+taxonomy word then anything else: WordPress names the post itself after each of its
+categories and tags (`<article class="post hentry category-news tag-berlin">`), and a
+documentation page may hold a section `the-categories-field`."""
+
+
+def _names_taxonomy(parts: list[str]) -> bool:
+    return bool(parts) and (
+        parts[-1] in _TAXONOMY_WORDS
+        or (len(parts) > 1 and parts[-2] in _TAXONOMY_HEADS and parts[-1] in _TAXONOMY_TAILS)
+    )
+
+
 @lru_cache(maxsize=8192)
 def _token_class(token: str) -> int:
     """What a class or id token names: `_CONTENT`, `_FURNITURE`, `_LAYOUT` or `_NONE`."""
@@ -359,6 +377,8 @@ def _token_class(token: str) -> int:
     parts = [part.lower() for part in _PART_SPLIT.split(name) if part]
     if any(part in _NOTES_WORDS for part in parts):
         return _NOTES
+    if _names_taxonomy(parts):
+        return _FURNITURE
     # The last content or furniture word is the head of the name: `comment-content` is a
     # comment's content, `article-comments` the comments after an article.
     for part in reversed(parts):
@@ -536,7 +556,41 @@ def furniture(top: list[Element]) -> set[Element]:
     dropped = walk.named | walk.by_structure()
     dropped |= _form_boxes(top, dropped | walk.skipped)
     gone = dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
+    gone |= _article_footers(walk.visited, gone)
     return gone | _datelines(_kept(walk.visited, gone), gone)
+
+
+_FOOTER_WORDS: Final = 60
+"""At most this many words in an article's footer: who posted it, when, in which
+category, a permalink ("Dieser Eintrag wurde veröffentlicht in ... von ... Permanentlink")."""
+
+
+def _article_footers(visited: list[Element], gone: set[Element]) -> set[Element]:
+    """The `<footer>`s of articles: a footer whose nearest sectioning element is an
+    `<article>` says who wrote the article, when and where it is filed (HTML's footer of
+    sectioning content), so it is page metadata rather than text, as the site's footer is
+    furniture. Short ones only (`_FOOTER_WORDS`), with no heading or paragraph of running
+    text and not named for notes: an article may end with its footnotes in a footer."""
+    found: set[Element] = set()
+    for element in visited:
+        if element.tag != "footer" or element in gone:
+            continue
+        section = next(
+            (ancestor for ancestor in element.iterancestors() if ancestor.tag in SECTIONING_TAGS),
+            None,
+        )
+        if section is None or section.tag != "article":
+            continue
+        if any(ancestor in gone for ancestor in element.iterancestors()):
+            continue
+        if element.attrib and _names_furniture(element) == _NOTES:
+            continue
+        inner = [node for node in element.iter() if node is not element]
+        if any(node.tag in _HEADINGS or _is_running_text(node) for node in inner):
+            continue
+        if len(_WORD.findall(_text_of(element))) <= _FOOTER_WORDS:
+            found.add(element)
+    return found
 
 
 _PROMPT_TEXT: Final = 120
@@ -985,6 +1039,7 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
     if headline is None:
         return set()
     start = elements.index(headline)
+    leading = _leading_datelines(headline, set(elements), gone)
     first_text = next(
         (
             number
@@ -994,7 +1049,7 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
         None,
     )
     if first_text is None:
-        return set()
+        return leading | _header_datelines(elements, start, gone)
     last_text = next(
         number
         for number in range(len(elements) - 1, first_text - 1, -1)
@@ -1024,6 +1079,59 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
         if parent in after:
             continue  # inside the last paragraph, or inside an element visited whole
         _visit_dateline(element, gone, found, lists=False)
+    return found | leading
+
+
+def _leading_datelines(headline: Element, kept: set[Element], gone: set[Element]) -> set[Element]:
+    """A byline bar set just before the headline ("Cory Doctorow / 10:08 am Fri Jul 19,
+    2013" above the `<h1>`): the element next before the headline, or before the box that
+    holds nothing but the headline, if it is a dateline (`_visit_dateline`, lists kept)."""
+    found: set[Element] = set()
+    parent = next(headline.iterancestors(), None)
+    holders = [headline]
+    if parent is not None and [child for child in parent if type(child.tag) is str] == [headline]:
+        holders.append(parent)
+    for holder in holders:
+        before = holder.getprevious()
+        while before is not None and (
+            type(before.tag) is not str or before not in kept or not _shows_text(before, gone)
+        ):
+            before = before.getprevious()
+        if before is not None:
+            _visit_dateline(before, gone, found, lists=False)
+    return found
+
+
+def _shows_text(element: Element, gone: set[Element]) -> bool:
+    """Whether `element` shows any text besides what is `gone` (an emptied ad slot does not)."""
+    if element in gone or element.tag in DROP_TAGS:
+        return False
+    if (element.text or "").strip():
+        return True
+    return any(
+        type(child.tag) is str and (_shows_text(child, gone) or bool((child.tail or "").strip()))
+        for child in element
+    )
+
+
+def _header_datelines(elements: list[Element], start: int, gone: set[Element]) -> set[Element]:
+    """The datelines of a post with no paragraph of running text (an agenda, a list, a
+    table), where `_datelines` has no text to look between: those inside the `<header>`
+    that holds the headline (`elements[start]`), which HTML gives an article's headline,
+    byline and date ("Veröffentlicht am 11/04/2012 von bjoernlinder01")."""
+    headline = elements[start]
+    box = next((above for above in headline.iterancestors() if above.tag == "header"), None)
+    found: set[Element] = set()
+    if box is None:
+        return found
+    inside = set(box.iter())
+    seen = {headline}
+    for element in elements[start + 1 :]:
+        if element not in inside:
+            continue
+        if next(element.iterancestors(), None) not in seen:
+            _visit_dateline(element, gone, found, lists=True)
+        seen.add(element)
     return found
 
 
