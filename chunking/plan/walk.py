@@ -431,11 +431,19 @@ class StructureWalk:
         """Where the content after each heading (and the headings right after it) begins."""
         self.next_word_end = NextMatch(_WORD_END, self.source)
         """The first word end past a horizon, for every chunk of a long line."""
+
+    @property
+    def measures(self) -> Measures:
+        """What the strategies built on the walk measure with (`WalkSeam`).
+
+        Made when asked, not kept: its bound methods would tie the walk into a cycle
+        that keeps each document's outline alive until the collector finds it (the
+        structure strategy, which never asks, then freed nothing by reference counting).
+        """
         measure = self.spans_of_source
-        self.measures = Measures(
+        return Measures(
             self.maximum, self.room, self.make_span, measure.total, measure.totals, measure.estimate
         )
-        """What the strategies built on the walk measure with (`WalkSeam`)."""
 
     # -- what other strategies reuse ---------------------------------------------
 

@@ -32,6 +32,8 @@ _LINKED = frozenset({"image", "link", "reference"})
 """Markup whose text (alt text, link text) is prose of its own, with markup of its own."""
 _KEEP, _DROP, _REPLACE = 0, 1, 2
 """What a piece of the source is in the embedded text: itself, nothing, or other text."""
+_MARKUP_START = re.compile(r"[`\\<\[:!*_]")
+"""The first character of every markup `MarkupScan` finds and of a docfx `:::` line."""
 
 
 def code_regions(outline: Outline) -> tuple[Region, ...]:
@@ -304,6 +306,10 @@ class _Pieces:
         if start >= end:
             return
         source = self.source
+        if _MARKUP_START.search(source, start, end) is None:
+            # No markup can begin here (most link texts): the scan would find none.
+            self.keep(start, end)
+            return
         matches = MarkupScan(source, start, end).matches()
         found: Iterable[Markup | _Fence] = matches
         if source.find(":::", start, end) >= 0:

@@ -47,6 +47,9 @@ def test_any_span_counts_as_its_slice(name: str, text: str, data: st.DataObject)
 
 
 @pytest.mark.parametrize("name", SUPPORTED_ENCODERS)
+# No deadline: the first example loads the encoding (315 ms for o200k_base on a loaded
+# machine, against hypothesis's default 200 ms), which failed a full run.
+@settings(deadline=None)
 @given(left=PIECES.map(lambda piece: piece + "\n"), right=TEXT)
 def test_a_prefix_ending_a_line_adds_up(name: str, left: str, right: str) -> None:
     if TokenSpans(load_encoding(name), "").adds_up(left, right):

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking.parse.markdown.plain_markup import MarkupScan
-from chunking.parse.markdown.plain_text import plain_markdown
+from chunking.parse.markdown.plain_text import _MARKUP_START, plain_markdown
 from tests.helpers import python_lines_in
 from tests.paths import FIXTURES, ROOT
 
@@ -80,6 +80,22 @@ def test_scan_finds_what_the_one_regex_found(pieces: list[str], low: int, high: 
     start, end = sorted((min(low, len(source)), min(high, len(source))))
     assert _found(_scan(source, start, end)) == _found(ONE_REGEX.finditer(source, start, end))
     assert _found(_scan(source)) == _found(ONE_REGEX.finditer(source))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30))
+def test_every_markup_begins_at_a_character_the_prose_shortcut_looks_for(
+    pieces: list[str],
+) -> None:
+    # `_Pieces.prose` keeps a range without one of these characters as it is, unscanned.
+    source = "".join(pieces)
+    for match in [*_scan(source), *ONE_REGEX.finditer(source)]:
+        assert _MARKUP_START.match(source, match.start()), match
+    assert all(_MARKUP_START.match(source, at) for at in _colons(source))
+
+
+def _colons(source: str) -> list[int]:
+    return [found.start() for found in re.finditer(":::", source)]
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.md")), ids=lambda path: path.name)
