@@ -4,13 +4,10 @@ start-up)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from chunking.measure.token_spans import NUMPY_INDEX_CHARACTERS
 from chunking.parse.markdown.blocks import NUMPY_LINES_CHARACTERS
 from skills.skill import worker_warmup
-from tests.paths import ROOT
+from tests.processes import run_python
 
 WARMED = """
 import sys
@@ -28,12 +25,6 @@ def test_a_warm_forkserver_has_loaded_what_long_pages_and_tokens_need() -> None:
     # Before, numpy was imported by each worker on its first page over 4,096 characters:
     # bench.first_record measured a replacement worker's first record at 0.14-0.17 s
     # wall against 0.005 s for its hundredth.
-    done = subprocess.run(
-        [sys.executable, "-c", WARMED],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    )
+    done = run_python("-c", WARMED, timeout=300)
+    assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["numpy", "tiktoken"]
