@@ -199,11 +199,11 @@ def _shipped_ranks(file: str) -> dict[bytes, int]:
 def rank_table(file: str, data: bytes) -> bytes:
     """The rank table of .tiktoken contents `data` (a shipped `file`'s, hash checked).
 
-    A header line, `chunking-rank-table-1 FILE SOURCE-SHA256 BODY-SHA256 RUNS` (RUNS:
-    the ranks as `first-last` runs of consecutive ranks, comma separated), then the
-    body: the tokens in rank order, joined by TABLE_SEPARATOR. Loading one is a hash
-    of the body, one `split` and one `dict` (`table_ranks`), where the .tiktoken file
-    needs a base64 decode and an `int` per token.
+    A header line, `chunking-rank-table-1 FILE SOURCE-SHA256 SHA256`, where SHA256 is the
+    hash of all that follows it: a line of the ranks as `first-last` runs of consecutive
+    ranks (comma separated), then the tokens in rank order joined by TABLE_SEPARATOR.
+    Loading one is a hash, one `split` and one `dict` (`table_ranks`), where the
+    .tiktoken file needs a base64 decode and an `int` per token.
     """
     ranks = checked_ranks(file, data)
     tokens = list(ranks)
@@ -216,42 +216,35 @@ def rank_table(file: str, data: bytes) -> bytes:
             runs[-1][1] = rank
         else:
             runs.append([rank, rank])
-    header = b" ".join(
-        (
-            TABLE_FORMAT,
-            file.encode(),
-            FILE_HASHES[file].encode(),
-            hashlib.sha256(body).hexdigest().encode(),
-            b",".join(b"%d-%d" % (first, last) for first, last in runs),
-        )
-    )
-    return header + b"\n" + body
+    hashed = b",".join(b"%d-%d" % (first, last) for first, last in runs) + b"\n" + body
+    header = (TABLE_FORMAT, file.encode(), FILE_HASHES[file].encode())
+    return b" ".join((*header, hashlib.sha256(hashed).hexdigest().encode())) + b"\n" + hashed
 
 
 def table_ranks(file: str, table: bytes | None = None) -> dict[bytes, int] | None:
     """The ranks in the rank table of the shipped `file` (`table`: its contents, read
     from `table_path(file)` when not given), or None when there is none, or it was not
-    derived from the file FILE_HASHES names, or its body does not match its hash: a
-    stale or damaged table is never used."""
+    derived from the file FILE_HASHES names, or what follows its header does not match
+    the header's hash: a stale or damaged table is never used."""
     if table is None:
         try:
             table = table_path(file).read_bytes()
         except OSError:
             return None
-    header, _, body = table.partition(b"\n")
+    header, _, hashed = table.partition(b"\n")
+    expected = [TABLE_FORMAT, file.encode(), FILE_HASHES[file].encode()]
     fields = header.split(b" ")
-    if (
-        len(fields) != 5
-        or fields[:3] != [TABLE_FORMAT, file.encode(), FILE_HASHES[file].encode()]
-        or hashlib.sha256(body).hexdigest().encode() != fields[3]
-    ):
+    if fields[:3] != expected or fields[3:] != [hashlib.sha256(hashed).hexdigest().encode()]:
         return None
-    runs = [run.split(b"-") for run in fields[4].split(b",")]
-    ranks = itertools.chain.from_iterable(range(int(first), int(last) + 1) for first, last in runs)
-    tokens = body.split(TABLE_SEPARATOR)
-    if len(tokens) != sum(int(last) + 1 - int(first) for first, last in runs):
+    runs_line, _, body = hashed.partition(b"\n")
+    try:  # a table its hash vouches for, but not written by `rank_table`
+        runs = [
+            range(int(first), int(last) + 1)
+            for first, last in (run.split(b"-") for run in runs_line.split(b","))
+        ]
+        return dict(zip(body.split(TABLE_SEPARATOR), itertools.chain(*runs), strict=True))
+    except ValueError:
         return None
-    return dict(zip(tokens, ranks, strict=True))
 
 
 def shipped_ranks(encoding: tiktoken.Encoding) -> Mapping[bytes, int] | None:

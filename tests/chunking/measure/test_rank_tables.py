@@ -3,6 +3,7 @@ file gives, loads the same ranks, and a stale or damaged one is never used."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 import pytest
@@ -50,8 +51,14 @@ def _damaged(table: bytes) -> Iterator[bytes]:
     yield header.replace(b"cl100k_base", b"p50k_base", 1) + b"\n" + body  # another file's name
     source = encodings.FILE_HASHES["cl100k_base"].encode()
     yield header.replace(source, b"0" * 64) + b"\n" + body  # derived from another file
-    yield header.replace(b"0-100255", b"0-100254") + b"\n" + body  # a rank too few
+    yield header + b"\n" + body.replace(b"0-100255", b"1-100256", 1)  # ranks shifted
     yield b""
+
+
+def _vouched(table: bytes, hashed: bytes) -> bytes:
+    """`table`'s header over `hashed`, with the hash of `hashed`: damage a hash cannot see."""
+    fields = table.partition(b"\n")[0].split(b" ")
+    return b" ".join([*fields[:3], hashlib.sha256(hashed).hexdigest().encode()]) + b"\n" + hashed
 
 
 def test_a_stale_or_damaged_table_is_not_used() -> None:
@@ -59,6 +66,10 @@ def test_a_stale_or_damaged_table_is_not_used() -> None:
     assert table_ranks("cl100k_base", table) is not None
     for damaged in _damaged(table):
         assert table_ranks("cl100k_base", damaged) is None
+    body = table.partition(b"\n")[2].partition(b"\n")[2]
+    for runs in (b"0-100254", b"0", b"a-b", b"0-100255-1"):  # too few ranks, unreadable runs
+        assert table_ranks("cl100k_base", _vouched(table, runs + b"\n" + body)) is None
+    assert table_ranks("cl100k_base", _vouched(table, b"0-100255\n" + body)) is not None
 
 
 @pytest.fixture
