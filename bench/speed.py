@@ -17,11 +17,14 @@ not a test: nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
+import compileall
 import gc
 import importlib.metadata
 import math
+import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -387,22 +390,30 @@ HEAVY_PACKAGES = ("bs4", "lxml", "markdown_it", "numpy", "tiktoken", "yaml")
 
 
 PROJECT = Path(__file__).resolve().parent.parent
+OUR_PACKAGES = ("chunking", "skills")
+"""What `python -m chunking` imports of ours: the packages whose bytecode a start-up
+finds cached or compiles."""
 
 
-def _chunk_command(unit: str, path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+def _chunk_command(
+    unit: str, path: Path, *flags: str, cwd: Path = PROJECT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, *flags, "-m", "chunking", "--unit", unit, str(path)],
-        cwd=PROJECT,
+        cwd=cwd,
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
 
 
-def start_up_seconds(unit: str, path: Path) -> float:
-    """CPU seconds of one `python -m chunking --unit UNIT PATH` process."""
+def start_up_seconds(
+    unit: str, path: Path, cwd: Path = PROJECT, env: dict[str, str] | None = None
+) -> float:
+    """CPU seconds of one `python -m chunking --unit UNIT PATH` process run in `cwd`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    _chunk_command(unit, path)
+    _chunk_command(unit, path, cwd=cwd, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
@@ -417,26 +428,53 @@ def imported_packages(unit: str, path: Path) -> set[str]:
     }
 
 
+def _cache_bytecode() -> None:
+    """Compile our packages' bytecode into their __pycache__, as any run that may write
+    there leaves it (PYTHONDONTWRITEBYTECODE or a read-only tree would leave none)."""
+    for package in OUR_PACKAGES:
+        compileall.compile_dir(PROJECT / package, quiet=1)
+
+
+def _copy_without_bytecode(folder: Path) -> Path:
+    """Our packages copied into `folder` with no __pycache__ and no compiled build: a
+    process run there with PYTHONDONTWRITEBYTECODE compiles every module of ours it
+    imports, as a read-only deployment without .pyc files does at each start."""
+    for package in OUR_PACKAGES:
+        shutil.copytree(
+            PROJECT / package,
+            folder / package,
+            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"),
+        )
+    return folder
+
+
 def start_up_report(rounds: int) -> list[str]:
-    """The start-up table: best CPU of `rounds` processes per unit, interleaved."""
-    best: dict[str, float] = {}
+    """The start-up table: best CPU of `rounds` processes per unit, interleaved, with our
+    bytecode cached and without it."""
+    best: dict[tuple[str, bool], float] = {}
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "one-line.md"
         path.write_text("# Hello\n", encoding="utf-8")
+        _cache_bytecode()
+        uncached = _copy_without_bytecode(Path(folder) / "tree")
+        no_writes = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         for _ in range(rounds):
             for unit in START_UP_UNITS:
-                cpu = start_up_seconds(unit, path)
-                best[unit] = min(cpu, best.get(unit, cpu))
+                for cached in (True, False):
+                    cwd, env = (PROJECT, None) if cached else (uncached, no_writes)
+                    cpu = start_up_seconds(unit, path, cwd, env)
+                    best[unit, cached] = min(cpu, best.get((unit, cached), cpu))
         loaded = {unit: imported_packages(unit, path) for unit in START_UP_UNITS}
     rows = [
         "# Start-up of python -m chunking on a one-line markdown file",
         "",
-        f"| unit | CPU seconds (best of {rounds}) | heavy packages loaded |",
-        "| --- | ---: | --- |",
+        f"| unit | CPU seconds (best of {rounds}) | without our bytecode cached "
+        "| heavy packages loaded |",
+        "| --- | ---: | ---: | --- |",
     ]
     for unit in START_UP_UNITS:
         heavy = ", ".join(name for name in HEAVY_PACKAGES if name in loaded[unit]) or "none"
-        rows.append(f"| {unit} | {best[unit]:.3f} | {heavy} |")
+        rows.append(f"| {unit} | {best[unit, True]:.3f} | {best[unit, False]:.3f} | {heavy} |")
     return rows
 
 
@@ -462,7 +500,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--start-up",
         action="store_true",
         help="only the start-up: CPU of `python -m chunking` on a one-line markdown file, "
-        "per unit, best of --rounds fresh processes, and the heavy packages it loads",
+        "per unit, best of --rounds fresh processes, with our bytecode cached and without "
+        "(a copy of our packages, nothing written), and the heavy packages it loads",
     )
     parser.add_argument(
         "--rounds",

@@ -7,10 +7,17 @@ anything of ours outside `chunking/` (the dependency test names it as the except
 
 from __future__ import annotations
 
+import os
 import sys
 
 from chunking.cli.pipes import run_piped
 from skills.commands.chunk import main
 
 if __name__ == "__main__":
-    sys.exit(run_piped(main))
+    status = run_piped(main)
+    # The chunks are out (run_piped flushed stdout): end without the interpreter's
+    # teardown, which frees every object one by one, the encoding's 100,000 ranks and
+    # tiktoken's tables among them. This process has no file, thread or atexit hook of
+    # its own left; a flag error or --help still exits through SystemExit above.
+    sys.stderr.flush()
+    os._exit(status)

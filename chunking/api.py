@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from dataclasses import replace
 from pathlib import Path
@@ -121,6 +120,8 @@ def _check_keywords(given: Iterable[str]) -> None:
     """OptionError for a keyword `chunk_options` does not take, with the nearest one."""
     for name in given:
         if name not in OPTION_KEYWORDS:
+            import difflib  # noqa: PLC0415  # for a wrong keyword only: start-up skips it
+
             near = difflib.get_close_matches(name, sorted(OPTION_KEYWORDS), n=1)
             hint = f"; did you mean {near[0]}?" if near else ""
             raise OptionError(

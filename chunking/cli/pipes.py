@@ -4,7 +4,6 @@ and refuse a bad flag in one line."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from typing import TYPE_CHECKING, NoReturn
@@ -64,6 +63,8 @@ class OneLineParser(argparse.ArgumentParser):
         flags = sorted(
             {flag for p in parsers for flag in p._option_string_actions if flag.startswith("--")}
         )
+        import difflib  # noqa: PLC0415  # for a wrong flag only: start-up skips it
+
         hints = []
         for given in message.removeprefix("unrecognized arguments: ").split():
             name = given.split("=", 1)[0]

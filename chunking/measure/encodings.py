@@ -9,8 +9,9 @@ from __future__ import annotations
 import binascii
 import functools
 import hashlib
+import itertools
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tiktoken
@@ -156,17 +157,94 @@ class EncodingUnavailable(OptionError):
     """A shipped encoding file is damaged, so the encoding cannot be built."""
 
 
+DATA = Path(__file__).parent / "data"
+"""The shipped .tiktoken files and the rank tables derived from them (read as plain
+files: `importlib.resources` would import tempfile and zipfile for nothing)."""
+
+TABLE_FILES = ("cl100k_base", "p50k_base", "o200k_base")
+"""The .tiktoken files with a derived rank table beside them (r50k_base is read from
+p50k_base's lines, see R50K_LINES)."""
+
+TABLE_FORMAT = b"chunking-rank-table-1"
+"""The first word of a rank table's header line."""
+
+TABLE_SEPARATOR = b"\xff\xfe"
+"""Between two tokens of a rank table. Neither byte occurs in UTF-8, no token of a
+shipped file holds the pair, and a token that is one of the two bytes cannot form the
+pair across a separator (the bytes differ), so one `bytes.split` gives the tokens back:
+`rank_table` checks that it does."""
+
+
 def tiktoken_file(file: str) -> bytes:
     """The contents of the shipped .tiktoken file `file` (a key of FILE_HASHES), unchecked."""
     if file == "r50k_base":
         return b"".join(tiktoken_file("p50k_base").splitlines(keepends=True)[:R50K_LINES])
-    return resources.files("chunking.measure").joinpath(f"data/{file}.tiktoken").read_bytes()
+    return (DATA / f"{file}.tiktoken").read_bytes()
+
+
+def table_path(file: str) -> Path:
+    """Where the rank table derived from the shipped `file` lives."""
+    return DATA / f"{file}.ranks"
 
 
 @functools.cache
 def _shipped_ranks(file: str) -> dict[bytes, int]:
-    """A shipped file's ranks, read and checked once (p50k_base and p50k_edit share them)."""
-    return checked_ranks(file, tiktoken_file(file))
+    """A shipped file's ranks, read and checked once (p50k_base and p50k_edit share them):
+    from its derived table when that is whole and derived from the file the hash names,
+    else from the .tiktoken file itself."""
+    ranks = table_ranks(file) if file in TABLE_FILES else None
+    return checked_ranks(file, tiktoken_file(file)) if ranks is None else ranks
+
+
+def rank_table(file: str, data: bytes) -> bytes:
+    """The rank table of .tiktoken contents `data` (a shipped `file`'s, hash checked).
+
+    A header line, `chunking-rank-table-1 FILE SOURCE-SHA256 SHA256`, where SHA256 is the
+    hash of all that follows it: a line of the ranks as `first-last` runs of consecutive
+    ranks (comma separated), then the tokens in rank order joined by TABLE_SEPARATOR.
+    Loading one is a hash, one `split` and one `dict` (`table_ranks`), where the
+    .tiktoken file needs a base64 decode and an `int` per token.
+    """
+    ranks = checked_ranks(file, data)
+    tokens = list(ranks)
+    body = TABLE_SEPARATOR.join(tokens)
+    if body.split(TABLE_SEPARATOR) != tokens:
+        raise ValueError(f"a token of {file} holds the rank table's separator")
+    runs: list[list[int]] = []
+    for rank in ranks.values():
+        if runs and rank == runs[-1][1] + 1:
+            runs[-1][1] = rank
+        else:
+            runs.append([rank, rank])
+    hashed = b",".join(b"%d-%d" % (first, last) for first, last in runs) + b"\n" + body
+    header = (TABLE_FORMAT, file.encode(), FILE_HASHES[file].encode())
+    return b" ".join((*header, hashlib.sha256(hashed).hexdigest().encode())) + b"\n" + hashed
+
+
+def table_ranks(file: str, table: bytes | None = None) -> dict[bytes, int] | None:
+    """The ranks in the rank table of the shipped `file` (`table`: its contents, read
+    from `table_path(file)` when not given), or None when there is none, or it was not
+    derived from the file FILE_HASHES names, or what follows its header does not match
+    the header's hash: a stale or damaged table is never used."""
+    if table is None:
+        try:
+            table = table_path(file).read_bytes()
+        except OSError:
+            return None
+    header, _, hashed = table.partition(b"\n")
+    expected = [TABLE_FORMAT, file.encode(), FILE_HASHES[file].encode()]
+    fields = header.split(b" ")
+    if fields[:3] != expected or fields[3:] != [hashlib.sha256(hashed).hexdigest().encode()]:
+        return None
+    runs_line, _, body = hashed.partition(b"\n")
+    try:  # a table its hash vouches for, but not written by `rank_table`
+        runs = [
+            range(int(first), int(last) + 1)
+            for first, last in (run.split(b"-") for run in runs_line.split(b","))
+        ]
+        return dict(zip(body.split(TABLE_SEPARATOR), itertools.chain(*runs), strict=True))
+    except ValueError:
+        return None
 
 
 def shipped_ranks(encoding: tiktoken.Encoding) -> Mapping[bytes, int] | None:

@@ -12,7 +12,6 @@ the markdown parse before).
 from __future__ import annotations
 
 import functools
-import logging
 import re
 from typing import TYPE_CHECKING
 
@@ -27,7 +26,6 @@ _PLAIN_STARTS_ELSEWHERE = frozenset("-?:,[]{}#&*!|>%@`=<")
 and `=` and `<<` (YAML's value and merge keys, which the safe constructor
 refuses as values)."""
 
-logger = logging.getLogger(__name__)
 
 _STR = "tag:yaml.org,2002:str"
 
@@ -137,7 +135,9 @@ def _yaml_title(content: str) -> tuple[str | None, str | None]:
     # collections.
     except (yaml.YAMLError, ValueError, RecursionError) as error:
         # PyYAML's own message quotes the document: only its kind goes to the log.
-        logger.debug("front matter not read: %s", type(error).__name__)
+        import logging  # noqa: PLC0415  # a start-up in characters mode has no other use for it
+
+        logging.getLogger(__name__).debug("front matter not read: %s", type(error).__name__)
         return None, _unreadable(error) + ", so no title was read from it"
     return _as_title(data.get("title") if isinstance(data, dict) else None), None
 

@@ -18,6 +18,7 @@ at a word boundary, into consecutive chunks that fit; a warning counts them.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -43,8 +44,16 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """Hiragana, katakana, CJK ideographs (extension A, unified, compatibility)."""
 _CJK_PUNCTUATION = "\u3001-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
 """CJK and fullwidth punctuation, which stays with the character before it."""
-WORD = re.compile(f"[{_CJK}][{_CJK_PUNCTUATION}]*|[^\\s{_CJK}]+")
-"""One word: a CJK character (and its punctuation), or a run of other non-whitespace."""
+
+
+@functools.cache
+def word_pattern() -> re.Pattern[str]:
+    """One word: a CJK character (and its punctuation), or a run of other non-whitespace.
+
+    Compiled on first use, not at import: its CJK ranges make it the costliest pattern a
+    start-up compiled, and only the `words` strategy needs it."""
+    return re.compile(f"[{_CJK}][{_CJK_PUNCTUATION}]*|[^\\s{_CJK}]+")
+
 
 REACH_CHARACTERS_PER_TOKEN = 8
 """A window cut to fit is cut within this many characters per token of the limit, as
@@ -62,7 +71,7 @@ def word_spans(inputs: PlanInputs) -> Plan:
 def words_of(source: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """The (start, end) of every word of `source[start:end]`, in order."""
     stop = len(source) if end is None else end
-    return [match.span() for match in WORD.finditer(source, start, stop)]
+    return [match.span() for match in word_pattern().finditer(source, start, stop)]
 
 
 class WordWindowPlanner:

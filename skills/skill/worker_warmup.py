@@ -18,6 +18,9 @@ _SAMPLES = (
     {"text": "# Title\n\nA sentence. Another one, with [a link](x).\n\n| a | b |\n|---|---|\n"},
     {"text": "<h1>Title</h1><p>A sentence. Another one.</p>", "format": "html"},
     {"text": "Plain text. Two sentences.", "textSplitMode": "sentences"},
+    # A page of over 4,096 characters: what a long text loads (numpy, for line tables and
+    # the token index) is then shared by every worker instead of imported by each.
+    {"text": "# Title\n\n" + "A sentence of a longer page, and [a link](x).\n\n" * 120},
     # An encoder that is not shipped (the error path). Not o200k_base: its ranks add
     # ~70 MB to every worker, so only a worker that gets an o200k record loads them (0.2 s).
     {"text": "Tokens.", "encoderModelName": "gpt2"},

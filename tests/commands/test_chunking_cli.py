@@ -172,3 +172,21 @@ def test_a_pdf_exits_2_pointing_to_document_layout(tmp_path: Path) -> None:
     assert "looks like a PDF" in result.stderr
     assert "Document Layout skill (outputFormat: markdown)" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_every_line_and_warning_arrives_though_the_command_skips_teardown(tmp_path: Path) -> None:
+    # Issue 40: `python -m chunking` ends with os._exit after flushing, so nothing buffered
+    # may be left behind: many chunks into a pipe, and a warning on stderr after them.
+    long = tmp_path / "long.md"
+    long.write_text(
+        "".join(f"# Part {n}\n\n{'Words and more words. ' * 200}\n\n" for n in range(60)),
+        encoding="utf-8",
+    )
+    empty = tmp_path / "empty.md"
+    empty.write_text("\n", encoding="utf-8")
+    result = _run("--unit", "characters", "--max", "500", "--overlap", "0", str(long), str(empty))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) > 200
+    assert [json.loads(line)["ordinal"] for line in lines] == list(range(len(lines)))
+    assert result.stderr == f"{empty}: warning: the file is only whitespace; it has no chunks\n"

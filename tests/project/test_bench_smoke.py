@@ -61,12 +61,38 @@ def test_start_up_run_prints_both_units_and_what_they_load() -> None:
         check=True,
     )
     rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
-    assert rows[0].startswith("| unit | CPU seconds (best of 1) |")
+    assert rows[0].startswith("| unit | CPU seconds (best of 1) | without our bytecode cached |")
     units = [row.split("|")[1].strip() for row in rows[2:]]
     assert units == ["characters", "azureOpenAITokens"]
     # Tokens mode loads tiktoken; the report names it (and not bs4, which markdown skips).
     assert "tiktoken" in rows[3]
     assert "bs4" not in result.stdout
+
+
+def test_first_record_benchmark_prints_each_place_per_unit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bench import first_record
+
+    assert first_record.main(["--corpus", str(FIXTURES), "--rounds", "1", "--records", "3"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    places = [tuple(cell.strip() for cell in row.split("|")[1:3]) for row in rows[2:]]
+    assert places == [
+        (unit, place)
+        for unit in ("characters", "azureOpenAITokens")
+        for place in ("fresh process, CPU", "new worker pool, wall", "replacement worker, wall")
+    ]
+
+
+def test_first_record_benchmark_without_markdown_says_so_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench import first_record
+
+    assert first_record.main(["--corpus", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"python -m bench.first_record: no markdown file under {tmp_path}\n"
+    )
 
 
 def _missing_peer(*_args: object) -> object:

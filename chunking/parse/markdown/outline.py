@@ -8,8 +8,6 @@ the input unchanged, whatever its line endings.
 
 from __future__ import annotations
 
-import html as html_lib
-import logging
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -28,7 +26,6 @@ from chunking.parse.markdown.pages import marker_lines, page_layout
 if TYPE_CHECKING:
     from chunking.parse.markdown.blocks import BlockParser, LineRegion, ParsedMarkdown
 
-logger = logging.getLogger(__name__)
 
 # A leading byte order mark hides front matter from the parsers (they want `-`
 # as the very first character), and real files carry one.
@@ -217,7 +214,10 @@ def _parse_blocks(
         if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
             raise
         # A panic's message may quote the document: its kind at warning level, the rest
-        # at debug.
+        # at debug. logging loads here: a start-up in characters mode had no other use for it.
+        import logging  # noqa: PLC0415
+
+        logger = logging.getLogger(__name__)
         logger.warning("the markdown parser failed (%s); fell back", type(error).__name__)
         logger.debug("the markdown parser's failure", exc_info=error)
         if fallback is None:
@@ -332,6 +332,8 @@ def _html_headings(
         attributes = found.group("attributes") or ""
         given = _HTML_ID.search(attributes)
         anchor = next((g for g in given.groups() if g is not None), "") if given else ""
+        import html as html_lib  # noqa: PLC0415  # raw HTML headings only: start-up skips it
+
         heading_texts[element_start] = (
             int(found.group("depth")),
             heading_text,
@@ -349,6 +351,8 @@ def _html_heading_text(inner: str) -> str:
     """A raw HTML heading's text: tags and permalinks removed, entities resolved."""
     inner = _PERMALINK.sub("", inner)
     inner = _IMAGE_ALT.sub(lambda image: image.group(1) or image.group(2) or "", inner)
+    import html as html_lib  # noqa: PLC0415  # raw HTML headings only: start-up skips it
+
     plain = html_lib.unescape(_TAG.sub("", inner))
     return " ".join(plain.split()).rstrip(_PILCROW).rstrip()
 
