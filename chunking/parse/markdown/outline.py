@@ -332,12 +332,10 @@ def _html_headings(
         attributes = found.group("attributes") or ""
         given = _HTML_ID.search(attributes)
         anchor = next((g for g in given.groups() if g is not None), "") if given else ""
-        import html as html_lib  # noqa: PLC0415  # raw HTML headings only: start-up skips it
-
         heading_texts[element_start] = (
             int(found.group("depth")),
             heading_text,
-            html_lib.unescape(anchor).strip() or None,
+            _unescape(anchor).strip() or None,
         )
         pieces.append(Block(BlockKind.HEADING, element_start, found.end("element")))
         position = found.end()
@@ -351,10 +349,15 @@ def _html_heading_text(inner: str) -> str:
     """A raw HTML heading's text: tags and permalinks removed, entities resolved."""
     inner = _PERMALINK.sub("", inner)
     inner = _IMAGE_ALT.sub(lambda image: image.group(1) or image.group(2) or "", inner)
-    import html as html_lib  # noqa: PLC0415  # raw HTML headings only: start-up skips it
-
-    plain = html_lib.unescape(_TAG.sub("", inner))
+    plain = _unescape(_TAG.sub("", inner))
     return " ".join(plain.split()).rstrip(_PILCROW).rstrip()
+
+
+def _unescape(text: str) -> str:
+    """`text` with its character references resolved."""
+    import html  # noqa: PLC0415  # raw HTML headings only: a start-up skips its entity table
+
+    return html.unescape(text)
 
 
 _REFERENCE_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:")
