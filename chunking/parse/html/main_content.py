@@ -272,23 +272,41 @@ def article_body(document: list[Element], root: Element | None) -> tuple[Element
         return ()
     if any(True for _ in body.iter("h1")):
         return (body,)
-    headline = _headline_before(tops, body, gone, root)
+    headline = _headline_before(tops, body, gone, root, page_title(document))
     return (body,) if headline is None else (headline, body)
 
 
 def _headline_before(
-    tops: list[Element], body: Element, gone: set[Element], root: Element | None
+    tops: list[Element], body: Element, gone: set[Element], root: Element | None, title: str | None
 ) -> Element | None:
-    """The last `<h1>` before `body` in `tops` that the page shows and the content
-    keeps: outside boilerplate, furniture and a site banner."""
-    headline = None
+    """The article's headline: of the headings before `body` in `tops` that the page
+    shows and the content keeps, the one sharing most words with the page's `<title>`
+    (the later one of equals), if it shares at least half of its own; else, and on a
+    page without a title, the last `<h1>`.
+
+    Not always the last `<h1>`: a blog theme makes the site's name the `<h1>` and the
+    post's title an `<h2>` or `<h3>`, and a news page may set a standfirst as an `<h2>`
+    between the headline and the body."""
+    headings = []
     for top in tops:
         for element in top.iter():
             if element is body:
-                return headline
-            if element.tag == "h1" and _kept_headline(element, gone, root):
-                headline = element
-    return None
+                break
+            if element.tag in _HEADINGS and _kept_headline(element, gone, root):
+                headings.append(element)
+        else:
+            continue
+        break
+    known = {word.casefold() for word in _WORD.findall(title or "")}
+    best, best_shared = None, 0
+    for heading in headings:
+        words = {word.casefold() for word in _WORD.findall(_text_of(heading))}
+        shared = len(words & known)
+        if shared and 2 * shared >= len(words) and shared >= best_shared:
+            best, best_shared = heading, shared
+    if best is not None:
+        return best
+    return next((heading for heading in reversed(headings) if heading.tag == "h1"), None)
 
 
 def _kept_headline(element: Element, gone: set[Element], root: Element | None) -> bool:
