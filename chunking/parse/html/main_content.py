@@ -11,6 +11,7 @@ about sites."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
@@ -204,6 +205,30 @@ def _body_marker(element: Element) -> str | None:
     return None
 
 
+_ATTRIBUTE_VALUES: Final = tuple(
+    etree.XPath(f"descendant-or-self::*/@{name}") for name in ("itemprop", "class", "id")
+)
+"""The `itemprop`, class and id values, found by libxml2 (one attribute a query: a union
+of the three takes longer than the three); each value knows its element."""
+
+
+@lru_cache(maxsize=4096)
+def _names_body(value: str) -> bool:
+    return any(_body_token(token) for token in value.split())
+
+
+def _maybe_bodies(top: Element) -> list[Element]:
+    """The elements in `top` with an `itemprop` or a class or id token naming a body
+    (`_body_marker` says which), in no particular order."""
+    if not isinstance(top, etree._Element):
+        # A `tree._Node` (a page nested past libxml2's limit) has no XPath.
+        return [element for element in top.iter() if type(element.tag) is str and element.attrib]
+    itemprops, classes, ids = (query(top) for query in _ATTRIBUTE_VALUES)
+    found = {value.getparent() for value in itemprops}
+    found.update(value.getparent() for value in (*classes, *ids) if _names_body(value))
+    return list(found)
+
+
 def _own_text(element: Element, gone: set[Element]) -> int:
     """The size of `element`'s text outside links, dropped tags and `gone` subtrees:
     what a reader reads of it as text rather than as a way elsewhere."""
@@ -222,9 +247,22 @@ def _own_text(element: Element, gone: set[Element]) -> int:
     return size
 
 
-def article_body(document: list[Element], root: Element | None) -> tuple[Element, ...]:
+@dataclass(frozen=True, slots=True)
+class ArticleBody:
+    """What `article_body` narrows the content to."""
+
+    parts: tuple[Element, ...]
+    """The headline, when it is outside the body, and the body: in document order."""
+    furniture: set[Element]
+    """The content's furniture (`furniture` of the content before narrowing): the
+    body's furniture is the same seen from the page or from the body (on the tune and
+    shared pages, every figure of `bench.main_content` is), so it is not sought twice."""
+
+
+def article_body(document: list[Element], root: Element | None) -> ArticleBody | None:
     """The article's body and headline, when the content (`root`, else the document)
-    holds a body named as one and that body is nearly all the content says; else ().
+    holds a body named as one and that body is nearly all the content says; None when
+    the content is to be rendered as it is.
 
     A body is marked by markup (`_body_marker`: schema.org's `itemprop="articleBody"`,
     hAtom's `entry-content`, `post-body`, `story-body`...), lies outside boilerplate and
@@ -232,8 +270,8 @@ def article_body(document: list[Element], root: Element | None) -> tuple[Element
     furniture; the innermost such body is the one kept (an `article-content` box around
     an `article-body` holds its header and teasers too).  What the content holds around
     it (teaser sliders, bylines, share bars, related cards and sidebars a theme puts
-    inside `main`) is left out at once, but for the headline: the last `<h1>` before the
-    body, when the body holds none, stays before it, so the document keeps its title.
+    inside `main`) is left out at once, but for the headline (`_headline_before`), which
+    stays before the body when the body holds no `<h1>`, so the document keeps its title.
 
     A listing or a thread repeats its body's markup: each post or comment has one.  If
     another element outside the body has the same marker and any text, the content is
@@ -242,14 +280,11 @@ def article_body(document: list[Element], root: Element | None) -> tuple[Element
     found = [
         (element, marker)
         for top in tops
-        for element in top.iter()
-        if element is not root
-        and type(element.tag) is str
-        and element.attrib
-        and (marker := _body_marker(element)) is not None
+        for element in _maybe_bodies(top)
+        if element is not root and (marker := _body_marker(element)) is not None
     ]
     if not found:
-        return ()
+        return None
     gone = furniture(tops)
     total = sum(_own_text(top, gone) for top in tops)
     live = [
@@ -260,20 +295,21 @@ def article_body(document: list[Element], root: Element | None) -> tuple[Element
     ]
     bodies = [item for item in live if total and item[2] >= _BODY_SHARE * total]
     if not bodies:
-        return ()
-    # In preorder, the last body holding the share is the innermost: each one holding
-    # it holds the next.
-    body, marker, _ = bodies[-1]
+        return None
+    # Each body holding more than half holds the others: the deepest is the innermost.
+    body, marker, _ = max(bodies, key=lambda item: sum(1 for _ in item[0].iterancestors()))
     related = {*body.iter(), *body.iterancestors()}
     if any(
         other_marker == marker and size and other not in related
         for other, other_marker, size in live
     ):
-        return ()
-    if any(True for _ in body.iter("h1")):
-        return (body,)
-    headline = _headline_before(tops, body, gone, root, page_title(document))
-    return (body,) if headline is None else (headline, body)
+        return None
+    headline = (
+        None
+        if any(True for _ in body.iter("h1"))
+        else _headline_before(tops, body, gone, root, page_title(document))
+    )
+    return ArticleBody((body,) if headline is None else (headline, body), gone)
 
 
 def _headline_before(

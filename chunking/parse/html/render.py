@@ -1343,9 +1343,9 @@ def parse_html(html: str) -> Outline:
     renderer = _Renderer()
     root = content_root(document)
     body = article_body(document, root)
-    if body:
-        renderer.furniture = furniture(list(body))
-        for part in body:
+    if body is not None:
+        renderer.furniture = body.furniture
+        for part in body.parts:
             # A `header` or `footer` in the body is the article's, as it was in its root.
             renderer.sectioning = sectioning_depth(part)
             _render(renderer, part)

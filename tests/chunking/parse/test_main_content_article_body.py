@@ -32,7 +32,8 @@ def page(path: str) -> str:
 def narrowed(html: str) -> tuple[str, ...]:
     """The tags of what the page's content narrows to ((), if it is not narrowed)."""
     document = parse_tree(sanitize(html, []))
-    return tuple(element.tag for element in article_body(document, content_root(document)))
+    body = article_body(document, content_root(document))
+    return () if body is None else tuple(element.tag for element in body.parts)
 
 
 def test_a_blog_post_is_narrowed_to_its_entry_content() -> None:
@@ -90,7 +91,9 @@ def test_a_documentation_page_narrowed_to_its_article_body_keeps_every_section()
     document = parse_tree(sanitize(html, []))
     root = content_root(document)
     assert root is not None
-    (body,) = article_body(document, root)
+    narrowed_to = article_body(document, root)
+    assert narrowed_to is not None
+    (body,) = narrowed_to.parts
     headings = [h for h in root.iter() if h.tag in {"h1", "h2", "h3", "h4", "h5", "h6"}]
     assert headings
     assert [h for h in headings if body not in set(h.iterancestors())] == []
