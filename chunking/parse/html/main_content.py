@@ -1,7 +1,8 @@
 """Main-content selection: which parts of a page are the document, and which are
 navigation, banners, sidebars, hidden text and other page furniture.
 
-The renderer asks `content_root` where to start, `has_boilerplate_attrs` /
+The renderer asks `content_root` where to start (and `article_body` whether to narrow
+that to the article's body and headline), `has_boilerplate_attrs` /
 `DROP_TAGS` / `BOILERPLATE_TAGS` what to skip, and `furniture` which other subtrees
 of the content are page furniture (comment threads, related and "most read" lists,
 share bars, ad slots, sign-up forms, link-dense menus); the rules are about kinds of
