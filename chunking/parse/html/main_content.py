@@ -1,7 +1,8 @@
 """Main-content selection: which parts of a page are the document, and which are
 navigation, banners, sidebars, hidden text and other page furniture.
 
-The renderer asks `content_root` where to start, `has_boilerplate_attrs` /
+The renderer asks `content_root` where to start (and `article_body` whether to narrow
+that to the article's body and headline), `has_boilerplate_attrs` /
 `DROP_TAGS` / `BOILERPLATE_TAGS` what to skip, and `furniture` which other subtrees
 of the content are page furniture (comment threads, related and "most read" lists,
 share bars, ad slots, sign-up forms, link-dense menus); the rules are about kinds of
@@ -11,6 +12,7 @@ about sites."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
@@ -162,6 +164,211 @@ def content_root(document: list[Element]) -> Element | None:
     if role_main is not None and not _inside_boilerplate(role_main):
         return role_main
     return None
+
+
+_BODY_SITE_WORDS: Final = frozenset({"post", "article", "entry", "story", "news", "blog", "field"})
+_BODY_WORDS: Final = frozenset({"content", "body", "text"})
+_BODY_ITEMPROPS: Final = frozenset({"articleBody", "text"})
+_BODY_SHARE: Final = 0.85
+"""The share of the content's own text (not link text, not furniture) an article body
+must hold for the content to narrow to it.  On the tune pages and the shared real-world
+pages, the bodies that hold the article hold 0.88 to 1.00 of it, and every other
+element so named at most 0.06 (a headline's `entry-headline-text`, a lead's
+`article-header-leadText`)."""
+
+
+@lru_cache(maxsize=4096)
+def _body_token(token: str) -> bool:
+    """A class or id token that names an article's body: a site word, then a body word
+    last (`entry-content`, `post-body`, `article__body`, `story-body`, `news-text`,
+    `field-body`, `td-post-content`), with no furniture word (`field-comment-body`)."""
+    parts = [part.lower() for part in _PART_SPLIT.split(token) if part]
+    return (
+        len(parts) > 1
+        and parts[-1] in _BODY_WORDS
+        and not _BODY_SITE_WORDS.isdisjoint(parts[:-1])
+        and _FURNITURE_WORDS.isdisjoint(parts)
+    )
+
+
+def _body_marker(element: Element) -> str | None:
+    """What marks `element` as an article's body: its schema.org `itemprop`
+    (`articleBody`, `text`), else its first class or id token that names a body."""
+    itemprop = element.get("itemprop")
+    if itemprop and not _BODY_ITEMPROPS.isdisjoint(itemprop.split()):
+        return "itemprop"
+    for name in ("class", "id"):
+        value = element.get(name)
+        if value:
+            for token in value.split():
+                if _body_token(token):
+                    return token
+    return None
+
+
+_ATTRIBUTE_VALUES: Final = tuple(
+    etree.XPath(f"descendant-or-self::*/@{name}") for name in ("itemprop", "class", "id")
+)
+"""The `itemprop`, class and id values, found by libxml2 (one attribute a query: a union
+of the three takes longer than the three); each value knows its element."""
+
+
+@lru_cache(maxsize=4096)
+def _names_body(value: str) -> bool:
+    return any(_body_token(token) for token in value.split())
+
+
+def _maybe_bodies(top: Element) -> list[Element]:
+    """The elements in `top` with an `itemprop` or a class or id token naming a body
+    (`_body_marker` says which), in no particular order."""
+    if not isinstance(top, etree._Element):
+        # A `tree._Node` (a page nested past libxml2's limit) has no XPath.
+        return [element for element in top.iter() if type(element.tag) is str and element.attrib]
+    itemprops, classes, ids = (query(top) for query in _ATTRIBUTE_VALUES)
+    found = {value.getparent() for value in itemprops}
+    found.update(value.getparent() for value in (*classes, *ids) if _names_body(value))
+    return list(found)
+
+
+def _own_text(element: Element, gone: set[Element]) -> int:
+    """The size of `element`'s text outside links, dropped tags and `gone` subtrees:
+    what a reader reads of it as text rather than as a way elsewhere."""
+    size = 0
+    stack = [element]
+    while stack:
+        node = stack.pop()
+        if type(node.tag) is not str or node in gone or node.tag in DROP_TAGS:
+            continue
+        if node.tag == "a":
+            continue  # its tail is its parent's text
+        size += len((node.text or "").strip())
+        for child in node:
+            size += len((child.tail or "").strip())
+            stack.append(child)
+    return size
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleBody:
+    """What `article_body` narrows the content to."""
+
+    parts: tuple[Element, ...]
+    """The headline, when it is outside the body, and the body: in document order."""
+    furniture: set[Element]
+    """The content's furniture (`furniture` of the content before narrowing): the
+    body's furniture is the same seen from the page or from the body (on the tune and
+    shared pages, every figure of `bench.main_content` is), so it is not sought twice."""
+
+
+def article_body(document: list[Element], root: Element | None) -> ArticleBody | None:
+    """The article's body and headline, when the content (`root`, else the document)
+    holds a body named as one and that body is nearly all the content says; None when
+    the content is to be rendered as it is.
+
+    A body is marked by markup (`_body_marker`: schema.org's `itemprop="articleBody"`,
+    hAtom's `entry-content`, `post-body`, `story-body`...), lies outside boilerplate and
+    page furniture, and holds `_BODY_SHARE` of the content's text outside links and
+    furniture; the innermost such body is the one kept (an `article-content` box around
+    an `article-body` holds its header and teasers too).  What the content holds around
+    it (teaser sliders, bylines, share bars, related cards and sidebars a theme puts
+    inside `main`) is left out at once, but for the headline (`_headline_before`), which
+    stays before the body when the body holds no `<h1>`, so the document keeps its title.
+
+    A listing or a thread repeats its body's markup: each post or comment has one.  If
+    another element outside the body has the same marker and any text, the content is
+    not narrowed, whatever share the body holds."""
+    tops = [top for top in (document if root is None else [root]) if type(top.tag) is str]
+    found = [
+        (element, marker)
+        for top in tops
+        for element in _maybe_bodies(top)
+        if element is not root and (marker := _body_marker(element)) is not None
+    ]
+    if not found:
+        return None
+    gone = furniture(tops)
+    total = sum(_own_text(top, gone) for top in tops)
+    live = [
+        (element, marker, _own_text(element, gone))
+        for element, marker in found
+        if not _inside_boilerplate(element)
+        and not any(above in gone for above in (element, *element.iterancestors()))
+    ]
+    bodies = [item for item in live if total and item[2] >= _BODY_SHARE * total]
+    if not bodies:
+        return None
+    # Each body holding more than half holds the others: the deepest is the innermost.
+    body, marker, _ = max(bodies, key=lambda item: sum(1 for _ in item[0].iterancestors()))
+    related = {*body.iter(), *body.iterancestors()}
+    if any(
+        other_marker == marker and size and other not in related
+        for other, other_marker, size in live
+    ):
+        return None
+    headline = (
+        None
+        if any(True for _ in body.iter("h1"))
+        else _headline_before(tops, body, gone, root, page_title(document))
+    )
+    return ArticleBody((body,) if headline is None else (headline, body), gone)
+
+
+def _headline_before(
+    tops: list[Element], body: Element, gone: set[Element], root: Element | None, title: str | None
+) -> Element | None:
+    """The article's headline: of the headings before `body` in `tops` that the page
+    shows and the content keeps, the one sharing most words with the page's `<title>`
+    (the later one of equals), if it shares at least half of its own; else, and on a
+    page without a title, the last `<h1>`.
+
+    Not always the last `<h1>`: a blog theme makes the site's name the `<h1>` and the
+    post's title an `<h2>` or `<h3>`, and a news page may set a standfirst as an `<h2>`
+    between the headline and the body."""
+    headings = []
+    for top in tops:
+        for element in top.iter():
+            if element is body:
+                break
+            if element.tag in _HEADINGS and _kept_headline(element, gone, root):
+                headings.append(element)
+        else:
+            continue
+        break
+    known = {word.casefold() for word in _WORD.findall(title or "")}
+    best, best_shared = None, 0
+    for heading in headings:
+        words = {word.casefold() for word in _WORD.findall(_text_of(heading))}
+        shared = len(words & known)
+        if shared and 2 * shared >= len(words) and shared >= best_shared:
+            best, best_shared = heading, shared
+    if best is not None:
+        return best
+    return next((heading for heading in reversed(headings) if heading.tag == "h1"), None)
+
+
+def _kept_headline(element: Element, gone: set[Element], root: Element | None) -> bool:
+    """Whether the content as rendered keeps `element`: no ancestor up to `root` is
+    boilerplate, furniture or a `header` / `footer` outside any sectioning element
+    (the site's banner, which the renderer leaves out)."""
+    if _inside_boilerplate(element):
+        return False
+    chain = [element]
+    for above in element.iterancestors():
+        chain.append(above)
+        if above is root:
+            break
+    if any(node in gone for node in chain):
+        return False
+    return not any(
+        node.tag in LANDMARK_TAGS
+        and not any(outer.tag in SECTIONING_TAGS for outer in chain[index + 1 :])
+        for index, node in enumerate(chain)
+    )
+
+
+def sectioning_depth(element: Element) -> int:
+    """How many sectioning elements (`article`, `main`, `section`) hold `element`."""
+    return sum(1 for above in element.iterancestors() if above.tag in SECTIONING_TAGS)
 
 
 _ROLES: Final = etree.XPath("descendant-or-self::*/@role")

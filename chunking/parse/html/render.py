@@ -32,11 +32,13 @@ from chunking.parse.html.main_content import (
     DROP_TAGS,
     LANDMARK_TAGS,
     SECTIONING_TAGS,
+    article_body,
     content_root,
     furniture,
     has_boilerplate_attrs,
     image_description,
     page_title,
+    sectioning_depth,
 )
 from chunking.parse.html.tree import (
     INVISIBLE_SPACE,
@@ -1340,9 +1342,17 @@ def parse_html(html: str) -> Outline:
     document = parse_tree(sanitize(html, warnings))
     renderer = _Renderer()
     root = content_root(document)
-    renderer.furniture = furniture(document if root is None else [root])
-    if root is None:
+    body = article_body(document, root)
+    if body is not None:
+        renderer.furniture = body.furniture
+        for part in body.parts:
+            # A `header` or `footer` in the body is the article's, as it was in its root.
+            renderer.sectioning = sectioning_depth(part)
+            _render(renderer, part)
+    elif root is None:
+        renderer.furniture = furniture(document)
         _walk(renderer, iter(document))
     else:
+        renderer.furniture = furniture([root])
         _render(renderer, root)
     return renderer.finish(page_title(document), warnings)
