@@ -1145,7 +1145,13 @@ def _kept(visited: list[Element], gone: set[Element]) -> list[Element]:
 
 
 def _is_running_text(element: Element) -> bool:
-    return element.tag in _RUNNING_TAGS and len(_text_of(element).strip()) >= _AROUND_TEXT
+    """A paragraph of at least `_AROUND_TEXT` characters as the reader sees them: the
+    source's indentation inside it (a byline's `<p>` broken over lines around its `<time>`
+    elements) is one space on the page."""
+    if element.tag not in _RUNNING_TAGS:
+        return False
+    text = _text_of(element)
+    return len(text) >= _AROUND_TEXT and len(" ".join(text.split())) >= _AROUND_TEXT
 
 
 def _visit_dateline(
