@@ -274,6 +274,9 @@ _PROSE_TAGS: Final = frozenset({"p", "dd", "blockquote", "td", "th", "pre", "fig
 """Links inside these are part of running text (a "See also" paragraph of links in the
 git docs, an Asciidoctor list item's paragraph): they count as text, not as links."""
 
+_ITEM_TAGS: Final = frozenset({"li", "dd", "dt", "td", "th"})
+"""Items of lists and tables, whose paragraphs are the item's text."""
+
 _NOT_LEAF_FAST: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "form"})
 """Leaves whose own rule needs a frame: an h1 protects its ancestors, a heading inside a
 link is a headline (see `_MIN_TEASERS`), a form is judged."""
@@ -832,7 +835,17 @@ class _FurnitureWalk:
             if name in _RUNNING_TAGS:
                 prose = max(prose, text - link)
                 self.paragraphs.append((first, prose))
-            link = links = away = 0
+            # A paragraph that is one link and nothing else ("Spreeblick bei Twitter.",
+            # "Lego Spielzeug" in a run of such paragraphs) is a link set on its own
+            # line, not a sentence with a link in it. Not in a list item: Asciidoctor
+            # writes every item's text as a paragraph (git's index of API documents).
+            if not (
+                name == "p"
+                and links == 1
+                and link == text
+                and (parent is None or parent[0].tag not in _ITEM_TAGS)
+            ):
+                link = links = away = 0
         elif name == "li":
             # Running text too (status posts, release notes), its links still links.
             prose = max(prose, text - link)

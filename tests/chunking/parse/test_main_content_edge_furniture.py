@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from chunking.parse.html.main_content import _is_running_text
+from chunking.parse.html.render import parse_html
 from chunking.parse.html.tree import parse_tree, sanitize
 from tests.chunking.parse.test_main_content_page_furniture import (
     assert_keeps,
@@ -46,3 +47,49 @@ def test_running_text_is_measured_as_the_page_shows_it(paragraph: str, running: 
     document = parse_tree(sanitize(f"<html><body>{paragraph}</body></html>", []))
     element = next(node for top in document for node in top.iter("p"))
     assert _is_running_text(element) is running
+
+
+def test_a_run_of_one_link_paragraphs_outside_the_article_is_a_link_list() -> None:
+    # Spreeblick's header box: `<p><a href="https://www.pinterest.com/spreeblick/">
+    # Spreeblick bei Pinterest.</a></p>` and its like, one link a paragraph, which
+    # counted as running text with a link in it; the post's text stays.
+    assert_keeps(
+        rendered("spreeblick-blog"),
+        ["Hunderttausende von jungen Paaren trennen sich zur Zeit.", "Giuliana Marino"],
+        ["Spreeblick bei Pinterest.", "Johnny bei Instagram.", "Spreeblick bei Twitter."],
+    )
+
+
+def test_a_one_link_paragraph_inside_the_article_stays() -> None:
+    # The same paragraphs between the article's own paragraphs are the article's: a link
+    # list inside the core is kept, whatever its paragraphs.
+    sentence = "A paragraph of running text that says what the article is about, at length. "
+    html = (
+        "<html><body><nav><a href='/'>Home</a> <a href='/a'>About</a></nav><article>"
+        f"<h1>Title</h1><p>{sentence * 3}</p>"
+        "<p><a href='https://example.org/spec'>The specification.</a></p>"
+        "<p><a href='https://example.org/draft'>The draft.</a></p>"
+        "<p><a href='https://example.org/notes'>The notes.</a></p>"
+        f"<p>{sentence * 3}</p></article></body></html>"
+    )
+    assert_keeps(
+        parse_html(html).source,
+        ["The specification.", "The draft.", "The notes.", sentence.strip()],
+        ["Home"],
+    )
+
+
+def test_list_items_written_as_one_link_paragraphs_stay() -> None:
+    # Asciidoctor writes each list item's text as a paragraph: git's index of its API
+    # documents is a short paragraph and a list of `<li><p><a>..</a></p></li>`.
+    items = "".join(
+        f"<li><p><a href='api-{name}.html'>{name} API</a></p></li>"
+        for name in ("merge", "parse-options", "path-walk", "simple-ipc", "trace2")
+    )
+    html = (
+        "<html><body><div id='header'><h1>Git API Documents</h1></div><div id='content'>"
+        "<div class='paragraph'><p>Git has grown a set of internal APIs over time. This "
+        "collection documents them.</p></div>"
+        f"<div class='ulist'><ul>{items}</ul></div></div></body></html>"
+    )
+    assert_keeps(parse_html(html).source, ["- merge API", "- trace2 API"], [])
