@@ -675,7 +675,11 @@ def _orphan_headings(
             if furniture.isdisjoint(children):
                 continue
             for index, child in enumerate(children):
-                if child in furniture or child in skipped or not _is_heading_box(child):
+                if (
+                    child in furniture
+                    or child in skipped
+                    or not (_is_heading_box(child) or _is_label(child))
+                ):
                     continue
                 section = [
                     (sibling in furniture, bool(_text_of(sibling).strip()))
@@ -698,6 +702,27 @@ def _is_heading_box(element: Element) -> bool:
         and inner[0].tag in _SUBHEADINGS
         and not (element.text or "").strip()
         and not (inner[0].tail or "").strip()
+    )
+
+
+_LABEL_TEXT: Final = 40
+"""At most this much text in a label set over what it names, styled rather than marked
+up as a heading ("Linked mentions", "Related", "Weitere Artikel")."""
+
+
+def _is_label(element: Element) -> bool:
+    """A short line of text with no link, no image and no sentence end, in an element of
+    its own: a heading by its style. Not a list item, cell, code, quotation or figure
+    (`_NOT_DATELINE`)."""
+    if element.tag in _NOT_DATELINE or element.tag in _LISTS or element.tag in DROP_TAGS:
+        return False
+    if any(inner.tag in ("a", "img", "input", "button") for inner in element.iter()):
+        return False
+    text = " ".join(_text_of(element).split())
+    return (
+        0 < len(text) <= _LABEL_TEXT
+        and any(char.isalpha() for char in text)
+        and not text.endswith((*_SENTENCE_END, ":", ","))
     )
 
 

@@ -93,3 +93,35 @@ def test_list_items_written_as_one_link_paragraphs_stay() -> None:
         f"<div class='ulist'><ul>{items}</ul></div></div></body></html>"
     )
     assert_keeps(parse_html(html).source, ["- merge API", "- trace2 API"], [])
+
+
+def test_a_label_over_furniture_goes_with_it() -> None:
+    # stephango.com: `<div class="muted ppb font-ui">Linked mentions</div>` styled as a
+    # heading over the backlink cards (dropped by name); Herald Sun's "more stories"
+    # over its teaser list. The essay's last line stays.
+    assert_keeps(
+        rendered("stephango-essay"),
+        ["Buy wisely"],
+        ["Linked mentions"],
+    )
+    assert "more stories" not in rendered("herald-sun-1")
+
+
+@pytest.mark.parametrize(
+    ("box", "label", "kept"),
+    [
+        # a sentence, a prompt ending in a colon and a link are no labels
+        ("<p>Read the rest in the archive.</p>", "Read the rest", True),
+        ("<p>Example:</p>", "Example:", True),
+        ("<div><a href='/more'>More</a></div>", "More", True),
+        ("<div>Related stories</div>", "Related stories", False),
+    ],
+)
+def test_only_a_short_plain_line_is_a_label(box: str, label: str, kept: bool) -> None:
+    prose = "<p>" + "A paragraph of the article's running text, long enough. " * 4 + "</p>"
+    html = (
+        f"<html><body><article><h1>Title</h1>{prose}<div>{box}"
+        "<div class='related-posts'><a href='/a'>A</a> <a href='/b'>B</a></div></div>"
+        f"{prose}</article></body></html>"
+    )
+    assert (label in parse_html(html).source) is kept
