@@ -1123,7 +1123,9 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
 def _leading_datelines(headline: Element, kept: set[Element], gone: set[Element]) -> set[Element]:
     """A byline bar set just before the headline ("Cory Doctorow / 10:08 am Fri Jul 19,
     2013" above the `<h1>`): the element next before the headline, or before the box that
-    holds nothing but the headline, if it is a dateline (`_visit_dateline`, lists kept)."""
+    holds nothing but the headline, if it is a dateline (`_visit_dateline`), a list too:
+    the meta bar over a headline is often a `<ul>` of the date and a tag or two
+    (`<ul class="article__info"><li><time>21 September 2020</time><li><a>SQL</a>`)."""
     found: set[Element] = set()
     parent = next(headline.iterancestors(), None)
     holders = [headline]
@@ -1136,7 +1138,7 @@ def _leading_datelines(headline: Element, kept: set[Element], gone: set[Element]
         ):
             before = before.getprevious()
         if before is not None:
-            _visit_dateline(before, gone, found, lists=False)
+            _visit_dateline(before, gone, found, lists=True)
     return found
 
 

@@ -125,3 +125,14 @@ def test_only_a_short_plain_line_is_a_label(box: str, label: str, kept: bool) ->
         f"{prose}</article></body></html>"
     )
     assert (label in parse_html(html).source) is kept
+
+
+@needs_shared
+def test_a_meta_list_just_before_the_headline_is_a_dateline() -> None:
+    # hakibenita.com: `<ul class="article__info">` holding the date and a tag link, the
+    # element before the `<h1>` in the article's header; the subtitle after it stays.
+    assert_keeps(
+        rendered("shared/toc-missing"),
+        ["# Simple Anomaly Detection Using Plain SQL", "Identify Problems Before They Become"],
+        ["21 September 2020"],
+    )
