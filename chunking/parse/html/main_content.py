@@ -1075,6 +1075,8 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
     if headline is None:
         headline = next((e for e in elements if e.tag == "h2"), None)
     if headline is None:
+        headline = _title_box(elements)
+    if headline is None:
         return set()
     start = elements.index(headline)
     leading = _leading_datelines(headline, set(elements), gone)
@@ -1118,6 +1120,34 @@ def _datelines(elements: list[Element], gone: set[Element]) -> set[Element]:
             continue  # inside the last paragraph, or inside an element visited whole
         _visit_dateline(element, gone, found, lists=False)
     return found | leading
+
+
+_TITLE_TEXT: Final = 8
+"""At least this many characters in a headline found by the page's title: a site's
+name or a section's ("News") is shorter, and appears in many titles."""
+
+
+def _title_box(elements: list[Element]) -> Element | None:
+    """The headline of a page with no `h1` or `h2`: the first element whose text, and
+    only text, is the start of the page's `<title>`: youth.cn's `<div class="l_tit">`,
+    its title then "_教育频道_中国青年网" in the `<title>`.
+    Not a cell, list item, code, quotation or figure (`_NOT_DATELINE`)."""
+    if not elements:
+        return None
+    ancestors = list(elements[0].iterancestors())
+    title = page_title([ancestors[-1] if ancestors else elements[0]])
+    if not title:
+        return None
+    for element in elements:
+        own = (element.text or "").strip()
+        # Its own text must open the title: one string test for most elements, rather
+        # than the text of each subtree (quadratic on a deep page with no headline).
+        if not own or not title.startswith(own) or element.tag in _NOT_DATELINE:
+            continue
+        text = " ".join(_text_of(element).split())
+        if len(text) >= _TITLE_TEXT and title.startswith(text):
+            return element
+    return None
 
 
 def _leading_datelines(headline: Element, kept: set[Element], gone: set[Element]) -> set[Element]:

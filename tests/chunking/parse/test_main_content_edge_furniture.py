@@ -136,3 +136,29 @@ def test_a_meta_list_just_before_the_headline_is_a_dateline() -> None:
         ["# Simple Anomaly Detection Using Plain SQL", "Identify Problems Before They Become"],
         ["21 September 2020"],
     )
+
+
+@needs_shared
+def test_a_headline_without_a_heading_tag_is_found_by_the_pages_title() -> None:
+    # youth.cn titles its article with `<div class="l_tit">`, the start of its `<title>`,
+    # and no `h1` or `h2`: the dateline under it ("发稿时间：2017-03-10 08:42:00 来源：")
+    # had no headline to stand next to.
+    assert_keeps(
+        rendered("shared/youth"),
+        ["海外留学生看两会：出国前后关注点大不同", "在采访中，我们了解到不少学子"],
+        ["发稿时间", "2017-03-10 08:42:00"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("title", "kept"),
+    [("Council meeting moved_City news_Example", False), ("Example city portal", True)],
+)
+def test_only_the_titles_own_text_is_a_headline(title: str, kept: bool) -> None:
+    sentence = "The council's meeting of next week moves to the town hall's large room. "
+    html = (
+        f"<html><head><title>{title}</title></head><body>"
+        "<div class='t'>Council meeting moved</div><div>Posted 2020-01-13 by the clerk</div>"
+        f"<p>{sentence * 3}</p></body></html>"
+    )
+    assert ("Posted 2020-01-13" in parse_html(html).source) is kept
