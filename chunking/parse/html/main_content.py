@@ -516,6 +516,12 @@ _KEEP_SHARE: Final = 0.15
 """If furniture rules would leave less than this share of the text, the page is a
 list of links (an index, a sitemap): it is its own document, and only vocabulary
 matches are dropped."""
+_THREAD_OWN_TEXT: Final = 500
+"""At most this much running text outside named furniture on a thread (an issue, a forum
+topic), whose posts are all named as comments: a question's few lines above its answers
+(the tune pages' threads hold 0 and 109).  A blog post holds more of its own above a
+thread of comments that says ten times as much (2,098 beside 17,467 on a WordPress post
+with 35 comments), and those comments stay furniture."""
 
 
 _ID_WORDS: Final = frozenset(
@@ -746,7 +752,9 @@ def furniture(top: list[Element]) -> set[Element]:
     # A page whose running text is nearly all inside named furniture has no article
     # beside it: the "comments" or "posts" are what it says (an issue, a forum thread).
     named_prose = sum(size for _, size in walk.named_prose)
-    if walk.prose_total < _KEEP_SHARE * (walk.prose_total + named_prose):
+    # Not a post with its own paragraphs and a long comment thread under it: its
+    # comments are furniture however much they say (`_THREAD_OWN_TEXT`).
+    if walk.prose_total < min(_THREAD_OWN_TEXT, _KEEP_SHARE * (walk.prose_total + named_prose)):
         # A thread's posts share their markup: a one-line post, with no paragraph of
         # its own, is kept as its neighbours with paragraphs are (same tag and class;
         # an element named by its id alone is no template).

@@ -428,3 +428,15 @@ def test_a_dated_paragraph_before_the_headline_is_not_its_dateline() -> None:
         f"<div><h1>Budget</h1></div><p>{'Running text of the post. ' * 8}</p></article>"
     ).source
     assert "Jul 19, 2013" in page
+
+
+def test_a_long_comment_thread_under_a_post_is_left_out() -> None:
+    """A WordPress post with 35 comments in `<ol id="commentlist">`: the comments say
+    eight times what the post does, which made the page look like a thread (an issue, a
+    forum topic) whose named posts are its text. The post has paragraphs of its own, so
+    its comments are furniture (internet-law-blog 0.894 -> 0.061)."""
+    assert_keeps(
+        rendered("internet-law-blog"),
+        ["Google+ hat nunmehr mehrfach die Profile solcher Nutzer gesperrt"],
+        ["Comment by Mirko Lange", "Das Kriterium der Zumutbarkeit wurde aber nicht"],
+    )
