@@ -483,6 +483,9 @@ git docs, an Asciidoctor list item's paragraph): they count as text, not as link
 
 _ITEM_TAGS: Final = frozenset({"li", "dd", "dt", "td", "th"})
 """Items of lists and tables, whose paragraphs are the item's text."""
+_LINK_LINE_TAGS: Final = frozenset({"p", "figcaption"})
+"""Prose elements that, holding one link and nothing else, are a link on a line of its
+own rather than text with a link in it."""
 
 _NOT_LEAF_FAST: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "form"})
 """Leaves whose own rule needs a frame: an h1 protects its ancestors, a heading inside a
@@ -1079,8 +1082,9 @@ class _FurnitureWalk:
             # "Lego Spielzeug" in a run of such paragraphs) is a link set on its own
             # line, not a sentence with a link in it. Not in a list item: Asciidoctor
             # writes every item's text as a paragraph (git's index of API documents).
+            # So is a caption that is one link: a teaser card's title under its picture.
             if not (
-                name == "p"
+                name in _LINK_LINE_TAGS
                 and links == 1
                 and link == text
                 and (parent is None or parent[0].tag not in _ITEM_TAGS)

@@ -440,3 +440,27 @@ def test_a_long_comment_thread_under_a_post_is_left_out() -> None:
         ["Google+ hat nunmehr mehrfach die Profile solcher Nutzer gesperrt"],
         ["Comment by Mirko Lange", "Das Kriterium der Zumutbarkeit wurde aber nicht"],
     )
+
+
+def test_cards_whose_captions_are_one_link_are_a_link_list() -> None:
+    """The Latvian broadcaster's related and "Populārākie" cards: an `<article>` each,
+    a picture link and a `<figcaption>` that is the headline's link and nothing else.
+    Such a caption is a link on a line of its own, not a caption's text with a link in
+    it (lsm-news 0.659 -> 0.141)."""
+    assert_keeps(
+        rendered("lsm-news"),
+        ["# Norvēģijā pēc zemes nogruvuma pieci bojāgājušie", "Nogruvuma rezultātā"],
+        [
+            "Pēc ieceļošanas Norvēģijā būs obligāti jāveic Covid-19 tests",
+            "Tests: Noskaidro, vai esi gudrs vai vēl gudrāks?",
+        ],
+    )
+
+
+def test_a_caption_with_a_link_in_its_text_stays() -> None:
+    page = parse_html(
+        f"<article><p>{'Running text of the story. ' * 10}</p><figure><img src=a.jpg>"
+        "<figcaption>The bridge in 1920, <a href='/archive'>from the archive</a></figcaption>"
+        "</figure><p>More text.</p></article>"
+    ).source
+    assert "from the archive" in page
