@@ -778,6 +778,7 @@ def furniture(top: list[Element]) -> set[Element]:
     dropped |= _form_boxes(top, dropped | walk.skipped)
     gone = dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
     gone |= _article_footers(walk.visited, gone)
+    gone |= _excerpt_tiles(walk.visited, gone)
     return gone | _datelines(_kept(walk.visited, gone), gone)
 
 
@@ -812,6 +813,41 @@ def _article_footers(visited: list[Element], gone: set[Element]) -> set[Element]
         if len(_WORD.findall(_text_of(element))) <= _FOOTER_WORDS:
             found.add(element)
     return found
+
+
+_MIN_TILES: Final = 3
+_EXCERPT_END: Final = ("...", "\u2026")
+
+
+def _excerpt_tiles(visited: list[Element], gone: set[Element]) -> set[Element]:
+    """Teaser tiles of other posts: `_MIN_TILES` or more sibling boxes of one template
+    (tag and class), each holding an excerpt cut short ("...") and a link to another
+    page ("weiter lesen"), none holding an `<h1>`. A slider's tiles whose headlines are
+    no headings and no links, so neither the link-list nor the teaser rule sees them."""
+    found: set[Element] = set()
+    for parent in visited:
+        if parent in gone or len(parent) < _MIN_TILES:
+            continue
+        groups: dict[tuple[str, str], list[Element]] = {}
+        for child in parent:
+            if type(child.tag) is str and child.get("class") and child not in gone:
+                groups.setdefault((child.tag, child.get("class") or ""), []).append(child)
+        for tiles in groups.values():
+            if len(tiles) >= _MIN_TILES and all(_is_excerpt_tile(tile) for tile in tiles):
+                found.update(tiles)
+    return found
+
+
+def _is_excerpt_tile(tile: Element) -> bool:
+    if any(True for _ in tile.iter("h1")):
+        return False
+    if not any(_points_away(link) for link in tile.iter("a")):
+        return False
+    return any(
+        (node.text or "").strip().endswith(_EXCERPT_END)
+        for node in tile.iter()
+        if type(node.tag) is str and node.tag != "a"
+    )
 
 
 _PROMPT_TEXT: Final = 120

@@ -464,3 +464,22 @@ def test_a_caption_with_a_link_in_its_text_stays() -> None:
         "</figure><p>More text.</p></article>"
     ).source
     assert "from the archive" in page
+
+
+def test_a_slider_of_excerpt_tiles_is_left_out() -> None:
+    """A party group's press release under a slider of tiles of other releases: each
+    tile a picture link, a date, a `<span>` headline, an excerpt cut with "..." and a
+    "weiter lesen" link, so neither a link list nor a list of headline links
+    (cdu-fraktion-erfurt 0.472 -> 0.000)."""
+    assert_keeps(
+        rendered("cdu-fraktion-erfurt"),
+        ["Ein positives Signal gab es diese Woche für die Waldorfschule in Bischleben."],
+        ["Kein Elefantengedächtnis in der Verwaltung", "weiter lesen"],
+    )
+
+
+def test_paragraphs_that_end_in_an_ellipsis_are_no_tiles() -> None:
+    # Without a link away in each, boxes of one class ending in "..." stay.
+    boxes = "".join(f"<div class='quote'>Then she said {n}...</div>" for n in range(3))
+    page = parse_html(f"<article><p>{'Running text. ' * 10}</p>{boxes}</article>").source
+    assert "Then she said 2..." in page
