@@ -483,6 +483,9 @@ git docs, an Asciidoctor list item's paragraph): they count as text, not as link
 
 _ITEM_TAGS: Final = frozenset({"li", "dd", "dt", "td", "th"})
 """Items of lists and tables, whose paragraphs are the item's text."""
+_LINK_LINE_TAGS: Final = frozenset({"p", "figcaption"})
+"""Prose elements that, holding one link and nothing else, are a link on a line of its
+own rather than text with a link in it."""
 
 _NOT_LEAF_FAST: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "form"})
 """Leaves whose own rule needs a frame: an h1 protects its ancestors, a heading inside a
@@ -516,6 +519,12 @@ _KEEP_SHARE: Final = 0.15
 """If furniture rules would leave less than this share of the text, the page is a
 list of links (an index, a sitemap): it is its own document, and only vocabulary
 matches are dropped."""
+_THREAD_OWN_TEXT: Final = 500
+"""At most this much running text outside named furniture on a thread (an issue, a forum
+topic), whose posts are all named as comments: a question's few lines above its answers
+(the tune pages' threads hold 0 and 109).  A blog post holds more of its own above a
+thread of comments that says ten times as much (2,098 beside 17,467 on a WordPress post
+with 35 comments), and those comments stay furniture."""
 
 
 _ID_WORDS: Final = frozenset(
@@ -746,7 +755,9 @@ def furniture(top: list[Element]) -> set[Element]:
     # A page whose running text is nearly all inside named furniture has no article
     # beside it: the "comments" or "posts" are what it says (an issue, a forum thread).
     named_prose = sum(size for _, size in walk.named_prose)
-    if walk.prose_total < _KEEP_SHARE * (walk.prose_total + named_prose):
+    # Not a post with its own paragraphs and a long comment thread under it: its
+    # comments are furniture however much they say (`_THREAD_OWN_TEXT`).
+    if walk.prose_total < min(_THREAD_OWN_TEXT, _KEEP_SHARE * (walk.prose_total + named_prose)):
         # A thread's posts share their markup: a one-line post, with no paragraph of
         # its own, is kept as its neighbours with paragraphs are (same tag and class;
         # an element named by its id alone is no template).
@@ -767,6 +778,7 @@ def furniture(top: list[Element]) -> set[Element]:
     dropped |= _form_boxes(top, dropped | walk.skipped)
     gone = dropped | walk.skipped | _orphan_headings(top, dropped, walk.skipped)
     gone |= _article_footers(walk.visited, gone)
+    gone |= _excerpt_tiles(walk.visited, gone)
     return gone | _datelines(_kept(walk.visited, gone), gone)
 
 
@@ -801,6 +813,41 @@ def _article_footers(visited: list[Element], gone: set[Element]) -> set[Element]
         if len(_WORD.findall(_text_of(element))) <= _FOOTER_WORDS:
             found.add(element)
     return found
+
+
+_MIN_TILES: Final = 3
+_EXCERPT_END: Final = ("...", "\u2026")
+
+
+def _excerpt_tiles(visited: list[Element], gone: set[Element]) -> set[Element]:
+    """Teaser tiles of other posts: `_MIN_TILES` or more sibling boxes of one template
+    (tag and class), each holding an excerpt cut short ("...") and a link to another
+    page ("weiter lesen"), none holding an `<h1>`. A slider's tiles whose headlines are
+    no headings and no links, so neither the link-list nor the teaser rule sees them."""
+    found: set[Element] = set()
+    for parent in visited:
+        if parent in gone or len(parent) < _MIN_TILES:
+            continue
+        groups: dict[tuple[str, str], list[Element]] = {}
+        for child in parent:
+            if type(child.tag) is str and child.get("class") and child not in gone:
+                groups.setdefault((child.tag, child.get("class") or ""), []).append(child)
+        for tiles in groups.values():
+            if len(tiles) >= _MIN_TILES and all(_is_excerpt_tile(tile) for tile in tiles):
+                found.update(tiles)
+    return found
+
+
+def _is_excerpt_tile(tile: Element) -> bool:
+    if any(True for _ in tile.iter("h1")):
+        return False
+    if not any(_points_away(link) for link in tile.iter("a")):
+        return False
+    return any(
+        (node.text or "").strip().endswith(_EXCERPT_END)
+        for node in tile.iter()
+        if type(node.tag) is str and node.tag != "a"
+    )
 
 
 _PROMPT_TEXT: Final = 120
@@ -1071,8 +1118,9 @@ class _FurnitureWalk:
             # "Lego Spielzeug" in a run of such paragraphs) is a link set on its own
             # line, not a sentence with a link in it. Not in a list item: Asciidoctor
             # writes every item's text as a paragraph (git's index of API documents).
+            # So is a caption that is one link: a teaser card's title under its picture.
             if not (
-                name == "p"
+                name in _LINK_LINE_TAGS
                 and links == 1
                 and link == text
                 and (parent is None or parent[0].tag not in _ITEM_TAGS)

@@ -241,7 +241,11 @@ def test_issue_37_fifth_round_pages_nobody_tuned_on() -> None:
     measure 1.000 / 0.020 (six "next story" cards, which Readability's reference keeps)
     and 1.000 / 0.105 (a header box of social links in paragraphs, left as it is).
     The goal is not met on unseen4-check (0.237: a teaser slider above a press release,
-    related-article cards around a news article); this pins that no rule makes it worse."""
+    related-article cards around a news article); this pins that no rule makes it worse.
+    The group is unseen4-read since round 7, which read it to write rules and took it to
+    0.994 / 0.115 (docs/results/2026-12-07-page-furniture-5.md, "Round 7"); unseen5-read,
+    read in the same round, 0.999 / 0.221 -> 0.999 / 0.086."""
     figures = assert_group_figures("unseen4-tune", most_leak=0.055, least_recall=0.99, pages=4)
     assert [f.name for f in figures if f.leak > LEAK_PAGE_LIMIT] == []
-    assert_group_figures("unseen4-check", most_leak=0.24, least_recall=0.99, pages=4)
+    assert_group_figures("unseen4-read", most_leak=0.12, least_recall=0.99, pages=4)
+    assert_group_figures("unseen5-read", most_leak=0.09, least_recall=0.99, pages=10)

@@ -428,3 +428,58 @@ def test_a_dated_paragraph_before_the_headline_is_not_its_dateline() -> None:
         f"<div><h1>Budget</h1></div><p>{'Running text of the post. ' * 8}</p></article>"
     ).source
     assert "Jul 19, 2013" in page
+
+
+def test_a_long_comment_thread_under_a_post_is_left_out() -> None:
+    """A WordPress post with 35 comments in `<ol id="commentlist">`: the comments say
+    eight times what the post does, which made the page look like a thread (an issue, a
+    forum topic) whose named posts are its text. The post has paragraphs of its own, so
+    its comments are furniture (internet-law-blog 0.894 -> 0.061)."""
+    assert_keeps(
+        rendered("internet-law-blog"),
+        ["Google+ hat nunmehr mehrfach die Profile solcher Nutzer gesperrt"],
+        ["Comment by Mirko Lange", "Das Kriterium der Zumutbarkeit wurde aber nicht"],
+    )
+
+
+def test_cards_whose_captions_are_one_link_are_a_link_list() -> None:
+    """The Latvian broadcaster's related and "Populārākie" cards: an `<article>` each,
+    a picture link and a `<figcaption>` that is the headline's link and nothing else.
+    Such a caption is a link on a line of its own, not a caption's text with a link in
+    it (lsm-news 0.659 -> 0.141)."""
+    assert_keeps(
+        rendered("lsm-news"),
+        ["# Norvēģijā pēc zemes nogruvuma pieci bojāgājušie", "Nogruvuma rezultātā"],
+        [
+            "Pēc ieceļošanas Norvēģijā būs obligāti jāveic Covid-19 tests",
+            "Tests: Noskaidro, vai esi gudrs vai vēl gudrāks?",
+        ],
+    )
+
+
+def test_a_caption_with_a_link_in_its_text_stays() -> None:
+    page = parse_html(
+        f"<article><p>{'Running text of the story. ' * 10}</p><figure><img src=a.jpg>"
+        "<figcaption>The bridge in 1920, <a href='/archive'>from the archive</a></figcaption>"
+        "</figure><p>More text.</p></article>"
+    ).source
+    assert "from the archive" in page
+
+
+def test_a_slider_of_excerpt_tiles_is_left_out() -> None:
+    """A party group's press release under a slider of tiles of other releases: each
+    tile a picture link, a date, a `<span>` headline, an excerpt cut with "..." and a
+    "weiter lesen" link, so neither a link list nor a list of headline links
+    (cdu-fraktion-erfurt 0.472 -> 0.000)."""
+    assert_keeps(
+        rendered("cdu-fraktion-erfurt"),
+        ["Ein positives Signal gab es diese Woche für die Waldorfschule in Bischleben."],
+        ["Kein Elefantengedächtnis in der Verwaltung", "weiter lesen"],
+    )
+
+
+def test_paragraphs_that_end_in_an_ellipsis_are_no_tiles() -> None:
+    # Without a link away in each, boxes of one class ending in "..." stay.
+    boxes = "".join(f"<div class='quote'>Then she said {n}...</div>" for n in range(3))
+    page = parse_html(f"<article><p>{'Running text. ' * 10}</p>{boxes}</article>").source
+    assert "Then she said 2..." in page
