@@ -254,16 +254,15 @@ class ArticleBody:
 
     parts: tuple[Element, ...]
     """The headline, when it is outside the body, and the body: in document order."""
-    furniture: set[Element]
-    """The content's furniture (`furniture` of the content before narrowing): the
-    body's furniture is the same seen from the page or from the body (on the tune and
-    shared pages, every figure of `bench.main_content` is), so it is not sought twice."""
 
 
-def article_body(document: list[Element], root: Element | None) -> ArticleBody | None:
+def article_body(
+    document: list[Element], root: Element | None, gone: set[Element]
+) -> ArticleBody | None:
     """The article's body and headline, when the content (`root`, else the document)
     holds a body named as one and that body is nearly all the content says; None when
-    the content is to be rendered as it is.
+    the content is to be rendered as it is.  `gone` is the content's furniture
+    (`furniture` of `root`, else of the document), which the body keeps.
 
     A body is marked by markup (`_body_marker`: schema.org's `itemprop="articleBody"`,
     hAtom's `entry-content`, `post-body`, `story-body`...), lies outside boilerplate and
@@ -286,7 +285,6 @@ def article_body(document: list[Element], root: Element | None) -> ArticleBody |
     ]
     if not found:
         return None
-    gone = furniture(tops)
     total = sum(_own_text(top, gone) for top in tops)
     live = [
         (element, marker, _own_text(element, gone))
@@ -310,7 +308,7 @@ def article_body(document: list[Element], root: Element | None) -> ArticleBody |
         if any(True for _ in body.iter("h1"))
         else _headline_before(tops, body, gone, root, page_title(document))
     )
-    return ArticleBody((body,) if headline is None else (headline, body), gone)
+    return ArticleBody((body,) if headline is None else (headline, body))
 
 
 def _headline_before(

@@ -1342,17 +1342,18 @@ def parse_html(html: str) -> Outline:
     document = parse_tree(sanitize(html, warnings))
     renderer = _Renderer()
     root = content_root(document)
-    body = article_body(document, root)
+    # The content's furniture is the body's too, seen from the page or from the body
+    # (on the tune and shared pages every figure of `bench.main_content` is the same
+    # either way), so it is sought once, before narrowing.
+    renderer.furniture = furniture(document if root is None else [root])
+    body = article_body(document, root, renderer.furniture)
     if body is not None:
-        renderer.furniture = body.furniture
         for part in body.parts:
             # A `header` or `footer` in the body is the article's, as it was in its root.
             renderer.sectioning = sectioning_depth(part)
             _render(renderer, part)
     elif root is None:
-        renderer.furniture = furniture(document)
         _walk(renderer, iter(document))
     else:
-        renderer.furniture = furniture([root])
         _render(renderer, root)
     return renderer.finish(page_title(document), warnings)

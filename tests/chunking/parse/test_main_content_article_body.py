@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from chunking.parse.html.main_content import article_body, content_root
+from chunking.parse.html.main_content import article_body, content_root, furniture
 from chunking.parse.html.render import parse_html
 from chunking.parse.html.tree import parse_tree, sanitize
 from tests.paths import ROOT, SHARED
@@ -32,7 +32,8 @@ def page(path: str) -> str:
 def narrowed(html: str) -> tuple[str, ...]:
     """The tags of what the page's content narrows to ((), if it is not narrowed)."""
     document = parse_tree(sanitize(html, []))
-    body = article_body(document, content_root(document))
+    root = content_root(document)
+    body = article_body(document, root, furniture(document if root is None else [root]))
     return () if body is None else tuple(element.tag for element in body.parts)
 
 
@@ -91,7 +92,7 @@ def test_a_documentation_page_narrowed_to_its_article_body_keeps_every_section()
     document = parse_tree(sanitize(html, []))
     root = content_root(document)
     assert root is not None
-    narrowed_to = article_body(document, root)
+    narrowed_to = article_body(document, root, furniture([root]))
     assert narrowed_to is not None
     (body,) = narrowed_to.parts
     headings = [h for h in root.iter() if h.tag in {"h1", "h2", "h3", "h4", "h5", "h6"}]
